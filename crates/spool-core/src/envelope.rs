@@ -1,0 +1,232 @@
+//! The envelope: the structured answer of every content tool (see CONTRACT.md).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// What kind of thing an artifact holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    Exec,
+    Fetch,
+    File,
+    Mcp,
+    Search,
+    Text,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Exec => "exec",
+            Self::Fetch => "fetch",
+            Self::File => "file",
+            Self::Mcp => "mcp",
+            Self::Search => "search",
+            Self::Text => "text",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "exec" => Self::Exec,
+            "fetch" => Self::Fetch,
+            "file" => Self::File,
+            "mcp" => Self::Mcp,
+            "search" => Self::Search,
+            "text" => Self::Text,
+            _ => return None,
+        })
+    }
+}
+
+/// Where an artifact came from, and what pins its version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    pub kind: SourceKind,
+    pub desc: String,
+    pub version: Map<String, Value>,
+}
+
+/// Units an answer is measured in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    Lines,
+    Chars,
+    Bytes,
+    Tokens,
+    Items,
+    Hits,
+}
+
+impl Unit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Lines => "lines",
+            Self::Chars => "chars",
+            Self::Bytes => "bytes",
+            Self::Tokens => "tokens",
+            Self::Items => "items",
+            Self::Hits => "hits",
+        }
+    }
+}
+
+/// One shown range. Lines are 1-based and inclusive; chars, bytes and items 0-based, end
+/// exclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Range {
+    pub unit: Unit,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// Every known size of the whole. Unknown sizes are absent, never guessed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chars: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tokens_estimated: bool,
+}
+
+/// Why an answer is partial.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonCode {
+    SizeCap,
+    TokenCap,
+    Timeout,
+    RequestedRange,
+    UpstreamPartial,
+    Binary,
+    Cancelled,
+}
+
+impl ReasonCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::SizeCap => "size_cap",
+            Self::TokenCap => "token_cap",
+            Self::Timeout => "timeout",
+            Self::RequestedRange => "requested_range",
+            Self::UpstreamPartial => "upstream_partial",
+            Self::Binary => "binary",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reason {
+    pub code: ReasonCode,
+    pub detail: String,
+}
+
+/// A call that works verbatim.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NextCall {
+    pub tool: String,
+    pub arguments: Map<String, Value>,
+}
+
+impl NextCall {
+    pub fn new(tool: &str, args: impl IntoIterator<Item = (&'static str, Value)>) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            arguments: args.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        }
+    }
+}
+
+/// Lifecycle of an artifact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArtifactState {
+    Capturing,
+    Complete,
+    Interrupted,
+    Cancelled,
+    Expired,
+}
+
+impl ArtifactState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Capturing => "capturing",
+            Self::Complete => "complete",
+            Self::Interrupted => "interrupted",
+            Self::Cancelled => "cancelled",
+            Self::Expired => "expired",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "capturing" => Self::Capturing,
+            "complete" => Self::Complete,
+            "interrupted" => Self::Interrupted,
+            "cancelled" => Self::Cancelled,
+            "expired" => Self::Expired,
+            _ => return None,
+        })
+    }
+}
+
+/// The structured answer of every content tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub source: Source,
+    pub shown: Vec<Range>,
+    pub total: Totals,
+    pub complete: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    pub next: Vec<NextCall>,
+    /// How the stored copy itself ended, when that is not `complete`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<CaptureNote>,
+    /// Facts about the window the reader should know (a long line windowed by chars, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The text of the shown ranges, the gap marker line between two ranges.
+    pub content: String,
+    /// The text blocks in order: each shown range's text, with the gap marker between two
+    /// (what MCP sends as separate text blocks).
+    #[serde(skip)]
+    pub pieces: Vec<String>,
+    /// What was delivered, for the audit.
+    #[serde(skip)]
+    pub delivered: Delivery,
+    /// When the artifact was stored (unix ms), for the banner.
+    #[serde(skip)]
+    pub created_at: i64,
+    /// The call that produces a fresh copy.
+    #[serde(skip)]
+    pub redo: Option<NextCall>,
+}
+
+/// Sizes of what an answer delivered, and the byte spans it came from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Delivery {
+    pub byte_spans: Vec<(u64, u64)>,
+    pub bytes: u64,
+    pub chars: u64,
+    pub tokens: u64,
+}
+
+/// The state of a stored copy that is not whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaptureNote {
+    pub state: ArtifactState,
+    pub detail: String,
+}

@@ -1,0 +1,185 @@
+//! The one error type of `spool-core`, and the wire shape every tool returns for it.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// Result with the crate's error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The codes of the contract's error object (`error.code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    NotFound,
+    Expired,
+    Forbidden,
+    InvalidArgument,
+    Unavailable,
+    Timeout,
+    Corrupt,
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NotFound => "not_found",
+            Self::Expired => "expired",
+            Self::Forbidden => "forbidden",
+            Self::InvalidArgument => "invalid_argument",
+            Self::Unavailable => "unavailable",
+            Self::Timeout => "timeout",
+            Self::Corrupt => "corrupt",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+/// Everything that can go wrong in the core. Each variant carries what its reader needs to act.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("no artifact `{reference}` in this store")]
+    NotFound { reference: String },
+
+    #[error("no file or directory at `{}`", path.display())]
+    PathNotFound { path: PathBuf },
+
+    #[error("artifact `{reference}` has expired: it was {what}")]
+    Expired {
+        reference: String,
+        /// What the artifact was (source and version, in words).
+        what: String,
+        /// The call that produces a fresh copy.
+        redo: Option<String>,
+        /// The source and version, for machines.
+        source_json: serde_json::Value,
+    },
+
+    #[error("`{}` is not readable: {reason}", path.display())]
+    Forbidden { path: PathBuf, reason: String },
+
+    #[error("{message}")]
+    InvalidArgument { message: String, hint: Option<String> },
+
+    #[error("artifact `{reference}` is corrupt: its content hash is {actual}, expected {expected}")]
+    Corrupt {
+        reference: String,
+        expected: String,
+        actual: String,
+    },
+
+    #[error("artifact `{reference}` is still being captured ({bytes} bytes so far)")]
+    Capturing { reference: String, bytes: u64 },
+
+    #[error("{what} is unavailable: {cause}")]
+    Unavailable { what: String, cause: String },
+
+    #[error("{what} timed out after {seconds} s")]
+    Timeout { what: String, seconds: f64 },
+
+    #[error("i/o error at `{}`: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("store database error: {0}")]
+    Db(#[from] rusqlite::Error),
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn invalid(message: impl Into<String>, hint: impl Into<Option<String>>) -> Self {
+        Self::InvalidArgument {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    /// The contract's code for this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::NotFound { .. } | Self::PathNotFound { .. } => ErrorCode::NotFound,
+            Self::Expired { .. } => ErrorCode::Expired,
+            Self::Forbidden { .. } => ErrorCode::Forbidden,
+            Self::InvalidArgument { .. } => ErrorCode::InvalidArgument,
+            Self::Corrupt { .. } => ErrorCode::Corrupt,
+            Self::Capturing { .. } | Self::Unavailable { .. } => ErrorCode::Unavailable,
+            Self::Timeout { .. } => ErrorCode::Timeout,
+            Self::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
+                ErrorCode::Forbidden
+            }
+            Self::Io { .. } | Self::Db(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// What to do next, as a sentence that names the call that works.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Self::NotFound { .. } => {
+                Some("list the stored artifacts with `artifacts` (CLI: `spool artifacts`)".into())
+            }
+            Self::PathNotFound { .. } => {
+                Some("check the path; `list` shows what the directory holds".into())
+            }
+            Self::Expired { redo, .. } => Some(match redo {
+                Some(call) => format!("produce a fresh copy with: {call}"),
+                None => "the content is gone; produce it again from its source".into(),
+            }),
+            Self::InvalidArgument { hint, .. } => hint.clone(),
+            Self::Corrupt { .. } => {
+                Some("the stored copy cannot be trusted; produce it again from its source".into())
+            }
+            Self::Capturing { reference, .. } => Some(format!(
+                "read `{reference}` again when the command has finished"
+            )),
+            Self::Forbidden { .. } => Some("read only inside the allowed roots".into()),
+            Self::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
+                Some("check the permissions of the path, or set `SPOOL_HOME` to a writable directory".into())
+            }
+            _ => None,
+        }
+    }
+
+    /// The contract's error object: `{ "error": { "code", "message", "hint" } }`.
+    pub fn to_wire(&self) -> ErrorAnswer {
+        let details = match self {
+            Self::Expired { source_json, .. } => Some(source_json.clone()),
+            _ => None,
+        };
+        ErrorAnswer {
+            error: ErrorBody {
+                code: self.code(),
+                message: self.to_string(),
+                hint: self.hint(),
+                source: details,
+            },
+        }
+    }
+}
+
+/// The structured answer of a failed tool call.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorAnswer {
+    pub error: ErrorBody,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorBody {
+    pub code: ErrorCode,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// For `expired`: what the artifact was (its source and version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<serde_json::Value>,
+}

@@ -1,0 +1,23 @@
+//! `spool-core`: the store that keeps every output whole, the windows that show part of it
+//! honestly, search over all of it, cursors, envelopes and their rendering.
+//!
+//! Sync by design: no async runtime, no protocol. The MCP server and the CLI call into it.
+
+pub mod audit;
+pub mod clock;
+pub mod cursor;
+pub mod envelope;
+pub mod error;
+pub mod exec;
+pub mod refs;
+pub mod render;
+pub mod search;
+pub mod store;
+pub mod tokens;
+pub mod utf8;
+pub mod window;
+
+pub use envelope::{Envelope, NextCall, Source, SourceKind};
+pub use error::{Error, ErrorCode, Result};
+pub use store::{Store, StoreConfig};
+pub use window::{DEFAULT_MAX_TOKENS, Preview, WindowRequest};

@@ -1,0 +1,324 @@
+//! Words for people and models: banners, gap markers, sizes and next calls.
+//!
+//! One marker format everywhere; units always named; totals given when known; thousands
+//! separated; the literal next call always given.
+
+use serde_json::Value;
+
+use crate::clock;
+use crate::envelope::{Envelope, NextCall, Range, Source, SourceKind, Unit};
+use crate::error::Error;
+use crate::window::Piece;
+
+/// How next calls are spelled: as MCP tool calls, or as `spool` command lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Mcp,
+    Cli,
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `152300` as `148.7 KiB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if n < 1024 {
+        return format!("{n} bytes");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// A token count, `~41k tokens` when estimated or large.
+fn human_tokens(tokens: u64, estimated: bool) -> String {
+    if estimated || tokens >= 10_000 {
+        let k = (tokens as f64 / 1000.0).round() as u64;
+        if k >= 1 {
+            return format!("~{}k tokens", thousands(k));
+        }
+    }
+    format!("{} tokens", thousands(tokens))
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+/// The source in words: `cargo test, exit 101, 2026-11-30T09:00:00Z`.
+pub fn describe_source(source: &Source) -> String {
+    let v = &source.version;
+    let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    let mut parts = vec![source.desc.clone()];
+    match source.kind {
+        SourceKind::Exec => {
+            if v.get("timed_out").and_then(Value::as_bool) == Some(true) {
+                parts.push("timed out".into());
+            } else if let Some(sig) = text("signal") {
+                parts.push(format!("killed by {sig}"));
+            } else if let Some(code) = v.get("exit_code").and_then(Value::as_i64) {
+                parts.push(format!("exit {code}"));
+            }
+            parts.extend(text("started_at"));
+        }
+        SourceKind::Fetch => {
+            if let Some(status) = v.get("status").and_then(Value::as_u64) {
+                parts.push(format!("HTTP {status}"));
+            }
+            parts.extend(text("fetched_at"));
+        }
+        SourceKind::File => {
+            if let Some(sha) = text("sha256") {
+                parts.push(format!("sha256 {}", &sha[..sha.len().min(12)]));
+            }
+            if let Some(commit) = text("commit") {
+                let dirty = v.get("dirty").and_then(Value::as_bool) == Some(true);
+                parts.push(format!("commit {}{}", &commit[..commit.len().min(12)], if dirty { " (dirty)" } else { "" }));
+            }
+            parts.extend(text("mtime"));
+        }
+        SourceKind::Mcp => {
+            parts.extend(text("called_at"));
+        }
+        SourceKind::Search | SourceKind::Text => {}
+    }
+    parts.join(", ")
+}
+
+fn arg_text(v: &Value) -> String {
+    match v {
+        Value::String(s) if s == "<regex>" => "...".into(),
+        Value::String(s) if !s.is_empty() && !s.contains(|c: char| c.is_whitespace() || c == '"') => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// An MCP call in words: `read ref=sp_3k9x2a7q line=97 limit=400`.
+pub fn call_text(call: &NextCall) -> String {
+    let mut out = call.tool.clone();
+    for (k, v) in &call.arguments {
+        out.push(' ');
+        out.push_str(k);
+        out.push('=');
+        out.push_str(&arg_text(v));
+    }
+    out
+}
+
+/// The same call as a `spool` command line.
+pub fn cli_text(call: &NextCall) -> String {
+    let a = &call.arguments;
+    let num = |k: &str| a.get(k).and_then(Value::as_u64);
+    let reference = a.get("ref").and_then(Value::as_str).unwrap_or("REF");
+    match call.tool.as_str() {
+        "read" => {
+            let mut out = format!("spool read {reference}");
+            if let Some(line) = num("line") {
+                match num("limit") {
+                    Some(limit) => out.push_str(&format!(" --lines {line}:{}", line + limit - 1)),
+                    None => out.push_str(&format!(" --lines {line}:")),
+                }
+            } else if let Some(off) = num("char_offset") {
+                out.push_str(&format!(" --chars {off}:{}", num("max_chars").map_or(String::new(), |m| (off + m).to_string())));
+            } else if let Some(off) = num("byte_offset") {
+                out.push_str(&format!(" --bytes {off}:{}", num("max_bytes").map_or(String::new(), |m| (off + m).to_string())));
+            }
+            out
+        }
+        "search" => {
+            let pattern = a.get("pattern").and_then(Value::as_str).unwrap_or("PATTERN");
+            let pattern = if pattern == "<regex>" { "PATTERN".to_owned() } else { shell_word(pattern) };
+            let mut out = format!("spool search {pattern} {reference}");
+            if let Some(cursor) = a.get("cursor").and_then(Value::as_str) {
+                out.push_str(&format!(" --cursor {cursor}"));
+            }
+            out
+        }
+        "run" => {
+            let argv: Vec<String> = a
+                .get("argv")
+                .and_then(Value::as_array)
+                .map(|v| v.iter().filter_map(Value::as_str).map(shell_word).collect())
+                .unwrap_or_default();
+            match a.get("command").and_then(Value::as_str) {
+                Some(cmd) => format!("spool run -- sh -c {}", shell_word(cmd)),
+                None => format!("spool run -- {}", argv.join(" ")),
+            }
+        }
+        _ => call_text(call),
+    }
+}
+
+fn shell_word(s: &str) -> String {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn render_call(call: &NextCall, dialect: Dialect) -> String {
+    match dialect {
+        Dialect::Mcp => call_text(call),
+        Dialect::Cli => cli_text(call),
+    }
+}
+
+/// The marker that stands in a preview where a gap is.
+pub fn gap_marker(reference: &str, before: &Piece, after: &Piece) -> String {
+    if before.range.unit == Unit::Lines && after.range.unit == Unit::Lines {
+        let (a, b) = (before.lines.1 + 1, after.lines.0 - 1);
+        format!(
+            "... [lines {a}-{b} not shown: {}, {}; read ref={reference} line={a}] ...",
+            plural(b - a + 1, "line", "lines"),
+            plural(after.chars.0 - before.chars.1, "char", "chars"),
+        )
+    } else {
+        let (a, b) = (before.chars.1, after.chars.0);
+        format!(
+            "... [chars {a}-{b} not shown: {}; read ref={reference} char_offset={a}] ...",
+            plural(b - a, "char", "chars"),
+        )
+    }
+}
+
+fn range_text(r: &Range) -> String {
+    match r.unit {
+        Unit::Lines if r.start == r.end => format!("line {}", thousands(r.start)),
+        Unit::Lines => format!("lines {}-{}", thousands(r.start), thousands(r.end)),
+        unit => format!("{} {}-{}", unit.as_str(), thousands(r.start), thousands(r.end)),
+    }
+}
+
+fn shown_text(e: &Envelope) -> String {
+    let same = e.shown.windows(2).all(|w| w[0].unit == w[1].unit);
+    let mut parts = Vec::new();
+    for (i, r) in e.shown.iter().enumerate() {
+        let t = range_text(r);
+        if i > 0 && same {
+            // "lines 1-96 and 2905-3000"
+            parts.push(t.split_once(' ').map_or(t.clone(), |(_, rest)| rest.to_owned()));
+        } else {
+            parts.push(t);
+        }
+    }
+    parts.join(" and ")
+}
+
+fn totals_text(e: &Envelope) -> String {
+    let t = &e.total;
+    let mut sizes = Vec::new();
+    if let Some(b) = t.bytes {
+        sizes.push(human_bytes(b));
+    }
+    if let Some(tok) = t.tokens {
+        sizes.push(human_tokens(tok, t.tokens_estimated));
+    }
+    sizes.join(", ")
+}
+
+fn whole_text(e: &Envelope) -> String {
+    let t = &e.total;
+    let unit = e.shown.first().map_or(Unit::Lines, |r| r.unit);
+    let count = match unit {
+        Unit::Chars => t.chars.map(|c| plural(c, "char", "chars")),
+        Unit::Bytes => t.bytes.map(|b| plural(b, "byte", "bytes")),
+        _ => t.lines.map(|l| plural(l, "line", "lines")),
+    };
+    match count {
+        Some(count) => format!("{count} ({})", totals_text(e)),
+        None => totals_text(e),
+    }
+}
+
+/// The banner: one short line when complete, everything when partial.
+pub fn banner(e: &Envelope, dialect: Dialect) -> String {
+    let stored_as = describe_source(&e.source);
+    let mut lines = Vec::new();
+    if e.complete {
+        let count = e.total.lines.map_or_else(String::new, |l| plural(l, "line", "lines"));
+        lines.push(format!(
+            "[COMPLETE: {count} ({}); {stored_as}; stored as {}]",
+            totals_text(e),
+            e.reference
+        ));
+        return lines.join("\n");
+    }
+    let why = e.reason.as_ref().map_or_else(String::new, |r| format!("; {}", r.detail));
+    if e.shown.is_empty() {
+        lines.push(format!("[PARTIAL: nothing shown of {}{why}.", whole_text(e)));
+    } else {
+        lines.push(format!("[PARTIAL: {} of {}{why}.", shown_text(e), whole_text(e)));
+    }
+    lines.push(format!(" Full output stored as {} ({stored_as}).", e.reference));
+    if let Some(capture) = &e.capture {
+        lines.push(format!(" The stored copy itself is incomplete ({}): {}.", capture.state.as_str(), capture.detail));
+    }
+    for note in &e.notes {
+        lines.push(format!(" Note: {note}."));
+    }
+    if !e.next.is_empty() {
+        let calls: Vec<String> = e.next.iter().map(|c| render_call(c, dialect)).collect();
+        lines.push(format!(" Next: {}", calls.join(", or ")));
+    }
+    lines.push(
+        " Do not conclude that something is absent from the part shown: it may be in the part not shown.]"
+            .into(),
+    );
+    lines.join("\n")
+}
+
+/// The banner, then the content.
+pub fn envelope_text(e: &Envelope, dialect: Dialect) -> String {
+    let mut out = banner(e, dialect);
+    out.push('\n');
+    out.push_str(&e.content);
+    out
+}
+
+/// An error as text: what went wrong, then the call that works.
+pub fn error_text(err: &Error) -> String {
+    let mut out = format!("[ERROR {}: {}]", err.code().as_str(), err);
+    if let Some(hint) = err.hint() {
+        out.push_str("\nhint: ");
+        out.push_str(&hint);
+    }
+    out
+}
+
+/// When an artifact was stored, in words.
+pub fn stored_at(ms: i64) -> String {
+    clock::rfc3339(ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_words() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(152_300), "152,300");
+        assert_eq!(human_bytes(152_300), "148.7 KiB");
+        assert_eq!(human_bytes(12), "12 bytes");
+        assert_eq!(human_tokens(41_210, false), "~41k tokens");
+        assert_eq!(human_tokens(300, false), "300 tokens");
+    }
+}

@@ -1,0 +1,207 @@
+//! The embedded store: artifact content on disk, metadata and audit in SQLite.
+//!
+//! Layout under `SPOOL_HOME`:
+//!
+//! ```text
+//! store-v1/
+//!   meta.sqlite          artifacts, audit (WAL)
+//!   secret               key that signs cursors (0600)
+//!   content/REF          the bytes, exactly as produced
+//!   content/REF.idx      line index (see `index`)
+//!   content/REF.streams  for commands: where stdout and stderr runs start
+//!   content/REF.partial  content still being written
+//! ```
+//!
+//! A new on-disk format gets a new folder name rather than a migration.
+
+pub mod index;
+pub mod meta;
+mod reader;
+mod scan;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+pub use meta::{ArtifactMeta, GcReport, NewArtifact};
+pub use reader::ArtifactReader;
+pub use writer::{ArtifactWriter, Stream};
+
+use crate::error::{Error, Result};
+
+const FORMAT_DIR: &str = "store-v1";
+
+/// Limits that govern expiry.
+#[derive(Debug, Clone, Copy)]
+pub struct StoreConfig {
+    /// How long an artifact lives after it is created.
+    pub ttl: Duration,
+    /// Total content bytes kept before the least recently read artifacts are evicted.
+    pub quota_bytes: u64,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        Self {
+            ttl: Duration::from_secs(7 * 24 * 3600),
+            quota_bytes: 2 << 30,
+        }
+    }
+}
+
+/// The local artifact store. Safe to share between threads; several processes may use one
+/// store at once.
+pub struct Store {
+    root: PathBuf,
+    conn: Mutex<Connection>,
+    secret: [u8; 32],
+    config: StoreConfig,
+}
+
+impl Store {
+    /// The store's home: `SPOOL_HOME`, or the platform's data directory.
+    pub fn default_home() -> PathBuf {
+        std::env::var_os("SPOOL_HOME").map_or_else(
+            || {
+                dirs::data_dir()
+                    .unwrap_or_else(std::env::temp_dir)
+                    .join("spool")
+            },
+            PathBuf::from,
+        )
+    }
+
+    pub fn open(home: &Path, config: StoreConfig) -> Result<Self> {
+        let root = home.join(FORMAT_DIR);
+        let content = root.join("content");
+        std::fs::create_dir_all(&content).map_err(|e| Error::io(&content, e))?;
+        let db_path = root.join("meta.sqlite");
+        let conn = Connection::open(&db_path)?;
+        conn.busy_timeout(Duration::from_secs(30))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.execute_batch(meta::SCHEMA)?;
+        let secret = load_secret(&root.join("secret"))?;
+        Ok(Self {
+            root,
+            conn: Mutex::new(conn),
+            secret,
+            config,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn config(&self) -> StoreConfig {
+        self.config
+    }
+
+    pub(crate) fn secret(&self) -> &[u8; 32] {
+        &self.secret
+    }
+
+    pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock leaves SQLite consistent; keep serving.
+        self.conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn content_path(&self, reference: &str) -> PathBuf {
+        self.root.join("content").join(reference)
+    }
+
+    pub(crate) fn partial_path(&self, reference: &str) -> PathBuf {
+        self.root.join("content").join(format!("{reference}.partial"))
+    }
+
+    pub(crate) fn index_path(&self, reference: &str) -> PathBuf {
+        self.root.join("content").join(format!("{reference}.idx"))
+    }
+
+    pub(crate) fn streams_path(&self, reference: &str) -> PathBuf {
+        self.root.join("content").join(format!("{reference}.streams"))
+    }
+
+    /// Starts a new artifact. Its row says `capturing` until the writer finishes.
+    pub fn create(&self, new: NewArtifact) -> Result<ArtifactWriter<'_>> {
+        let meta = ArtifactMeta::new(new, self.config.ttl)?;
+        self.save_meta(&meta)?;
+        ArtifactWriter::new(self, meta)
+    }
+
+    /// Stores `bytes` whole as a finished artifact.
+    pub fn put(&self, new: NewArtifact, bytes: &[u8]) -> Result<ArtifactMeta> {
+        let mut writer = self.create(new)?;
+        writer.write(bytes);
+        writer.finish(
+            crate::envelope::ArtifactState::Complete,
+            None,
+            serde_json::Map::new(),
+        )
+    }
+
+    /// Opens an artifact for reading: `not_found`, `expired` and `capturing` are answered here.
+    pub fn open_artifact(&self, reference: &str) -> Result<ArtifactReader> {
+        let meta = self.live_meta(reference)?;
+        self.touch(reference)?;
+        ArtifactReader::open(self, meta)
+    }
+
+    fn remove_content(&self, reference: &str) {
+        for path in [
+            self.content_path(reference),
+            self.index_path(reference),
+            self.streams_path(reference),
+            self.partial_path(reference),
+        ] {
+            if let Err(e) = std::fs::remove_file(&path)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!(path = %path.display(), error = %e, "could not remove artifact content");
+            }
+        }
+    }
+}
+
+fn load_secret(path: &Path) -> Result<[u8; 32]> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Ok(bytes) = std::fs::read(path)
+        && let Ok(secret) = <[u8; 32]>::try_from(bytes.as_slice())
+    {
+        return Ok(secret);
+    }
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret).map_err(|e| Error::Unavailable {
+        what: "the system random source".into(),
+        cause: e.to_string(),
+    })?;
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(|e| Error::io(&tmp, e))?;
+    file.write_all(&secret).map_err(|e| Error::io(&tmp, e))?;
+    file.sync_all().map_err(|e| Error::io(&tmp, e))?;
+    // Two processes racing here: the first link wins and both read the winner's key.
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    if linked.is_err() {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        return <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| Error::Corrupt {
+            reference: path.display().to_string(),
+            expected: "32 bytes".into(),
+            actual: format!("{} bytes", bytes.len()),
+        });
+    }
+    Ok(secret)
+}

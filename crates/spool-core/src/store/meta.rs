@@ -1,0 +1,442 @@
+//! Artifact metadata rows: saving, loading, listing, expiry and recovery of dead captures.
+
+use std::time::Duration;
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde::Serialize;
+
+use super::Store;
+use crate::clock;
+use crate::envelope::{ArtifactState, NextCall, Source, SourceKind, Totals};
+use crate::error::{Error, Result};
+use crate::window::Preview;
+
+pub(super) const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS artifacts (
+    ref TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL,
+    redo TEXT,
+    state TEXT NOT NULL,
+    bytes INTEGER NOT NULL DEFAULT 0,
+    lines INTEGER NOT NULL DEFAULT 0,
+    chars INTEGER NOT NULL DEFAULT 0,
+    tokens INTEGER,
+    tokens_estimated INTEGER NOT NULL DEFAULT 0,
+    binary INTEGER NOT NULL DEFAULT 0,
+    hash TEXT,
+    preview TEXT NOT NULL,
+    capture_detail TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    last_read_at INTEGER NOT NULL,
+    owner_pid INTEGER,
+    dedup_key TEXT
+);
+CREATE INDEX IF NOT EXISTS artifacts_created ON artifacts(created_at DESC, ref DESC);
+CREATE INDEX IF NOT EXISTS artifacts_lru ON artifacts(last_read_at);
+CREATE INDEX IF NOT EXISTS artifacts_dedup ON artifacts(dedup_key);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at INTEGER NOT NULL,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    ref TEXT,
+    total TEXT,
+    delivered TEXT NOT NULL,
+    complete INTEGER NOT NULL,
+    reason TEXT,
+    duration_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_ref ON audit(ref, id);
+";
+
+/// What a new artifact is, before any of its content exists.
+#[derive(Debug, Clone)]
+pub struct NewArtifact {
+    pub source: Source,
+    /// The call that produces a fresh copy (shown when the artifact has expired).
+    pub redo: Option<NextCall>,
+    /// The preview a plain read gets.
+    pub preview: Preview,
+    /// Lets a later request find this copy again (a file's path, size and mtime).
+    pub dedup_key: Option<String>,
+}
+
+impl NewArtifact {
+    pub fn new(source: Source) -> Self {
+        let preview = match source.kind {
+            SourceKind::Exec => Preview::HeadTail,
+            _ => Preview::Head,
+        };
+        Self {
+            source,
+            redo: None,
+            preview,
+            dedup_key: None,
+        }
+    }
+}
+
+/// Everything known about one artifact.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArtifactMeta {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub source: Source,
+    #[serde(skip)]
+    pub redo: Option<NextCall>,
+    pub state: ArtifactState,
+    #[serde(skip)]
+    pub bytes: u64,
+    #[serde(skip)]
+    pub lines: u64,
+    #[serde(skip)]
+    pub chars: u64,
+    #[serde(skip)]
+    pub tokens: Option<u64>,
+    #[serde(skip)]
+    pub tokens_estimated: bool,
+    #[serde(skip)]
+    pub binary: bool,
+    #[serde(skip)]
+    pub hash: Option<String>,
+    #[serde(skip)]
+    pub preview: Preview,
+    #[serde(skip)]
+    pub capture_detail: Option<String>,
+    #[serde(skip)]
+    pub created_at: i64,
+    #[serde(skip)]
+    pub expires_at: i64,
+    #[serde(skip)]
+    pub last_read_at: i64,
+    #[serde(skip)]
+    pub owner_pid: Option<u32>,
+    #[serde(skip)]
+    pub dedup_key: Option<String>,
+}
+
+impl ArtifactMeta {
+    pub(super) fn new(new: NewArtifact, ttl: Duration) -> Result<Self> {
+        let now = clock::now_ms();
+        Ok(Self {
+            reference: crate::refs::new_ref()?,
+            source: new.source,
+            redo: new.redo,
+            state: ArtifactState::Capturing,
+            bytes: 0,
+            lines: 0,
+            chars: 0,
+            tokens: None,
+            tokens_estimated: false,
+            binary: false,
+            hash: None,
+            preview: new.preview,
+            capture_detail: None,
+            created_at: now,
+            expires_at: now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)),
+            last_read_at: now,
+            owner_pid: Some(std::process::id()),
+            dedup_key: new.dedup_key,
+        })
+    }
+
+    pub fn totals(&self) -> Totals {
+        Totals {
+            lines: Some(self.lines),
+            chars: Some(self.chars),
+            bytes: Some(self.bytes),
+            tokens: self.tokens,
+            tokens_estimated: self.tokens_estimated,
+        }
+    }
+
+    /// The artifact's summary as `artifacts` lists it.
+    pub fn summary(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "ref": self.reference,
+            "source": self.source,
+            "total": self.totals(),
+            "created_at": clock::rfc3339(self.created_at),
+            "expires_at": clock::rfc3339(self.expires_at),
+            "state": self.state,
+        });
+        if let (Some(detail), Some(obj)) = (&self.capture_detail, v.as_object_mut()) {
+            obj.insert("detail".into(), detail.clone().into());
+        }
+        v
+    }
+
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<Self> {
+        let json_err = |i: usize, e: serde_json::Error| {
+            rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+        };
+        let source: String = row.get("source")?;
+        let redo: Option<String> = row.get("redo")?;
+        let state: String = row.get("state")?;
+        let preview: String = row.get("preview")?;
+        Ok(Self {
+            reference: row.get("ref")?,
+            source: serde_json::from_str(&source).map_err(|e| json_err(2, e))?,
+            redo: redo
+                .map(|r| serde_json::from_str(&r))
+                .transpose()
+                .map_err(|e| json_err(3, e))?,
+            state: ArtifactState::parse(&state).unwrap_or(ArtifactState::Interrupted),
+            bytes: row.get::<_, i64>("bytes")? as u64,
+            lines: row.get::<_, i64>("lines")? as u64,
+            chars: row.get::<_, i64>("chars")? as u64,
+            tokens: row.get::<_, Option<i64>>("tokens")?.map(|t| t as u64),
+            tokens_estimated: row.get("tokens_estimated")?,
+            binary: row.get("binary")?,
+            hash: row.get("hash")?,
+            preview: Preview::parse(&preview).unwrap_or(Preview::Head),
+            capture_detail: row.get("capture_detail")?,
+            created_at: row.get("created_at")?,
+            expires_at: row.get("expires_at")?,
+            last_read_at: row.get("last_read_at")?,
+            owner_pid: row.get("owner_pid")?,
+            dedup_key: row.get("dedup_key")?,
+        })
+    }
+}
+
+fn to_json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+impl Store {
+    pub(crate) fn save_meta(&self, m: &ArtifactMeta) -> Result<()> {
+        self.conn().execute(
+            "INSERT OR REPLACE INTO artifacts (ref, kind, source, redo, state, bytes, lines, chars,
+                tokens, tokens_estimated, binary, hash, preview, capture_detail, created_at,
+                expires_at, last_read_at, owner_pid, dedup_key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+            params![
+                m.reference,
+                m.source.kind.as_str(),
+                to_json(&m.source),
+                m.redo.as_ref().map(to_json),
+                m.state.as_str(),
+                m.bytes as i64,
+                m.lines as i64,
+                m.chars as i64,
+                m.tokens.map(|t| t as i64),
+                m.tokens_estimated,
+                m.binary,
+                m.hash,
+                m.preview.as_str(),
+                m.capture_detail,
+                m.created_at,
+                m.expires_at,
+                m.last_read_at,
+                m.owner_pid,
+                m.dedup_key,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The row as stored, whatever its state.
+    pub fn meta(&self, reference: &str) -> Result<ArtifactMeta> {
+        self.conn()
+            .query_row(
+                "SELECT * FROM artifacts WHERE ref = ?1",
+                [reference],
+                ArtifactMeta::from_row,
+            )
+            .optional()?
+            .ok_or_else(|| Error::NotFound {
+                reference: reference.to_owned(),
+            })
+    }
+
+    /// The row of an artifact whose content can be read: expired ones answer `expired`, dead
+    /// captures are recovered as `interrupted`, live ones answer `capturing`.
+    pub(crate) fn live_meta(&self, reference: &str) -> Result<ArtifactMeta> {
+        if !crate::refs::looks_like_ref(reference) {
+            return Err(Error::NotFound {
+                reference: reference.to_owned(),
+            });
+        }
+        let mut meta = self.meta(reference)?;
+        if meta.state != ArtifactState::Expired && meta.expires_at <= clock::now_ms() {
+            self.expire(&mut meta)?;
+        }
+        match meta.state {
+            ArtifactState::Expired => Err(expired_error(&meta)),
+            ArtifactState::Capturing if owner_alive(meta.owner_pid) => Err(Error::Capturing {
+                reference: meta.reference.clone(),
+                bytes: std::fs::metadata(self.partial_path(reference)).map_or(0, |m| m.len()),
+            }),
+            ArtifactState::Capturing => self.recover(meta),
+            _ => Ok(meta),
+        }
+    }
+
+    /// Finds the newest live copy made under `key`.
+    pub fn find_by_dedup(&self, key: &str) -> Result<Option<ArtifactMeta>> {
+        let found = self
+            .conn()
+            .query_row(
+                "SELECT * FROM artifacts WHERE dedup_key = ?1 AND state = 'complete' AND expires_at > ?2
+                 ORDER BY created_at DESC LIMIT 1",
+                params![key, clock::now_ms()],
+                ArtifactMeta::from_row,
+            )
+            .optional()?;
+        Ok(found)
+    }
+
+    pub(crate) fn touch(&self, reference: &str) -> Result<()> {
+        self.conn().execute(
+            "UPDATE artifacts SET last_read_at = ?2 WHERE ref = ?1",
+            params![reference, clock::now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// Deletes the content and keeps the row as a tombstone.
+    fn expire(&self, meta: &mut ArtifactMeta) -> Result<()> {
+        self.remove_content(&meta.reference);
+        meta.state = ArtifactState::Expired;
+        self.conn().execute(
+            "UPDATE artifacts SET state = 'expired' WHERE ref = ?1",
+            [&meta.reference],
+        )?;
+        Ok(())
+    }
+
+    /// A capture whose process died: seal what reached the disk as `interrupted`.
+    fn recover(&self, meta: ArtifactMeta) -> Result<ArtifactMeta> {
+        let partial = self.partial_path(&meta.reference);
+        let orphan = partial.with_extension("orphan");
+        match std::fs::rename(&partial, &orphan) {
+            Ok(()) => {}
+            // Another process is recovering it, or it was never created.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let again = self.meta(&meta.reference)?;
+                if again.state != ArtifactState::Capturing {
+                    return Ok(again);
+                }
+            }
+            Err(e) => return Err(Error::io(&partial, e)),
+        }
+        let mut writer = super::ArtifactWriter::new(self, meta)?;
+        if let Ok(mut file) = std::fs::File::open(&orphan) {
+            let mut buf = vec![0u8; 256 * 1024];
+            loop {
+                match std::io::Read::read(&mut file, &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => writer.write(&buf[..n]),
+                }
+            }
+        }
+        let sealed = writer.finish(
+            ArtifactState::Interrupted,
+            Some("the capturing process died; this is what reached the disk".into()),
+            serde_json::Map::new(),
+        );
+        let _ = std::fs::remove_file(&orphan);
+        sealed
+    }
+
+    /// Artifacts, newest first, after the keyset position `after` (created_at, ref).
+    pub fn list(
+        &self,
+        kind: Option<SourceKind>,
+        after: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<ArtifactMeta>> {
+        let (at, reference) = after.unwrap_or((i64::MAX, String::new()));
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT * FROM artifacts
+             WHERE (?1 IS NULL OR kind = ?1)
+               AND (created_at < ?2 OR (created_at = ?2 AND (?3 = '' OR ref < ?3)))
+             ORDER BY created_at DESC, ref DESC LIMIT ?4",
+        )?;
+        let rows = stmt.query_map(
+            params![kind.map(SourceKind::as_str), at, reference, limit as i64],
+            ArtifactMeta::from_row,
+        )?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// Applies expiry and the quota now. Returns (expired by age, evicted for space).
+    pub fn gc(&self) -> Result<GcReport> {
+        let now = clock::now_ms();
+        let mut report = GcReport::default();
+        let due: Vec<String> = {
+            let conn = self.conn();
+            let mut stmt = conn.prepare(
+                "SELECT ref FROM artifacts WHERE state NOT IN ('expired', 'capturing') AND expires_at <= ?1",
+            )?;
+            stmt.query_map([now], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        for reference in due {
+            let mut meta = self.meta(&reference)?;
+            report.freed_bytes += meta.bytes;
+            self.expire(&mut meta)?;
+            report.expired += 1;
+        }
+        loop {
+            let (used, oldest): (i64, Option<String>) = self.conn().query_row(
+                "SELECT (SELECT COALESCE(SUM(bytes), 0) FROM artifacts WHERE state NOT IN ('expired', 'capturing')),
+                        (SELECT ref FROM artifacts WHERE state NOT IN ('expired', 'capturing')
+                         ORDER BY last_read_at ASC LIMIT 1)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            report.kept_bytes = used as u64;
+            let Some(reference) = oldest else { break };
+            if (used as u64) <= self.config.quota_bytes {
+                break;
+            }
+            let mut meta = self.meta(&reference)?;
+            report.freed_bytes += meta.bytes;
+            self.expire(&mut meta)?;
+            report.evicted += 1;
+        }
+        Ok(report)
+    }
+}
+
+/// What `gc` did.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct GcReport {
+    pub expired: u64,
+    pub evicted: u64,
+    pub freed_bytes: u64,
+    pub kept_bytes: u64,
+}
+
+fn owner_alive(pid: Option<u32>) -> bool {
+    let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) else {
+        return false;
+    };
+    if pid == std::process::id() as i32 {
+        return true;
+    }
+    match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+        Ok(()) | Err(nix::errno::Errno::EPERM) => true,
+        Err(_) => false,
+    }
+}
+
+fn expired_error(meta: &ArtifactMeta) -> Error {
+    let what = crate::render::describe_source(&meta.source);
+    Error::Expired {
+        reference: meta.reference.clone(),
+        what,
+        redo: meta.redo.as_ref().map(crate::render::call_text),
+        source_json: serde_json::json!({
+            "source": meta.source,
+            "total": meta.totals(),
+            "created_at": clock::rfc3339(meta.created_at),
+            "expired_at": clock::rfc3339(meta.expires_at.min(clock::now_ms())),
+        }),
+    }
+}

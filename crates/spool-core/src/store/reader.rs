@@ -1,0 +1,190 @@
+//! Positioned reads of a stored artifact, and the index lookups that find lines and chars.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+
+use xxhash_rust::xxh3::Xxh3;
+
+use super::index::{IndexReader, Pos};
+use super::{ArtifactMeta, Store};
+use crate::error::{Error, Result};
+use crate::utf8;
+
+const BLOCK: usize = 64 * 1024;
+
+/// An open, readable artifact. Reads never load more than a window at a time.
+pub struct ArtifactReader {
+    meta: ArtifactMeta,
+    path: PathBuf,
+    file: File,
+    index: IndexReader,
+}
+
+#[derive(Clone, Copy)]
+enum Target {
+    /// The start of the line after `n` newlines.
+    Newlines(u64),
+    Char(u64),
+    /// The last unit boundary at or before this byte.
+    Byte(u64),
+}
+
+impl ArtifactReader {
+    pub(super) fn open(store: &Store, meta: ArtifactMeta) -> Result<Self> {
+        let path = store.content_path(&meta.reference);
+        let file = File::open(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::Corrupt {
+                reference: meta.reference.clone(),
+                expected: format!("{} stored bytes", meta.bytes),
+                actual: "no content file".into(),
+            },
+            _ => Error::io(&path, e),
+        })?;
+        let index = IndexReader::open(&store.index_path(&meta.reference))?;
+        Ok(Self {
+            meta,
+            path,
+            file,
+            index,
+        })
+    }
+
+    pub fn meta(&self) -> &ArtifactMeta {
+        &self.meta
+    }
+
+    pub fn size(&self) -> u64 {
+        self.meta.bytes
+    }
+
+    /// Up to `len` bytes from `offset`, fewer at the end.
+    pub fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let len = len.min(self.size().saturating_sub(offset) as usize);
+        let mut buf = vec![0u8; len];
+        self.file
+            .read_exact_at(&mut buf, offset)
+            .map_err(|e| Error::io(&self.path, e))?;
+        Ok(buf)
+    }
+
+    /// A reader of the whole content that checks its hash at the end and answers `corrupt`
+    /// rather than wrong bytes.
+    pub fn verified_stream(&self) -> Result<VerifiedStream> {
+        let file = self.file.try_clone().map_err(|e| Error::io(&self.path, e))?;
+        Ok(VerifiedStream {
+            file,
+            hasher: Xxh3::new(),
+            expected: self.meta.hash.clone(),
+            reference: self.meta.reference.clone(),
+            read: 0,
+        })
+    }
+
+    /// Checks bytes that are the whole content against the stored hash.
+    pub fn check_whole(&self, bytes: &[u8]) -> Result<()> {
+        let actual = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes));
+        match &self.meta.hash {
+            Some(expected) if *expected != actual || bytes.len() as u64 != self.size() => {
+                Err(Error::Corrupt {
+                    reference: self.meta.reference.clone(),
+                    expected: expected.clone(),
+                    actual,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Where 1-based line `line` starts; `lines + 1` is the end of the content.
+    pub fn line_start(&self, line: u64) -> Result<Pos> {
+        let newlines = line.saturating_sub(1);
+        let from = self
+            .index
+            .last_where(|p, start| p.line < newlines || (p.line == newlines && start))?;
+        self.advance(from, Target::Newlines(newlines))
+    }
+
+    /// The position of char offset `char` (0-based).
+    pub fn pos_at_char(&self, char: u64) -> Result<Pos> {
+        let from = self.index.last_where(|p, _| p.char <= char)?;
+        self.advance(from, Target::Char(char))
+    }
+
+    /// The last unit boundary at or before `byte`.
+    pub fn pos_at_byte(&self, byte: u64) -> Result<Pos> {
+        let from = self.index.last_where(|p, _| p.byte <= byte)?;
+        self.advance(from, Target::Byte(byte))
+    }
+
+    fn advance(&self, mut pos: Pos, target: Target) -> Result<Pos> {
+        let size = self.size();
+        loop {
+            let want = match target {
+                Target::Newlines(n) if pos.line >= n => return Ok(pos),
+                Target::Char(c) if pos.char >= c => return Ok(pos),
+                Target::Byte(b) if pos.byte >= b => return Ok(pos),
+                Target::Byte(b) => (b - pos.byte).min(BLOCK as u64) as usize,
+                _ => BLOCK,
+            };
+            if pos.byte >= size {
+                return Ok(pos);
+            }
+            let block = self.read_at(pos.byte, want)?;
+            let at_eof = pos.byte + block.len() as u64 >= size;
+            let take = match target {
+                Target::Newlines(n) => {
+                    let need = (n - pos.line) as usize;
+                    match memchr::memchr_iter(b'\n', &block).nth(need - 1) {
+                        Some(i) => i + 1,
+                        None if at_eof => block.len(),
+                        None => block.len() - utf8::incomplete_tail_len(&block),
+                    }
+                }
+                Target::Char(c) => utf8::take_chars(&block, c - pos.char, at_eof).0,
+                Target::Byte(_) => {
+                    let end_is_eof = pos.byte + block.len() as u64 >= size;
+                    utf8::take_chars(&block, u64::MAX, end_is_eof).0
+                }
+            };
+            if take == 0 {
+                // Nothing more can be consumed (a split sequence at the very target): stop here.
+                return Ok(pos);
+            }
+            let done = &block[..take];
+            pos.byte += take as u64;
+            pos.char += utf8::count_chars(done);
+            pos.line += bytecount::count(done, b'\n') as u64;
+        }
+    }
+}
+
+/// The whole content as a `Read`, hash-checked when it reaches the end.
+pub struct VerifiedStream {
+    file: File,
+    hasher: Xxh3,
+    expected: Option<String>,
+    reference: String,
+    read: u64,
+}
+
+impl std::io::Read for VerifiedStream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read_at(buf, self.read)?;
+        self.hasher.update(&buf[..n]);
+        self.read += n as u64;
+        if n == 0 && !buf.is_empty() {
+            let actual = format!("{:032x}", self.hasher.digest128());
+            if let Some(expected) = &self.expected
+                && *expected != actual
+            {
+                return Err(std::io::Error::other(Error::Corrupt {
+                    reference: self.reference.clone(),
+                    expected: expected.clone(),
+                    actual,
+                }));
+            }
+        }
+        Ok(n)
+    }
+}

@@ -1,0 +1,195 @@
+//! Streams content into a new artifact: counted, indexed and hashed on the way to disk.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+use xxhash_rust::xxh3::Xxh3;
+
+use super::index::IndexWriter;
+use super::scan::Scanner;
+use super::{ArtifactMeta, Store};
+use crate::envelope::ArtifactState;
+use crate::error::{Error, Result};
+use crate::tokens;
+
+/// Which output stream a piece of captured output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout = 1,
+    Stderr = 2,
+}
+
+/// Bytes of the head kept for binary detection.
+const SNIFF: usize = 8 * 1024;
+
+/// An artifact being written. Call [`ArtifactWriter::finish`]; dropping it unfinished marks the
+/// artifact `interrupted`, so nothing half-written ever looks complete.
+pub struct ArtifactWriter<'s> {
+    store: &'s Store,
+    meta: ArtifactMeta,
+    file: Option<File>,
+    partial_path: PathBuf,
+    scanner: Option<Scanner>,
+    hasher: Xxh3,
+    head: Vec<u8>,
+    streams: Vec<u8>,
+    current_stream: Option<Stream>,
+    failure: Option<std::io::Error>,
+}
+
+impl<'s> ArtifactWriter<'s> {
+    pub(super) fn new(store: &'s Store, meta: ArtifactMeta) -> Result<Self> {
+        let partial_path = store.partial_path(&meta.reference);
+        let file = File::create(&partial_path).map_err(|e| Error::io(&partial_path, e))?;
+        let index = IndexWriter::create(&store.index_path(&meta.reference))?;
+        Ok(Self {
+            store,
+            meta,
+            file: Some(file),
+            partial_path,
+            scanner: Some(Scanner::new(index)),
+            hasher: Xxh3::new(),
+            head: Vec::new(),
+            streams: Vec::new(),
+            current_stream: None,
+            failure: None,
+        })
+    }
+
+    pub fn reference(&self) -> &str {
+        &self.meta.reference
+    }
+
+    /// Bytes and lines stored so far.
+    pub fn progress(&self) -> (u64, u64) {
+        self.scanner
+            .as_ref()
+            .map_or((0, 0), |s| (s.bytes(), s.lines()))
+    }
+
+    /// The write error that stopped the capture, if one did (the disk filled, ...).
+    pub fn failure(&self) -> Option<&std::io::Error> {
+        self.failure.as_ref()
+    }
+
+    /// Appends bytes. After a write error the rest is dropped and counted as not stored; the
+    /// artifact ends `interrupted` at the byte count reached.
+    pub fn write(&mut self, mut buf: &[u8]) {
+        if self.failure.is_some() {
+            return;
+        }
+        let (Some(file), Some(scanner)) = (self.file.as_mut(), self.scanner.as_mut()) else {
+            return;
+        };
+        while !buf.is_empty() {
+            match file.write(buf) {
+                Ok(0) => {
+                    self.failure = Some(std::io::ErrorKind::WriteZero.into());
+                    return;
+                }
+                Ok(n) => {
+                    let done = &buf[..n];
+                    if let Err(e) = scanner.feed(done) {
+                        self.failure = Some(e);
+                        return;
+                    }
+                    self.hasher.update(done);
+                    if self.head.len() < tokens::EXACT_TOKEN_LIMIT {
+                        let room = tokens::EXACT_TOKEN_LIMIT - self.head.len();
+                        self.head.extend_from_slice(&done[..room.min(n)]);
+                    }
+                    buf = &buf[n..];
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.failure = Some(e);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Appends bytes from one stream of a command, remembering where each stream's runs start.
+    pub fn write_stream(&mut self, stream: Stream, buf: &[u8]) {
+        if self.current_stream != Some(stream) && !buf.is_empty() && self.failure.is_none() {
+            let at = self.progress().0;
+            self.streams.extend_from_slice(&at.to_le_bytes());
+            self.streams.push(stream as u8);
+            self.current_stream = Some(stream);
+        }
+        self.write(buf);
+    }
+
+    /// Seals the artifact: syncs the content, renames it into place and records its totals.
+    /// `version` entries are merged into the source's version (exit code, duration, ...).
+    pub fn finish(
+        mut self,
+        state: ArtifactState,
+        detail: Option<String>,
+        version: Map<String, Value>,
+    ) -> Result<ArtifactMeta> {
+        self.seal(state, detail, version)
+    }
+
+    fn seal(
+        &mut self,
+        mut state: ArtifactState,
+        mut detail: Option<String>,
+        version: Map<String, Value>,
+    ) -> Result<ArtifactMeta> {
+        let scanner = self.scanner.take();
+        let file = self.file.take();
+        let mut sync_error = None;
+        if let Some(file) = &file
+            && let Err(e) = file.sync_data()
+        {
+            sync_error = Some(e);
+        }
+        if let Some(scanner) = &scanner {
+            self.meta.bytes = scanner.bytes();
+            self.meta.lines = scanner.lines();
+            self.meta.chars = scanner.chars();
+        }
+        if let Some(scanner) = scanner
+            && let Err(e) = scanner.finish()
+        {
+            sync_error.get_or_insert(e);
+        }
+        if let Some(e) = self.failure.take().or(sync_error) {
+            state = ArtifactState::Interrupted;
+            detail = Some(format!(
+                "capture stopped at {} bytes: {e}",
+                crate::render::thousands(self.meta.bytes)
+            ));
+        }
+        let total = tokens::total_from_head(&self.head, self.meta.bytes);
+        self.meta.tokens = Some(total.tokens);
+        self.meta.tokens_estimated = total.estimated;
+        self.meta.binary = crate::utf8::looks_binary(&self.head[..self.head.len().min(SNIFF)]);
+        self.meta.hash = Some(format!("{:032x}", self.hasher.digest128()));
+        self.meta.state = state;
+        self.meta.capture_detail = detail;
+        self.meta.source.version.extend(version);
+        if !self.streams.is_empty() {
+            let path = self.store.streams_path(&self.meta.reference);
+            std::fs::write(&path, &self.streams).map_err(|e| Error::io(&path, e))?;
+        }
+        let final_path = self.store.content_path(&self.meta.reference);
+        std::fs::rename(&self.partial_path, &final_path).map_err(|e| Error::io(&final_path, e))?;
+        self.store.save_meta(&self.meta)?;
+        Ok(self.meta.clone())
+    }
+}
+
+impl Drop for ArtifactWriter<'_> {
+    fn drop(&mut self) {
+        if self.scanner.is_some() {
+            let detail = Some("the capture ended before it was finished".to_owned());
+            if let Err(e) = self.seal(ArtifactState::Interrupted, detail, Map::new()) {
+                tracing::warn!(reference = %self.meta.reference, error = %e, "could not seal an unfinished artifact");
+            }
+        }
+    }
+}

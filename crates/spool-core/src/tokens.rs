@@ -1,0 +1,41 @@
+//! Token counts with the o200k_base encoding.
+//!
+//! Only windows are tokenized. A whole artifact's token total is exact when the artifact is
+//! small enough to have been counted during capture, and otherwise extrapolated from its head
+//! and marked as estimated.
+
+use tiktoken_rs::o200k_base_singleton;
+
+/// Bytes of an artifact's head counted exactly at capture; past this the total is estimated.
+pub const EXACT_TOKEN_LIMIT: usize = 1 << 20;
+
+pub fn count(text: &str) -> u64 {
+    if text.is_empty() {
+        return 0;
+    }
+    o200k_base_singleton().encode_ordinary(text).len() as u64
+}
+
+/// Token total of an artifact, exact or extrapolated from its counted head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenTotal {
+    pub tokens: u64,
+    pub estimated: bool,
+}
+
+pub fn total_from_head(head: &[u8], total_bytes: u64) -> TokenTotal {
+    let tail = crate::utf8::incomplete_tail_len(head);
+    let text = String::from_utf8_lossy(&head[..head.len() - tail]);
+    let counted = count(&text);
+    if head.len() as u64 >= total_bytes {
+        return TokenTotal {
+            tokens: counted,
+            estimated: false,
+        };
+    }
+    let per_byte = counted as f64 / head.len().max(1) as f64;
+    TokenTotal {
+        tokens: (per_byte * total_bytes as f64).round() as u64,
+        estimated: true,
+    }
+}
