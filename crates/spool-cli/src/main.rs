@@ -1,1 +1,44 @@
-fn main() {}
+//! The `spool` command.
+
+mod cli;
+mod commands;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use spool_core::{Error, ErrorCode, Store, StoreConfig};
+
+fn exit_code_for(err: &Error) -> u8 {
+    match err.code() {
+        ErrorCode::NotFound => 3,
+        ErrorCode::Expired => 4,
+        ErrorCode::Forbidden => 5,
+        ErrorCode::InvalidArgument => 6,
+        ErrorCode::Unavailable => 7,
+        ErrorCode::Timeout => 8,
+        ErrorCode::Corrupt => 9,
+        _ => 1,
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SPOOL_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let as_json = commands::wants_json(&cli.command);
+    let result = Store::open(&Store::default_home(), StoreConfig::default())
+        .and_then(|store| commands::dispatch(&store, cli.command));
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            output::error(&err, as_json);
+            ExitCode::from(exit_code_for(&err))
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! The audit: every answer recorded, and for any artifact what was and was never delivered.
+
+use rusqlite::params;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::clock;
+use crate::envelope::{Envelope, Totals};
+use crate::error::{Error, Result};
+use crate::search::SearchAnswer;
+use crate::store::Store;
+
+/// One recorded answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditRow {
+    pub id: i64,
+    pub at: String,
+    pub tool: String,
+    pub arguments: Value,
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub total: Option<Value>,
+    pub delivered: Value,
+    pub complete: bool,
+    pub reason: Option<String>,
+    pub duration_ms: u64,
+}
+
+fn insert(
+    store: &Store,
+    tool: &str,
+    arguments: &Value,
+    reference: Option<&str>,
+    total: Option<Value>,
+    delivered: &Value,
+    complete: bool,
+    reason: Option<&str>,
+    duration_ms: u64,
+) -> Result<()> {
+    store.conn().execute(
+        "INSERT INTO audit (at, tool, arguments, ref, total, delivered, complete, reason, duration_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            clock::now_ms(),
+            tool,
+            arguments.to_string(),
+            reference,
+            total.map(|t| t.to_string()),
+            delivered.to_string(),
+            complete,
+            reason,
+            duration_ms as i64,
+        ],
+    )?;
+    Ok(())
+}
+
+/// Records an envelope answer.
+pub fn record_envelope(store: &Store, tool: &str, arguments: &Value, e: &Envelope, duration_ms: u64) -> Result<()> {
+    let d = &e.delivered;
+    let delivered = json!({
+        "ranges": e.shown,
+        "byte_spans": d.byte_spans,
+        "bytes": d.bytes,
+        "chars": d.chars,
+        "tokens": d.tokens,
+    });
+    insert(
+        store,
+        tool,
+        arguments,
+        Some(&e.reference),
+        Some(serde_json::to_value(e.total).unwrap_or(Value::Null)),
+        &delivered,
+        e.complete,
+        e.reason.as_ref().map(|r| r.code.as_str()),
+        duration_ms,
+    )
+}
+
+/// Records a search answer.
+pub fn record_search(store: &Store, tool: &str, arguments: &Value, a: &SearchAnswer, duration_ms: u64) -> Result<()> {
+    let delivered = json!({
+        "hits": a.hits.len(),
+        "lines": a.hits.iter().map(|h| h.line).collect::<Vec<_>>(),
+    });
+    insert(
+        store,
+        tool,
+        arguments,
+        a.reference.as_deref(),
+        Some(json!({ "hits": a.hit_count })),
+        &delivered,
+        !a.truncated,
+        a.truncated.then_some("size_cap"),
+        duration_ms,
+    )
+}
+
+/// Records an answer that was an error.
+pub fn record_error(store: &Store, tool: &str, arguments: &Value, err: &Error, duration_ms: u64) -> Result<()> {
+    let reference = arguments.get("ref").and_then(Value::as_str);
+    let delivered = json!({ "error": err.code().as_str() });
+    insert(store, tool, arguments, reference, None, &delivered, false, Some(err.code().as_str()), duration_ms)
+}
+
+/// Records any other answer (a list page, a gc report).
+pub fn record_other(store: &Store, tool: &str, arguments: &Value, delivered: &Value, complete: bool, duration_ms: u64) -> Result<()> {
+    insert(store, tool, arguments, None, None, delivered, complete, None, duration_ms)
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
+    let parse = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
+    Ok(AuditRow {
+        id: r.get("id")?,
+        at: clock::rfc3339(r.get("at")?),
+        tool: r.get("tool")?,
+        arguments: parse(r.get("arguments")?).unwrap_or(Value::Null),
+        reference: r.get("ref")?,
+        total: parse(r.get("total")?),
+        delivered: parse(r.get("delivered")?).unwrap_or(Value::Null),
+        complete: r.get("complete")?,
+        reason: r.get("reason")?,
+        duration_ms: r.get::<_, i64>("duration_ms")? as u64,
+    })
+}
+
+/// The most recent answers, newest first, before row `before` when given.
+pub fn recent(store: &Store, limit: usize, before: Option<i64>) -> Result<Vec<AuditRow>> {
+    let conn = store.conn();
+    let mut stmt = conn.prepare("SELECT * FROM audit WHERE id < ?1 ORDER BY id DESC LIMIT ?2")?;
+    let rows = stmt.query_map(params![before.unwrap_or(i64::MAX), limit as i64], row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Everything delivered from one artifact, and what never was.
+#[derive(Debug, Clone, Serialize)]
+pub struct RefAudit {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub total: Totals,
+    pub answers: Vec<AuditRow>,
+    /// Byte spans `[start, end)` never delivered.
+    pub never_delivered_bytes: Vec<(u64, u64)>,
+    /// The same spans as 1-based line ranges (when the content is still stored).
+    pub never_delivered_lines: Option<Vec<(u64, u64)>>,
+}
+
+pub fn for_ref(store: &Store, reference: &str) -> Result<RefAudit> {
+    let meta = store.meta(reference)?;
+    let answers = {
+        let conn = store.conn();
+        let mut stmt = conn.prepare("SELECT * FROM audit WHERE ref = ?1 ORDER BY id ASC")?;
+        let rows = stmt.query_map([reference], row)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()?
+    };
+    let mut spans: Vec<(u64, u64)> = answers
+        .iter()
+        .filter_map(|a| a.delivered.get("byte_spans").and_then(Value::as_array).cloned())
+        .flatten()
+        .filter_map(|s| Some((s.get(0)?.as_u64()?, s.get(1)?.as_u64()?)))
+        .collect();
+    spans.sort_unstable();
+    let mut gaps = Vec::new();
+    let mut at = 0u64;
+    for (s, e) in spans {
+        if s > at {
+            gaps.push((at, s));
+        }
+        at = at.max(e);
+    }
+    if at < meta.bytes {
+        gaps.push((at, meta.bytes));
+    }
+    let never_delivered_lines = store.open_artifact(reference).ok().and_then(|reader| {
+        gaps.iter()
+            .map(|&(s, e)| {
+                let first = reader.pos_at_byte(s).ok()?.line + 1;
+                let last = reader.pos_at_byte(e.saturating_sub(1)).ok()?.line + 1;
+                Some((first, last))
+            })
+            .collect()
+    });
+    Ok(RefAudit {
+        reference: reference.to_owned(),
+        total: meta.totals(),
+        answers,
+        never_delivered_bytes: gaps,
+        never_delivered_lines,
+    })
+}

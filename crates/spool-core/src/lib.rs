@@ -9,6 +9,8 @@ pub mod cursor;
 pub mod envelope;
 pub mod error;
 pub mod exec;
+pub mod page;
+pub mod files;
 pub mod refs;
 pub mod render;
 pub mod search;

@@ -1,0 +1,282 @@
+//! Search over a whole artifact: every hit counted, a page of them returned, the rest by cursor.
+
+mod sink;
+
+use std::time::Instant;
+
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{BinaryDetection, SearcherBuilder};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::cursor;
+use crate::error::{Error, Result};
+use crate::render::{self, thousands};
+use crate::store::Store;
+use sink::HitSink;
+
+/// Default and largest page of hits.
+pub const DEFAULT_LIMIT: usize = 50;
+pub const MAX_LIMIT: usize = 1_000;
+/// Lines longer than this are trimmed around the match.
+pub const LONG_LINE: usize = 300;
+
+/// What to look for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Query {
+    pub pattern: String,
+    #[serde(default)]
+    pub literal: bool,
+    #[serde(default)]
+    pub case_insensitive: bool,
+}
+
+/// How much of it to return.
+#[derive(Debug, Clone, Default)]
+pub struct Paging {
+    pub context: u64,
+    pub limit: Option<usize>,
+    pub cursor: Option<String>,
+}
+
+/// One matching line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hit {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub line: u64,
+    pub byte_offset: u64,
+    pub text: String,
+    /// Present when a long line was cut around the match: which chars of the line are shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trimmed: Option<Trim>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<ContextLine>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<ContextLine>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trim {
+    pub line_chars: u64,
+    pub start_char: u64,
+    pub end_char: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextLine {
+    pub line: u64,
+    pub text: String,
+}
+
+/// The search answer of CONTRACT.md.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchAnswer {
+    pub query: Query,
+    pub scope: Value,
+    pub hits: Vec<Hit>,
+    pub hit_count: u64,
+    pub hit_count_exact: bool,
+    pub truncated: bool,
+    pub next_cursor: Option<String>,
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<crate::envelope::Reason>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct CursorPayload {
+    k: String,
+    r: String,
+    q: String,
+    after: u64,
+    n: u64,
+    i: u64,
+}
+
+/// Searches all of artifact `reference`.
+pub fn search_artifact(store: &Store, reference: &str, query: &Query, paging: &Paging) -> Result<SearchAnswer> {
+    let limit = paging.limit.unwrap_or(DEFAULT_LIMIT);
+    if limit == 0 || limit > MAX_LIMIT {
+        return Err(Error::invalid(
+            format!("`limit` must be between 1 and {MAX_LIMIT} (got {limit})"),
+            Some(format!("ask for `limit` {DEFAULT_LIMIT}")),
+        ));
+    }
+    let digest = cursor::digest(&[
+        &query.pattern,
+        if query.literal { "l" } else { "r" },
+        if query.case_insensitive { "i" } else { "s" },
+        &paging.context.to_string(),
+    ]);
+    let resume = match &paging.cursor {
+        Some(c) => {
+            let p: CursorPayload = cursor::open(store, c)?;
+            if p.k != "search" || p.r != reference {
+                return Err(cursor::mismatch("another artifact"));
+            }
+            if p.q != digest {
+                return Err(cursor::mismatch("another query"));
+            }
+            Some(p)
+        }
+        None => None,
+    };
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(query.case_insensitive)
+        .fixed_strings(query.literal)
+        .build(&query.pattern)
+        .map_err(|e| {
+            Error::invalid(
+                format!("invalid pattern: {e}"),
+                Some("fix the regex, or pass `literal: true` to search for the text as it is".to_owned()),
+            )
+        })?;
+    let reader = store.open_artifact(reference)?;
+    let meta = reader.meta().clone();
+    let started = Instant::now();
+    let mut sink = HitSink::new(
+        &matcher,
+        resume.as_ref().map_or(0, |p| p.after),
+        limit,
+        resume.as_ref().map(|p| p.n),
+    );
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .before_context(paging.context as usize)
+        .after_context(paging.context as usize)
+        .binary_detection(BinaryDetection::none())
+        .build();
+    let stream = reader.verified_stream()?;
+    if let Err(e) = searcher.search_reader(&matcher, stream, &mut sink) {
+        return Err(match e.into_inner().map(|inner| inner.downcast::<Error>()) {
+            Some(Ok(core)) => *core,
+            Some(Err(other)) => Error::io(store.root().join("content").join(reference), std::io::Error::other(other)),
+            None => Error::io(store.root().join("content").join(reference), std::io::Error::other("search failed")),
+        });
+    }
+    let (mut hits, counted) = sink.finish();
+    let hit_count = resume.as_ref().map_or(counted, |p| p.n);
+    let truncated = hits.len() > limit;
+    hits.truncate(limit);
+    let shown_before = resume.as_ref().map_or(0, |p| p.i);
+    let next_cursor = if truncated {
+        hits.last().map(|last| {
+            cursor::seal(
+                store,
+                &CursorPayload {
+                    k: "search".into(),
+                    r: reference.into(),
+                    q: digest.clone(),
+                    after: last.line,
+                    n: hit_count,
+                    i: shown_before + hits.len() as u64,
+                },
+            )
+        })
+    } else {
+        None
+    };
+    let mut scope = Map::new();
+    scope.insert("root".into(), Value::Null);
+    scope.insert("ref".into(), reference.into());
+    scope.insert("source".into(), serde_json::to_value(&meta.source).unwrap_or(Value::Null));
+    scope.insert("version".into(), Value::Object(meta.source.version.clone()));
+    scope.insert("lines_searched".into(), meta.lines.into());
+    scope.insert("bytes_searched".into(), meta.bytes.into());
+    scope.insert("whole".into(), true.into());
+    scope.insert("first_hit_index".into(), shown_before.into());
+    scope.insert("duration_ms".into(), (started.elapsed().as_millis() as u64).into());
+    Ok(SearchAnswer {
+        query: query.clone(),
+        scope: Value::Object(scope),
+        hits,
+        hit_count,
+        hit_count_exact: true,
+        truncated,
+        next_cursor,
+        reference: Some(reference.to_owned()),
+        reason: None,
+    })
+}
+
+/// The search answer in words: counts and scope first, then the hits.
+pub fn render_answer(a: &SearchAnswer, dialect: render::Dialect) -> String {
+    let scope = &a.scope;
+    let reference = scope.get("ref").and_then(Value::as_str).unwrap_or("?");
+    let lines = scope.get("lines_searched").and_then(Value::as_u64).unwrap_or(0);
+    let bytes = scope.get("bytes_searched").and_then(Value::as_u64).unwrap_or(0);
+    let source = scope
+        .get("source")
+        .and_then(|s| serde_json::from_value::<crate::envelope::Source>(s.clone()).ok())
+        .map(|s| render::describe_source(&s))
+        .unwrap_or_default();
+    let pattern = if a.query.literal { format!("\"{}\"", a.query.pattern) } else { format!("/{}/", a.query.pattern) };
+    let flags = if a.query.case_insensitive { " (case-insensitive)" } else { "" };
+    let where_ = format!(
+        "all {} lines ({}) of {reference} ({source})",
+        thousands(lines),
+        render::human_bytes(bytes)
+    );
+    let mut out = String::new();
+    if a.hit_count == 0 {
+        out.push_str(&format!("[SEARCH: no hits for {pattern}{flags}; searched {where_}.]\n"));
+        return out;
+    }
+    let first = scope.get("first_hit_index").and_then(Value::as_u64).unwrap_or(0);
+    let hits_word = if a.hit_count == 1 { "hit" } else { "hits" };
+    if a.hits.is_empty() {
+        out.push_str(&format!(
+            "[SEARCH: {} {hits_word} for {pattern}{flags} in {where_}; no hits after this position.]\n",
+            thousands(a.hit_count)
+        ));
+        return out;
+    }
+    let shown = format!("hits {}-{}", thousands(first + 1), thousands(first + a.hits.len() as u64));
+    if a.truncated || first > 0 {
+        out.push_str(&format!(
+            "[SEARCH: {} {hits_word} (matching lines) for {pattern}{flags} in {where_}. Showing {shown}.\n",
+            thousands(a.hit_count)
+        ));
+        if let Some(c) = &a.next_cursor {
+            let call = crate::envelope::NextCall::new(
+                "search",
+                [
+                    ("ref", Value::from(reference)),
+                    ("pattern", Value::from(a.query.pattern.clone())),
+                    ("cursor", Value::from(c.clone())),
+                ],
+            );
+            let text = match dialect {
+                render::Dialect::Mcp => render::call_text(&call),
+                render::Dialect::Cli => render::cli_text(&call),
+            };
+            out.push_str(&format!(" Next hits: {text}\n"));
+        }
+        out.push_str(&format!(" See a hit in context: read ref={reference} line=N.]\n"));
+    } else {
+        out.push_str(&format!(
+            "[SEARCH: {} {hits_word} (matching lines) for {pattern}{flags}, all shown; searched {where_}.]\n",
+            thousands(a.hit_count)
+        ));
+    }
+    for hit in &a.hits {
+        for c in &hit.before {
+            out.push_str(&format!("{}-{}\n", c.line, c.text));
+        }
+        let trim = hit.trimmed.map_or(String::new(), |t| {
+            format!(
+                " [line trimmed: chars {}-{} of {}]",
+                thousands(t.start_char),
+                thousands(t.end_char),
+                thousands(t.line_chars)
+            )
+        });
+        out.push_str(&format!("{}:{}{trim}\n", hit.line, hit.text));
+        for c in &hit.after {
+            out.push_str(&format!("{}-{}\n", c.line, c.text));
+        }
+    }
+    out
+}

@@ -1,0 +1,169 @@
+//! Every flag of the `spool` command, in one place.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0   success
+  1   internal error (i/o, database)
+  2   usage error
+  3   not_found          4   expired          5   forbidden
+  6   invalid_argument   7   unavailable      8   timeout
+  9   corrupt
+  `spool run` exits with the command's own exit code; 128+N when a signal N ended it,
+  124 when it timed out, 130 when it was interrupted.";
+
+/// spool: tool output that is never cut silently. Every output is stored whole, once; every
+/// answer says what was shown, how big the whole is, and how to get the rest.
+#[derive(Debug, Parser)]
+#[command(name = "spool", version, after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a command, store all of its output, show an honest preview.
+    Run(RunArgs),
+    /// Read a window of a stored artifact or a file.
+    Read(ReadArgs),
+    /// Search the whole of a stored artifact or a file.
+    Search(SearchArgs),
+    /// List stored artifacts, newest first.
+    Artifacts(ArtifactsArgs),
+    /// Show recent answers, or everything delivered from one artifact.
+    Audit(AuditArgs),
+    /// Apply expiry and the store quota now.
+    Gc(GcArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PreviewArg {
+    Head,
+    Tail,
+    HeadTail,
+}
+
+impl From<PreviewArg> for spool_core::Preview {
+    fn from(p: PreviewArg) -> Self {
+        match p {
+            PreviewArg::Head => Self::Head,
+            PreviewArg::Tail => Self::Tail,
+            PreviewArg::HeadTail => Self::HeadTail,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct Common {
+    /// Print the structured answer as JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Stop the command after this many seconds.
+    #[arg(long, value_name = "S")]
+    pub timeout: Option<f64>,
+    /// Which part of the output to show.
+    #[arg(long, value_enum)]
+    pub preview: Option<PreviewArg>,
+    /// Cap of the shown part, in tokens.
+    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u64,
+    /// Working directory of the command.
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: Common,
+    /// The command and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub argv: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// An artifact ref (sp_...) or a file path.
+    pub target: String,
+    /// Lines A to B (1-based, inclusive); `A:` reads from A on.
+    #[arg(long, value_name = "A:B", conflicts_with_all = ["chars", "bytes", "tail", "preview"])]
+    pub lines: Option<String>,
+    /// Chars A to B (0-based, B exclusive).
+    #[arg(long, value_name = "A:B", conflicts_with_all = ["bytes", "tail", "preview"])]
+    pub chars: Option<String>,
+    /// Bytes A to B (0-based, B exclusive).
+    #[arg(long, value_name = "A:B", conflicts_with_all = ["tail", "preview"])]
+    pub bytes: Option<String>,
+    /// The last N lines.
+    #[arg(long, value_name = "N", conflicts_with = "preview")]
+    pub tail: Option<u64>,
+    /// Which part to show when no range is given.
+    #[arg(long, value_enum)]
+    pub preview: Option<PreviewArg>,
+    /// Cap of the shown part, in tokens.
+    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u64,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// A regular expression (or, with --literal, plain text).
+    pub pattern: String,
+    /// An artifact ref (sp_...) or a file path.
+    pub target: String,
+    /// Search for the pattern as plain text.
+    #[arg(short = 'F', long)]
+    pub literal: bool,
+    /// Ignore case.
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
+    /// Lines of context around each hit.
+    #[arg(short = 'C', long, default_value_t = 0)]
+    pub context: u64,
+    /// Hits per page.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Continue from a previous answer's `next_cursor`.
+    #[arg(long)]
+    pub cursor: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct ArtifactsArgs {
+    /// Only artifacts of this kind (exec, fetch, file, mcp, search).
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Artifacts per page.
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+    /// Continue from a previous answer's `next_cursor`.
+    #[arg(long)]
+    pub cursor: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Show everything delivered from this artifact, and what never was.
+    pub reference: Option<String>,
+    /// How many recent answers to show.
+    #[arg(long, default_value_t = 30)]
+    pub limit: usize,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct GcArgs {
+    #[command(flatten)]
+    pub common: Common,
+}

@@ -1,0 +1,53 @@
+//! One module per subcommand; each returns the process exit code or the core error.
+
+mod artifacts;
+mod audit;
+mod gc;
+mod read;
+mod run;
+mod search;
+
+use spool_core::{Error, Store};
+
+use crate::cli::Command;
+
+pub fn wants_json(cmd: &Command) -> bool {
+    match cmd {
+        Command::Run(a) => a.common.json,
+        Command::Read(a) => a.common.json,
+        Command::Search(a) => a.common.json,
+        Command::Artifacts(a) => a.common.json,
+        Command::Audit(a) => a.common.json,
+        Command::Gc(a) => a.common.json,
+    }
+}
+
+pub fn dispatch(store: &Store, cmd: Command) -> Result<u8, Error> {
+    match cmd {
+        Command::Run(a) => run::run(store, &a),
+        Command::Read(a) => read::read(store, &a),
+        Command::Search(a) => search::search(store, &a),
+        Command::Artifacts(a) => artifacts::artifacts(store, &a),
+        Command::Audit(a) => audit::audit(store, &a),
+        Command::Gc(a) => gc::gc(store, &a),
+    }
+}
+
+/// Resolves a ref or a path to a ref: a path is snapshotted into the store first.
+pub fn resolve_target(store: &Store, target: &str) -> Result<String, Error> {
+    if spool_core::refs::looks_like_ref(target) && !std::path::Path::new(target).exists() {
+        return Ok(target.to_owned());
+    }
+    Ok(spool_core::files::snapshot(store, std::path::Path::new(target))?.reference)
+}
+
+/// Audit failures never fail the answer; they are logged.
+pub fn audited(result: spool_core::Result<()>) {
+    if let Err(e) = result {
+        tracing::warn!(error = %e, "could not record the answer in the audit");
+    }
+}
+
+pub fn elapsed_ms(since: std::time::Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}

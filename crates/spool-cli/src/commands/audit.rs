@@ -1,0 +1,116 @@
+//! `spool audit [REF]`
+
+use serde_json::Value;
+use spool_core::audit::{AuditRow, for_ref, recent};
+use spool_core::render::thousands;
+use spool_core::{Error, Store};
+
+use crate::cli::AuditArgs;
+use crate::output;
+
+fn delivered_text(row: &AuditRow) -> String {
+    let d = &row.delivered;
+    if let Some(code) = d.get("error").and_then(Value::as_str) {
+        return format!("error {code}");
+    }
+    if let Some(hits) = d.get("hits").and_then(Value::as_u64) {
+        return format!("{} hits", thousands(hits));
+    }
+    let ranges: Vec<String> = d
+        .get("ranges")
+        .and_then(Value::as_array)
+        .map(|rs| {
+            rs.iter()
+                .map(|r| {
+                    let unit = r.get("unit").and_then(Value::as_str).unwrap_or("?");
+                    let a = r.get("start").and_then(Value::as_u64).unwrap_or(0);
+                    let b = r.get("end").and_then(Value::as_u64).unwrap_or(0);
+                    format!("{unit} {a}-{b}")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let bytes = d.get("bytes").and_then(Value::as_u64).unwrap_or(0);
+    let tokens = d.get("tokens").and_then(Value::as_u64).unwrap_or(0);
+    if ranges.is_empty() {
+        return "nothing".into();
+    }
+    format!("{} ({} bytes, {} tokens)", ranges.join(", "), thousands(bytes), thousands(tokens))
+}
+
+fn whole_text(row: &AuditRow) -> String {
+    let Some(t) = &row.total else { return "-".into() };
+    if let Some(hits) = t.get("hits").and_then(Value::as_u64) {
+        return format!("{} hits", thousands(hits));
+    }
+    let lines = t.get("lines").and_then(Value::as_u64).unwrap_or(0);
+    let bytes = t.get("bytes").and_then(Value::as_u64).unwrap_or(0);
+    format!("{} lines, {} bytes", thousands(lines), thousands(bytes))
+}
+
+fn row_text(row: &AuditRow) -> String {
+    format!(
+        "{:>5}  {}  {:<8} {:<14} whole: {:<26} delivered: {}  {}{}  {} ms\n",
+        row.id,
+        row.at,
+        row.tool,
+        row.reference.as_deref().unwrap_or("-"),
+        whole_text(row),
+        delivered_text(row),
+        if row.complete { "complete" } else { "partial" },
+        row.reason.as_ref().map_or(String::new(), |r| format!(" ({r})")),
+        row.duration_ms,
+    )
+}
+
+pub fn audit(store: &Store, args: &AuditArgs) -> Result<u8, Error> {
+    if let Some(reference) = &args.reference {
+        let report = for_ref(store, reference)?;
+        if args.common.json {
+            output::json(&report);
+            return Ok(0);
+        }
+        let mut out = format!(
+            "{reference}: {} answers; whole: {} lines, {} bytes\n",
+            report.answers.len(),
+            thousands(report.total.lines.unwrap_or(0)),
+            thousands(report.total.bytes.unwrap_or(0)),
+        );
+        for row in &report.answers {
+            out.push_str(&row_text(row));
+        }
+        if report.never_delivered_bytes.is_empty() {
+            out.push_str("every byte has been delivered at least once\n");
+        } else {
+            out.push_str("never delivered:\n");
+            match &report.never_delivered_lines {
+                Some(lines) => {
+                    for ((a, b), (la, lb)) in report.never_delivered_bytes.iter().zip(lines) {
+                        out.push_str(&format!("  lines {la}-{lb} (bytes {a}-{b})\n"));
+                    }
+                }
+                None => {
+                    for (a, b) in &report.never_delivered_bytes {
+                        out.push_str(&format!("  bytes {a}-{b}\n"));
+                    }
+                }
+            }
+        }
+        output::text(&out);
+        return Ok(0);
+    }
+    let rows = recent(store, args.limit, None)?;
+    if args.common.json {
+        output::json(&rows);
+        return Ok(0);
+    }
+    let mut out = String::new();
+    if rows.is_empty() {
+        out.push_str("no answers recorded yet\n");
+    }
+    for row in rows.iter().rev() {
+        out.push_str(&row_text(row));
+    }
+    output::text(&out);
+    Ok(0)
+}

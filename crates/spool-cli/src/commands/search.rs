@@ -1,0 +1,45 @@
+//! `spool search PATTERN REF|PATH`
+
+use std::time::Instant;
+
+use serde_json::json;
+use spool_core::render::Dialect;
+use spool_core::search::{Paging, Query, render_answer, search_artifact};
+use spool_core::{Error, Store, audit};
+
+use super::{audited, elapsed_ms, resolve_target};
+use crate::cli::SearchArgs;
+use crate::output;
+
+pub fn search(store: &Store, args: &SearchArgs) -> Result<u8, Error> {
+    let started = Instant::now();
+    let reference = resolve_target(store, &args.target)?;
+    let query = Query {
+        pattern: args.pattern.clone(),
+        literal: args.literal,
+        case_insensitive: args.ignore_case,
+    };
+    let paging = Paging {
+        context: args.context,
+        limit: args.limit,
+        cursor: args.cursor.clone(),
+    };
+    let arguments = json!({ "pattern": args.pattern, "ref": reference, "literal": args.literal,
+        "case_insensitive": args.ignore_case, "context": args.context, "limit": args.limit, "cursor": args.cursor });
+    match search_artifact(store, &reference, &query, &paging) {
+        Ok(answer) => {
+            audited(audit::record_search(store, "search", &arguments, &answer, elapsed_ms(started)));
+            if args.common.json {
+                output::json(&answer);
+            } else {
+                output::text(&render_answer(&answer, Dialect::Cli));
+            }
+            // Like grep: 1 when nothing matched.
+            Ok(u8::from(answer.hit_count == 0))
+        }
+        Err(err) => {
+            audited(audit::record_error(store, "search", &arguments, &err, elapsed_ms(started)));
+            Err(err)
+        }
+    }
+}

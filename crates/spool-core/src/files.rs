@@ -1,0 +1,106 @@
+//! File snapshots: a file read through spool is stored once, with what pins its version.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::Command;
+use std::time::UNIX_EPOCH;
+
+use serde_json::Map;
+use sha2::{Digest, Sha256};
+
+use crate::clock;
+use crate::envelope::{ArtifactState, NextCall, Source, SourceKind};
+use crate::error::{Error, Result};
+use crate::store::{ArtifactMeta, NewArtifact, Store};
+
+/// Stores a snapshot of the file at `path` (or finds the stored one, if the file is unchanged).
+pub fn snapshot(store: &Store, path: &Path) -> Result<ArtifactMeta> {
+    let real = std::fs::canonicalize(path).map_err(|e| path_error(path, e))?;
+    let stat = std::fs::metadata(&real).map_err(|e| path_error(&real, e))?;
+    if stat.is_dir() {
+        return Err(Error::invalid(
+            format!("`{}` is a directory, not a file", real.display()),
+            Some("search it with `search` and a `path`, or list it with `list`".to_owned()),
+        ));
+    }
+    let mtime_ns = stat
+        .modified()
+        .ok()
+        .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    let key = format!("file:{}:{}:{mtime_ns}", real.display(), stat.len());
+    if let Some(found) = store.find_by_dedup(&key)? {
+        return Ok(found);
+    }
+    let mut file = std::fs::File::open(&real).map_err(|e| path_error(&real, e))?;
+    let mut version = Map::new();
+    version.insert("path".into(), real.display().to_string().into());
+    version.insert(
+        "mtime".into(),
+        clock::rfc3339(i64::try_from(mtime_ns / 1_000_000).unwrap_or(i64::MAX)).into(),
+    );
+    let mut new = NewArtifact::new(Source {
+        kind: SourceKind::File,
+        desc: real.display().to_string(),
+        version,
+    });
+    new.dedup_key = Some(key);
+    new.redo = Some(NextCall::new("read", [("path", real.display().to_string().into())]));
+    let mut writer = store.create(new)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io(&real, e)),
+        };
+        hasher.update(&buf[..n]);
+        writer.write(&buf[..n]);
+    }
+    let mut extra = Map::new();
+    let digest: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    extra.insert("sha256".into(), digest.into());
+    if let Some((commit, dirty)) = git_version(&real) {
+        extra.insert("commit".into(), commit.into());
+        extra.insert("dirty".into(), dirty.into());
+    }
+    writer.finish(ArtifactState::Complete, None, extra)
+}
+
+fn path_error(path: &Path, e: std::io::Error) -> Error {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => Error::PathNotFound { path: path.to_owned() },
+        std::io::ErrorKind::PermissionDenied => Error::Forbidden {
+            path: path.to_owned(),
+            reason: "permission denied by the operating system".into(),
+        },
+        _ => Error::io(path, e),
+    }
+}
+
+/// The commit of the repository holding `file`, and whether the file differs from it.
+fn git_version(file: &Path) -> Option<(String, bool)> {
+    let dir = file.parent()?;
+    let head = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !head.status.success() {
+        return None;
+    }
+    let commit = String::from_utf8_lossy(&head.stdout).trim().to_owned();
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["status", "--porcelain", "--"])
+        .arg(file)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    Some((commit, !status.stdout.is_empty()))
+}

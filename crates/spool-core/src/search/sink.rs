@@ -1,0 +1,134 @@
+//! The sink that counts every hit and keeps one page of them, with context.
+
+use grep_matcher::Matcher;
+use grep_regex::RegexMatcher;
+use grep_searcher::{Searcher, Sink, SinkContext, SinkContextKind, SinkMatch};
+
+use super::{ContextLine, Hit, LONG_LINE, Trim};
+use crate::utf8;
+
+pub struct HitSink<'m> {
+    matcher: &'m RegexMatcher,
+    after_line: u64,
+    limit: usize,
+    /// Set when the total is already known (a later page): stop once the page is full.
+    known_total: Option<u64>,
+    count: u64,
+    hits: Vec<Hit>,
+    pending_before: Vec<ContextLine>,
+    keeping_after: bool,
+}
+
+impl<'m> HitSink<'m> {
+    pub fn new(matcher: &'m RegexMatcher, after_line: u64, limit: usize, known_total: Option<u64>) -> Self {
+        Self {
+            matcher,
+            after_line,
+            limit,
+            known_total,
+            count: 0,
+            hits: Vec::new(),
+            pending_before: Vec::new(),
+            keeping_after: false,
+        }
+    }
+
+    /// Hits kept (at most limit + 1, to know whether more exist) and hits counted.
+    pub fn finish(self) -> (Vec<Hit>, u64) {
+        (self.hits, self.count)
+    }
+
+    fn line_text(bytes: &[u8]) -> &[u8] {
+        let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        bytes.strip_suffix(b"\r").unwrap_or(bytes)
+    }
+
+    fn hit_text(&self, line: &[u8]) -> (String, Option<Trim>) {
+        if line.len() <= LONG_LINE {
+            return (utf8::lossy(line), None);
+        }
+        let line_chars = utf8::count_chars(line);
+        if line_chars <= LONG_LINE as u64 {
+            return (utf8::lossy(line), None);
+        }
+        let (m_start, m_end) = match self.matcher.find(line) {
+            Ok(Some(m)) => (m.start(), m.end()),
+            _ => (0, 0),
+        };
+        // Up to 100 chars before the match and 200 after its start, on char boundaries.
+        let start = char_boundary_back(line, m_start, 100);
+        let end = char_boundary_forward(line, m_end.max(start), 200);
+        let start_char = utf8::count_chars(&line[..start]);
+        let shown_chars = utf8::count_chars(&line[start..end]);
+        (
+            utf8::lossy(&line[start..end]),
+            Some(Trim {
+                line_chars,
+                start_char,
+                end_char: start_char + shown_chars,
+            }),
+        )
+    }
+}
+
+/// The byte offset `n` chars before `at` (never splitting a char).
+fn char_boundary_back(line: &[u8], at: usize, n: usize) -> usize {
+    let mut i = at;
+    let mut seen = 0;
+    while i > 0 && seen < n {
+        i -= 1;
+        if !utf8::is_continuation(line[i]) {
+            seen += 1;
+        }
+    }
+    i
+}
+
+/// The byte offset `n` chars after `at` (never splitting a char).
+fn char_boundary_forward(line: &[u8], at: usize, n: usize) -> usize {
+    at + utf8::take_chars(&line[at..], n as u64, true).0
+}
+
+impl Sink for HitSink<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        self.count += 1;
+        let line = mat.line_number().unwrap_or(0);
+        let before = std::mem::take(&mut self.pending_before);
+        if line > self.after_line && self.hits.len() <= self.limit {
+            let (text, trimmed) = self.hit_text(Self::line_text(mat.bytes()));
+            self.hits.push(Hit {
+                path: None,
+                line,
+                byte_offset: mat.absolute_byte_offset(),
+                text,
+                trimmed,
+                before,
+                after: Vec::new(),
+            });
+            self.keeping_after = true;
+        } else {
+            self.keeping_after = false;
+        }
+        let page_full = self.hits.len() > self.limit;
+        Ok(!(page_full && self.known_total.is_some()))
+    }
+
+    fn context(&mut self, _searcher: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        let line = ContextLine {
+            line: ctx.line_number().unwrap_or(0),
+            text: utf8::lossy(Self::line_text(ctx.bytes())),
+        };
+        match ctx.kind() {
+            SinkContextKind::Before => self.pending_before.push(line),
+            SinkContextKind::After if self.keeping_after => {
+                if let Some(hit) = self.hits.last_mut() {
+                    hit.after.push(line);
+                }
+            }
+            _ => {}
+        }
+        Ok(true)
+    }
+}
