@@ -1,16 +1,16 @@
 //! Runs a command and captures all of its output into one artifact, in arrival order.
 //!
-//! stdout and stderr are read by two threads that hand whole lines (or 64 KiB pieces of a
-//! longer line) to the writer through a bounded channel, so memory stays flat however much the
-//! command prints, and lines from the two streams are not interleaved mid-line.
+//! stdout and stderr are read by one thread that polls both pipes and writes what arrives
+//! straight to the artifact: memory stays flat however much the command prints, and the order
+//! of the two streams is the order in which their output became readable.
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::os::fd::AsFd;
+use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -19,9 +19,10 @@ use serde_json::{Map, Value, json};
 use crate::clock;
 use crate::envelope::{ArtifactState, NextCall, Source, SourceKind};
 use crate::error::{Error, Result};
-use crate::store::{ArtifactMeta, NewArtifact, Store, Stream};
+use crate::store::{ArtifactMeta, ArtifactWriter, NewArtifact, Store, Stream};
+use nix::poll::{PollFd, PollFlags, poll};
 
-const PIECE: usize = 64 * 1024;
+const PIECE: usize = 256 * 1024;
 /// How long a stopped command gets between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_secs(2);
 /// How long to keep reading after the command exited while a background process holds the pipes.
@@ -142,35 +143,31 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         }
     };
 
-    let (tx, rx) = mpsc::sync_channel::<(Stream, Vec<u8>)>(16);
-    let readers = [
-        child.stdout.take().map(|s| spawn_reader(s, Stream::Stdout, tx.clone())),
-        child.stderr.take().map(|s| spawn_reader(s, Stream::Stderr, tx.clone())),
-    ];
-    drop(tx);
     if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
         thread::spawn(move || {
             let _ = pipe.write_all(&input);
         });
     }
-
+    let mut pipes = Pipes {
+        stdout: child.stdout.take(),
+        stderr: child.stderr.take(),
+        buf: vec![0u8; PIECE],
+    };
     let deadline = spec.timeout.map(|t| started + t);
     let mut timed_out = false;
     let mut cancelled = false;
     let mut exited_at: Option<Instant> = None;
     let mut stopped_at: Option<Instant> = None;
+    let mut last_data = Instant::now();
     let mut last_progress = Instant::now();
     let mut lingered = false;
-    loop {
-        match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok((stream, bytes)) => writer.write_stream(stream, &bytes),
-            Err(RecvTimeoutError::Disconnected) => break,
-            Err(RecvTimeoutError::Timeout) => {
-                if exited_at.is_some_and(|t| t.elapsed() >= LINGER) {
-                    lingered = true;
-                    break;
-                }
-            }
+    while pipes.open() {
+        if pipes.pump(&mut writer)? {
+            last_data = Instant::now();
+        } else if exited_at.is_some_and(|t| t.elapsed() >= LINGER && last_data.elapsed() >= LINGER) {
+            // The command is gone but something it started still holds the pipes.
+            lingered = true;
+            break;
         }
         if let Some(cb) = control.progress.as_mut()
             && last_progress.elapsed() >= Duration::from_millis(250)
@@ -196,12 +193,8 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
             exited_at = Some(Instant::now());
         }
     }
+    drop(pipes);
     let status = child.wait().map_err(|e| Error::io(&program, e))?;
-    if !lingered {
-        for handle in readers.into_iter().flatten() {
-            let _ = handle.join();
-        }
-    }
     let finished_at = clock::now_ms();
     let mut version = Map::new();
     version.insert("finished_at".into(), clock::rfc3339(finished_at).into());
@@ -236,37 +229,70 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
     })
 }
 
-fn spawn_reader<R: Read + Send + 'static>(
-    mut pipe: R,
-    stream: Stream,
-    tx: SyncSender<(Stream, Vec<u8>)>,
-) -> thread::JoinHandle<()> {
-    thread::spawn(move || {
-        let mut buf = vec![0u8; PIECE];
-        let mut pending: Vec<u8> = Vec::new();
-        loop {
-            let n = match pipe.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
+/// The command's two output pipes, read from one thread in the order poll reports them.
+///
+/// When both have data, stdout is read first: a failing command's last words usually go to
+/// stderr after its stdout, and reading in that order keeps them last.
+struct Pipes {
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+    buf: Vec<u8>,
+}
+
+impl Pipes {
+    fn open(&self) -> bool {
+        self.stdout.is_some() || self.stderr.is_some()
+    }
+
+    /// Waits up to 50 ms for output and stores what arrived. True when something did.
+    fn pump(&mut self, writer: &mut ArtifactWriter<'_>) -> Result<bool> {
+        let ready = {
+            let mut fds = Vec::with_capacity(2);
+            let mut which = Vec::with_capacity(2);
+            if let Some(p) = &self.stdout {
+                fds.push(PollFd::new(p.as_fd(), PollFlags::POLLIN));
+                which.push(Stream::Stdout);
+            }
+            if let Some(p) = &self.stderr {
+                fds.push(PollFd::new(p.as_fd(), PollFlags::POLLIN));
+                which.push(Stream::Stderr);
+            }
+            match poll(&mut fds, 50u16) {
+                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                Err(e) => {
+                    return Err(Error::Unavailable {
+                        what: "the command's output".into(),
+                        cause: e.to_string(),
+                    });
+                }
+            }
+            fds.iter()
+                .zip(which)
+                .filter(|(fd, _)| fd.revents().is_some_and(|r| !r.is_empty()))
+                .map(|(_, s)| s)
+                .collect::<Vec<_>>()
+        };
+        let mut got = false;
+        for stream in ready {
+            let result = match stream {
+                Stream::Stdout => self.stdout.as_mut().map(|p| p.read(&mut self.buf)),
+                Stream::Stderr => self.stderr.as_mut().map(|p| p.read(&mut self.buf)),
             };
-            pending.extend_from_slice(&buf[..n]);
-            // Hand over whole lines; a line longer than a piece goes in pieces.
-            let cut = match memchr::memrchr(b'\n', &pending) {
-                Some(i) => i + 1,
-                None if pending.len() >= PIECE => pending.len(),
-                None => continue,
-            };
-            let rest = pending.split_off(cut);
-            if tx.send((stream, std::mem::replace(&mut pending, rest))).is_err() {
-                return;
+            match result {
+                Some(Ok(n)) if n > 0 => {
+                    writer.write_stream(stream, &self.buf[..n]);
+                    got = true;
+                }
+                Some(Err(e)) if matches!(e.kind(), std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock) => {}
+                // End of file, or a broken pipe: this stream is done.
+                _ => match stream {
+                    Stream::Stdout => self.stdout = None,
+                    Stream::Stderr => self.stderr = None,
+                },
             }
         }
-        if !pending.is_empty() {
-            let _ = tx.send((stream, pending));
-        }
-    })
+        Ok(got)
+    }
 }
 
 fn signal_group(child: &Child, signal: nix::sys::signal::Signal) {

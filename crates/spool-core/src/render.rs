@@ -234,13 +234,16 @@ fn totals_text(e: &Envelope) -> String {
 
 fn whole_text(e: &Envelope) -> String {
     let t = &e.total;
-    let unit = e.shown.first().map_or(Unit::Lines, |r| r.unit);
+    let binary = e.reason.as_ref().is_some_and(|r| r.code == crate::envelope::ReasonCode::Binary);
+    let unit = e.shown.first().map_or(if binary { Unit::Bytes } else { Unit::Lines }, |r| r.unit);
     let count = match unit {
         Unit::Chars => t.chars.map(|c| plural(c, "char", "chars")),
         Unit::Bytes => t.bytes.map(|b| plural(b, "byte", "bytes")),
         _ => t.lines.map(|l| plural(l, "line", "lines")),
     };
     match count {
+        Some(count) if unit == Unit::Bytes && t.bytes.unwrap_or(0) < 1024 => count,
+        Some(count) if unit == Unit::Bytes => format!("{count} ({})", human_bytes(t.bytes.unwrap_or(0))),
         Some(count) => format!("{count} ({})", totals_text(e)),
         None => totals_text(e),
     }

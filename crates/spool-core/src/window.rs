@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::envelope::{CaptureNote, Envelope, NextCall, Range, Reason, ReasonCode};
 use crate::error::{Error, Result};
 use crate::render;
+use crate::tokens;
 use crate::store::{ArtifactReader, Store};
 use crate::envelope::ArtifactState;
 use pieces::Budget;
@@ -19,6 +20,8 @@ pub const DEFAULT_MAX_TOKENS: u64 = 8_000;
 pub const MIN_MAX_TOKENS: u64 = 256;
 /// Tokens kept back from the cap for the banner and gap marker.
 const RESERVE_TOKENS: u64 = 160;
+/// Tokens allowed for a merge across the newline between banner and content.
+const BOUNDARY_SLACK: u64 = 4;
 
 /// Which part of a document a plain read shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,52 +86,80 @@ pub fn window(reader: &ArtifactReader, request: WindowRequest, max_tokens: u64) 
         ));
     }
     let meta = reader.meta();
-    let budget = Budget::new(max_tokens - RESERVE_TOKENS, meta.binary);
-    let mut cut_by_cap = false;
-    let (pieces, requested) = match request {
-        WindowRequest::Preview(preview) if meta.binary => {
-            let _ = preview;
-            (Vec::new(), false)
+    // The banner names the source; a long command line must not push the answer over the cap.
+    let reserve = RESERVE_TOKENS + tokens::count(&render::describe_source(&meta.source));
+    if max_tokens < reserve + MIN_MAX_TOKENS / 2 {
+        return Err(Error::invalid(
+            format!("`max_tokens` {max_tokens} leaves no room for content after the banner ({reserve} tokens)"),
+            Some(format!("ask for `max_tokens` of at least {}", reserve + MIN_MAX_TOKENS)),
+        ));
+    }
+    let mut content_tokens = max_tokens - reserve;
+    // The banner's exact size is known only once the window is cut: cut, measure, and cut
+    // again smaller in the rare case banner and content together pass the cap.
+    for _ in 0..4 {
+        let budget = Budget::new(content_tokens, meta.binary);
+        let (pieces, requested, cut_by_cap) = cut(reader, request, budget)?;
+        let whole = pieces.len() == 1 && pieces[0].span == (0, meta.bytes) || meta.bytes == 0;
+        if whole {
+            let bytes = reader.read_at(0, meta.bytes as usize)?;
+            reader.check_whole(&bytes)?;
         }
+        let mut envelope = assemble(reader, pieces, whole, requested, cut_by_cap, max_tokens);
+        let content = tokens::count(&envelope.content);
+        let banner = tokens::count(&render::banner(&envelope, render::Dialect::Mcp))
+            .max(tokens::count(&render::banner(&envelope, render::Dialect::Cli)));
+        // One newline joins banner and content; a merge across it changes a token or two.
+        let total = banner + content + BOUNDARY_SLACK;
+        if total <= max_tokens || content_tokens <= MIN_MAX_TOKENS / 4 {
+            envelope.delivered.tokens = content;
+            return Ok(envelope);
+        }
+        content_tokens = content_tokens.saturating_sub(total - max_tokens + 8).max(MIN_MAX_TOKENS / 4);
+    }
+    Err(Error::invalid(
+        format!("no window of this artifact fits `max_tokens` {max_tokens} with its banner"),
+        Some(format!("ask for a larger `max_tokens` (at least {})", max_tokens * 2)),
+    ))
+}
+
+/// Cuts the pieces a request asks for: (pieces, asked for a range, cut short by the cap).
+fn cut(reader: &ArtifactReader, request: WindowRequest, budget: Budget) -> Result<(Vec<Piece>, bool, bool)> {
+    let meta = reader.meta();
+    let one = |piece: Piece| {
+        let cut_by_cap = piece.cut_by_cap;
+        (vec![piece], true, cut_by_cap)
+    };
+    Ok(match request {
+        WindowRequest::Preview(_) if meta.binary => (Vec::new(), false, false),
         WindowRequest::Preview(preview) => {
             let mut preview = preview.unwrap_or(meta.preview);
             if failed(meta) && preview == Preview::Head {
                 // A failed command's real last lines are always shown.
                 preview = Preview::HeadTail;
             }
-            (pieces::preview(reader, preview, budget, &mut cut_by_cap)?, false)
+            let mut cut_by_cap = false;
+            let pieces = pieces::preview(reader, preview, budget, &mut cut_by_cap)?;
+            (pieces, false, cut_by_cap)
         }
         WindowRequest::Lines { line, limit } => {
             check_line(meta.lines, line)?;
-            let piece = pieces::lines_forward(reader, line, limit, budget)?;
-            cut_by_cap = piece.cut_by_cap;
-            (vec![piece], true)
+            one(pieces::lines_forward(reader, line, limit, budget)?)
         }
+        WindowRequest::LastLines { .. } if meta.lines == 0 => (Vec::new(), true, false),
         WindowRequest::LastLines { lines } => {
             let start = meta.lines.saturating_sub(lines) + 1;
-            let piece = pieces::lines_forward(reader, start.min(meta.lines.max(1)), Some(lines), budget)?;
-            cut_by_cap = piece.cut_by_cap;
-            (if meta.lines == 0 { Vec::new() } else { vec![piece] }, true)
+            one(pieces::lines_forward(reader, start, Some(lines), budget)?)
         }
         WindowRequest::Chars { offset, max } => {
             check_offset(meta.chars, offset, "chars", "char_offset")?;
-            let piece = pieces::chars_forward(reader, offset, max, budget)?;
-            cut_by_cap = piece.cut_by_cap;
-            (vec![piece], true)
+            one(pieces::chars_forward(reader, offset, max, budget)?)
         }
         WindowRequest::Bytes { offset, max } => {
             check_offset(meta.bytes, offset, "bytes", "byte_offset")?;
-            let piece = pieces::bytes_forward(reader, offset, max, budget)?;
-            cut_by_cap = piece.cut_by_cap;
-            (vec![piece], true)
+            one(pieces::bytes_forward(reader, offset, max, budget)?)
         }
-    };
-    let whole = pieces.len() == 1 && pieces[0].span == (0, meta.bytes) || meta.bytes == 0;
-    if whole {
-        let bytes = reader.read_at(0, meta.bytes as usize)?;
-        reader.check_whole(&bytes)?;
-    }
-    Ok(assemble(reader, pieces, whole, requested, cut_by_cap, max_tokens))
+    })
 }
 
 fn failed(meta: &crate::store::ArtifactMeta) -> bool {
@@ -203,6 +234,11 @@ fn assemble(
         notes.extend(piece.note.clone());
     }
     let complete = whole && meta.state == ArtifactState::Complete || meta.bytes == 0 && pieces.is_empty() && !meta.binary;
+    let reached_end = pieces.last().is_some_and(|p| p.span.1 == meta.bytes);
+    let cap = || Reason {
+        code: ReasonCode::TokenCap,
+        detail: format!("answers are capped at {} tokens", render::thousands(max_tokens)),
+    };
     let reason = if complete {
         None
     } else if meta.binary && pieces.is_empty() {
@@ -214,20 +250,16 @@ fn assemble(
             ),
         })
     } else if cut_by_cap {
-        Some(Reason {
-            code: ReasonCode::TokenCap,
-            detail: format!("answers are capped at {} tokens", render::thousands(max_tokens)),
-        })
+        Some(cap())
+    } else if meta.state != ArtifactState::Complete && (whole || reached_end) {
+        Some(state_reason(meta))
     } else if requested || whole {
         Some(Reason {
             code: ReasonCode::RequestedRange,
             detail: "the caller asked for this range".to_owned(),
         })
     } else {
-        Some(Reason {
-            code: ReasonCode::TokenCap,
-            detail: format!("answers are capped at {} tokens", render::thousands(max_tokens)),
-        })
+        Some(cap())
     };
     if !complete {
         if let Some(last) = pieces.last()
@@ -235,6 +267,18 @@ fn assemble(
         {
             // The forward continuation goes first: following `next[0]` reads on to the end.
             next.insert(0, read_call(&reference, cont));
+        } else if let Some(first) = pieces.first()
+            && !requested
+            && first.span.0 > 0
+            && first.range.unit == crate::envelope::Unit::Lines
+        {
+            // A tail preview: the way on is the part before it.
+            let before = first.lines.0 - 1;
+            let limit = before.min(first.lines.1 - first.lines.0 + 1);
+            next.insert(
+                0,
+                read_call(&reference, pieces::Continuation::Lines { line: 1, limit }),
+            );
         }
         if meta.binary && pieces.is_empty() {
             next.push(read_call(&reference, pieces::Continuation::Bytes { offset: 0, max: 2048 }));
@@ -276,6 +320,22 @@ fn assemble(
         created_at: meta.created_at,
         redo: meta.redo.clone(),
     }
+}
+
+/// Why a stored copy that is shown to its end is still not the whole output.
+fn state_reason(meta: &crate::store::ArtifactMeta) -> Reason {
+    let detail = meta
+        .capture_detail
+        .clone()
+        .unwrap_or_else(|| format!("the stored copy is {}", meta.state.as_str()));
+    let timed_out = meta.source.version.get("timed_out").and_then(Value::as_bool) == Some(true);
+    let code = match meta.state {
+        ArtifactState::Interrupted if timed_out => ReasonCode::Timeout,
+        // Interrupted otherwise means a write failed: the disk (or a file size limit) was full.
+        ArtifactState::Interrupted => ReasonCode::SizeCap,
+        _ => ReasonCode::Cancelled,
+    };
+    Reason { code, detail }
 }
 
 fn read_call(reference: &str, cont: pieces::Continuation) -> NextCall {

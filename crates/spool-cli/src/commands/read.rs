@@ -13,10 +13,10 @@ use crate::output;
 /// Parses `A:B` or `A:` into a start and an optional end.
 fn parse_span(flag: &str, s: &str) -> Result<(u64, Option<u64>), Error> {
     let bad = || Error::InvalidArgument {
-        message: format!("`--{flag}` takes A:B or A: (got `{s}`)"),
+        message: format!("`--{flag}` takes A:B, A: or A (got `{s}`)"),
         hint: Some(format!("for example `--{flag} 10:20`")),
     };
-    let (a, b) = s.split_once(':').ok_or_else(bad)?;
+    let (a, b) = s.split_once(':').unwrap_or((s, ""));
     let a: u64 = a.trim().parse().map_err(|_| bad())?;
     let b = match b.trim() {
         "" => None,

@@ -308,7 +308,7 @@ impl Store {
         Ok(())
     }
 
-    /// A capture whose process died: seal what reached the disk as `interrupted`.
+    /// A capture whose process died: seal what reached the disk as `cancelled`.
     fn recover(&self, meta: ArtifactMeta) -> Result<ArtifactMeta> {
         let partial = self.partial_path(&meta.reference);
         let orphan = partial.with_extension("orphan");
@@ -334,7 +334,7 @@ impl Store {
             }
         }
         let sealed = writer.finish(
-            ArtifactState::Interrupted,
+            ArtifactState::Cancelled,
             Some("the capturing process died; this is what reached the disk".into()),
             serde_json::Map::new(),
         );

@@ -187,7 +187,7 @@ impl Drop for ArtifactWriter<'_> {
     fn drop(&mut self) {
         if self.scanner.is_some() {
             let detail = Some("the capture ended before it was finished".to_owned());
-            if let Err(e) = self.seal(ArtifactState::Interrupted, detail, Map::new()) {
+            if let Err(e) = self.seal(ArtifactState::Cancelled, detail, Map::new()) {
                 tracing::warn!(reference = %self.meta.reference, error = %e, "could not seal an unfinished artifact");
             }
         }

@@ -179,7 +179,8 @@ pub fn lines_forward(
         tokens: used,
         cut_by_cap,
         note: None,
-        per_answer: per_answer(k as u64, used, budget),
+        // Continue with the page size the caller chose, or with what one answer holds.
+        per_answer: limit.unwrap_or_else(|| per_answer(k as u64, used, budget)),
     })
 }
 

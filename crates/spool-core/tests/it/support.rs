@@ -1,0 +1,39 @@
+//! Fixtures shared by the tests.
+
+use serde_json::Map;
+use spool_core::envelope::{Source, SourceKind};
+use spool_core::store::{ArtifactMeta, NewArtifact};
+use spool_core::{Store, StoreConfig};
+use tempfile::TempDir;
+
+pub struct TestStore {
+    pub store: Store,
+    pub dir: TempDir,
+}
+
+pub fn store() -> TestStore {
+    store_with(StoreConfig::default())
+}
+
+pub fn store_with(config: StoreConfig) -> TestStore {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), config).unwrap();
+    TestStore { store, dir }
+}
+
+pub fn text_source(desc: &str) -> Source {
+    Source {
+        kind: SourceKind::Text,
+        desc: desc.to_owned(),
+        version: Map::new(),
+    }
+}
+
+pub fn put(store: &Store, bytes: &[u8]) -> ArtifactMeta {
+    store.put(NewArtifact::new(text_source("test content")), bytes).unwrap()
+}
+
+/// `n` numbered lines: `line 1: ...`.
+pub fn numbered_lines(n: usize) -> String {
+    (1..=n).map(|i| format!("line {i}: the quick brown fox jumps over the lazy dog\n")).collect()
+}

@@ -1,0 +1,228 @@
+//! Windows: following `next` from the start ends, the pieces join back byte for byte, no
+//! answer exceeds its cap, no UTF-8 character is split.
+
+use proptest::prelude::*;
+use serde_json::Value;
+use spool_core::envelope::{Envelope, Unit};
+use spool_core::render::{Dialect, envelope_text};
+use spool_core::window::{WindowRequest, read_window};
+use spool_core::{ErrorCode, Store, tokens};
+
+use crate::support::{numbered_lines, put, store};
+
+/// Turns a `next` read call back into a request.
+fn request_of(e: &Envelope) -> Option<WindowRequest> {
+    let call = e.next.first()?;
+    if call.tool != "read" {
+        return None;
+    }
+    let a = &call.arguments;
+    let n = |k: &str| a.get(k).and_then(Value::as_u64);
+    if let Some(line) = n("line") {
+        Some(WindowRequest::Lines { line, limit: n("limit") })
+    } else if let Some(offset) = n("char_offset") {
+        Some(WindowRequest::Chars { offset, max: n("max_chars") })
+    } else {
+        n("byte_offset").map(|offset| WindowRequest::Bytes { offset, max: n("max_bytes") })
+    }
+}
+
+/// Reads from line 1 following `next[0]`; returns the byte spans and texts in order.
+fn follow(store: &Store, reference: &str, max_tokens: u64) -> (Vec<(u64, u64)>, String, usize) {
+    let mut req = WindowRequest::Lines { line: 1, limit: None };
+    let mut spans = Vec::new();
+    let mut text = String::new();
+    let mut calls = 0;
+    loop {
+        let e = read_window(store, reference, req, max_tokens).unwrap();
+        calls += 1;
+        assert!(calls < 100_000, "following next never ends");
+        let whole = envelope_text(&e, Dialect::Mcp);
+        let used = tokens::count(&whole);
+        assert!(used <= max_tokens, "answer of {used} tokens over the cap of {max_tokens}");
+        assert_eq!(e.shown.len(), 1);
+        spans.extend(e.delivered.byte_spans.iter().copied());
+        text.push_str(&e.content);
+        match request_of(&e) {
+            Some(next) => req = next,
+            None => break,
+        }
+    }
+    (spans, text, calls)
+}
+
+fn check_joins(bytes: &[u8], max_tokens: u64) {
+    let s = store();
+    let meta = put(&s.store, bytes);
+    if bytes.is_empty() {
+        let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), max_tokens).unwrap();
+        assert!(e.complete);
+        assert!(e.shown.is_empty());
+        return;
+    }
+    let (spans, text, _) = follow(&s.store, &meta.reference, max_tokens);
+    let mut at = 0;
+    for (a, b) in &spans {
+        assert_eq!(*a, at, "pieces must join without gap or overlap");
+        assert!(b > a, "every piece shows something");
+        at = *b;
+    }
+    assert_eq!(at, bytes.len() as u64, "following next reaches the end");
+    assert_eq!(text, String::from_utf8_lossy(bytes), "pieces join back to the content");
+    // No piece boundary splits a UTF-8 character of valid input.
+    if let Ok(valid) = std::str::from_utf8(bytes) {
+        for (a, _) in &spans {
+            assert!(valid.is_char_boundary(*a as usize));
+        }
+    }
+}
+
+fn content_strategy() -> impl Strategy<Value = Vec<u8>> {
+    let segment = prop_oneof![
+        4 => "[a-z ]{1,40}".prop_map(String::into_bytes),
+        3 => Just(b"\n".to_vec()),
+        1 => Just(b"\r\n".to_vec()),
+        1 => "[日本語中文한국어]{1,20}".prop_map(String::into_bytes),
+        1 => prop::collection::vec(any::<u8>(), 1..6),
+        1 => (1usize..20_000).prop_map(|n| vec![b'x'; n]),
+        1 => Just("é😀".as_bytes().to_vec()),
+    ];
+    prop::collection::vec(segment, 0..60).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn following_next_joins_back_byte_for_byte(bytes in content_strategy(), cap in 300u64..1500) {
+        check_joins(&bytes, cap);
+    }
+}
+
+#[test]
+fn edge_contents_join_back() {
+    let cases: Vec<Vec<u8>> = vec![
+        Vec::new(),
+        b"no final newline".to_vec(),
+        b"a\r\nb\r\nc\r\n".to_vec(),
+        b"\n\n\n".to_vec(),
+        b"bad \xff\xfe utf8 \xe2\x82\n and more \xf0\x9f\n".to_vec(),
+        "日本語のテキスト\n".repeat(3000).into_bytes(),
+        vec![b'y'; 300_000],
+        numbered_lines(5000).into_bytes(),
+    ];
+    for bytes in cases {
+        check_joins(&bytes, 1000);
+    }
+}
+
+#[test]
+fn head_tail_preview_names_the_gap_exactly() {
+    let s = store();
+    let text = numbered_lines(3000);
+    let meta = put(&s.store, text.as_bytes());
+    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(Some(spool_core::Preview::HeadTail)), 8000).unwrap();
+    assert!(!e.complete);
+    assert_eq!(e.shown.len(), 2);
+    let (head, tail) = (e.shown[0], e.shown[1]);
+    assert_eq!((head.unit, head.start), (Unit::Lines, 1));
+    assert_eq!(tail.end, 3000);
+    let marker = format!(
+        "... [lines {}-{} not shown: ",
+        head.end + 1,
+        tail.start - 1
+    );
+    assert!(e.content.contains(&marker), "{marker} in content");
+    // Three text blocks: head, marker, tail; head and tail are exactly the lines shown.
+    assert_eq!(e.pieces.len(), 3);
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    assert_eq!(e.pieces[0], lines[..head.end as usize].concat());
+    assert_eq!(e.pieces[2], lines[tail.start as usize - 1..].concat());
+    // The first next call reads the gap.
+    assert_eq!(e.next[0].arguments["line"], head.end + 1);
+    assert_eq!(e.reason.as_ref().unwrap().code, spool_core::envelope::ReasonCode::TokenCap);
+}
+
+#[test]
+fn tail_preview_shows_the_real_last_lines() {
+    let s = store();
+    let meta = put(&s.store, numbered_lines(2000).as_bytes());
+    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(Some(spool_core::Preview::Tail)), 1000).unwrap();
+    assert_eq!(e.shown.len(), 1);
+    assert_eq!(e.shown[0].end, 2000);
+    assert!(e.content.ends_with("line 2000: the quick brown fox jumps over the lazy dog\n"));
+    // The part before the tail is the first way on.
+    assert_eq!(e.next[0].arguments["line"], 1);
+    let shown_lines = e.shown[0].end - e.shown[0].start + 1;
+    assert_eq!(e.next[0].arguments["limit"], shown_lines.min(e.shown[0].start - 1));
+}
+
+#[test]
+fn a_giant_single_line_is_windowed_by_chars() {
+    let s = store();
+    let mut line = "abcdefghij".repeat(1_000_000);
+    line.push('\n');
+    let meta = put(&s.store, line.as_bytes());
+    let e = read_window(&s.store, &meta.reference, WindowRequest::Lines { line: 1, limit: None }, 2000).unwrap();
+    assert_eq!(e.shown[0].unit, Unit::Chars);
+    assert_eq!(e.shown[0].start, 0);
+    assert!(e.notes[0].contains("line 1 is 10,000,001 chars long"), "{}", e.notes[0]);
+    assert_eq!(e.next[0].arguments["char_offset"], e.shown[0].end);
+    // A char window deep inside the line is found through the index, not a scan from the start.
+    let deep = read_window(&s.store, &meta.reference, WindowRequest::Chars { offset: 9_000_003, max: Some(7) }, 2000).unwrap();
+    assert_eq!(deep.content, "defghij");
+    assert!(!deep.complete);
+}
+
+#[test]
+fn positions_past_the_end_are_invalid_arguments_with_the_valid_range() {
+    let s = store();
+    let meta = put(&s.store, numbered_lines(10).as_bytes());
+    let err = read_window(&s.store, &meta.reference, WindowRequest::Lines { line: 11, limit: None }, 8000).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument);
+    assert_eq!(err.to_string(), "no lines at this position (total 10)");
+    assert_eq!(err.hint().unwrap(), "ask for `line` between 1 and 10");
+    let err = read_window(&s.store, &meta.reference, WindowRequest::Bytes { offset: 10_000, max: None }, 8000).unwrap_err();
+    assert!(err.to_string().starts_with("no bytes at this position (total "));
+}
+
+#[test]
+fn a_whole_small_artifact_is_complete() {
+    let s = store();
+    let meta = put(&s.store, b"one\ntwo\n");
+    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 8000).unwrap();
+    assert!(e.complete);
+    assert!(e.reason.is_none());
+    assert!(e.next.is_empty());
+    assert_eq!(e.content, "one\ntwo\n");
+    assert_eq!(e.total.lines, Some(2));
+    assert_eq!(e.total.tokens_estimated, false);
+}
+
+#[test]
+fn binary_content_is_detected_and_byte_windows_render_escaped() {
+    let s = store();
+    let bytes: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+    let meta = put(&s.store, &bytes);
+    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 8000).unwrap();
+    assert!(!e.complete);
+    assert_eq!(e.reason.as_ref().unwrap().code, spool_core::envelope::ReasonCode::Binary);
+    assert_eq!(e.next[0].arguments["byte_offset"], 0);
+    let w = read_window(&s.store, &meta.reference, WindowRequest::Bytes { offset: 0, max: Some(4) }, 8000).unwrap();
+    assert_eq!(w.content, "\\x00\\x01\\x02\\x03");
+    assert_eq!(w.shown[0].end, 4);
+}
+
+#[test]
+fn token_totals_are_exact_when_small_and_estimated_when_large() {
+    let s = store();
+    let small = put(&s.store, b"hello world\n");
+    assert_eq!(small.tokens, Some(3));
+    assert!(!small.tokens_estimated);
+    let big_text = numbered_lines(40_000);
+    let big = put(&s.store, big_text.as_bytes());
+    assert!(big.tokens_estimated);
+    let estimate = big.tokens.unwrap() as f64;
+    let exact = tokens::count(&big_text) as f64;
+    assert!((estimate - exact).abs() / exact < 0.05, "estimate {estimate} vs {exact}");
+}
