@@ -18,7 +18,7 @@ fn exit_code_for(err: &Error) -> u8 {
         ErrorCode::Unavailable => 7,
         ErrorCode::Timeout => 8,
         ErrorCode::Corrupt => 9,
-        _ => 1,
+        ErrorCode::Internal => 1,
     }
 }
 

@@ -1,5 +1,8 @@
 //! The one place the CLI writes answers to stdout.
-#![expect(clippy::print_stdout, reason = "the CLI's output module: stdout is the product")]
+#![expect(
+    clippy::print_stdout,
+    reason = "the CLI's output module: stdout is the product"
+)]
 
 use std::io::Write;
 
@@ -7,7 +10,8 @@ use spool_core::render::{self, Dialect};
 use spool_core::{Envelope, Error};
 
 pub fn json<T: serde::Serialize>(value: &T) {
-    let text = serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let text =
+        serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     println!("{text}");
 }
 

@@ -26,37 +26,45 @@ pub struct AuditRow {
     pub duration_ms: u64,
 }
 
-fn insert(
-    store: &Store,
-    tool: &str,
-    arguments: &Value,
-    reference: Option<&str>,
+/// One answer, as the audit table stores it.
+struct Entry<'a> {
+    tool: &'a str,
+    arguments: &'a Value,
+    reference: Option<&'a str>,
     total: Option<Value>,
-    delivered: &Value,
+    delivered: Value,
     complete: bool,
-    reason: Option<&str>,
+    reason: Option<&'a str>,
     duration_ms: u64,
-) -> Result<()> {
+}
+
+fn insert(store: &Store, e: Entry<'_>) -> Result<()> {
     store.conn().execute(
         "INSERT INTO audit (at, tool, arguments, ref, total, delivered, complete, reason, duration_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
             clock::now_ms(),
-            tool,
-            arguments.to_string(),
-            reference,
-            total.map(|t| t.to_string()),
-            delivered.to_string(),
-            complete,
-            reason,
-            duration_ms as i64,
+            e.tool,
+            e.arguments.to_string(),
+            e.reference,
+            e.total.map(|t| t.to_string()),
+            e.delivered.to_string(),
+            e.complete,
+            e.reason,
+            e.duration_ms as i64,
         ],
     )?;
     Ok(())
 }
 
 /// Records an envelope answer.
-pub fn record_envelope(store: &Store, tool: &str, arguments: &Value, e: &Envelope, duration_ms: u64) -> Result<()> {
+pub fn record_envelope(
+    store: &Store,
+    tool: &str,
+    arguments: &Value,
+    e: &Envelope,
+    duration_ms: u64,
+) -> Result<()> {
     let d = &e.delivered;
     let delivered = json!({
         "ranges": e.shown,
@@ -67,46 +75,93 @@ pub fn record_envelope(store: &Store, tool: &str, arguments: &Value, e: &Envelop
     });
     insert(
         store,
-        tool,
-        arguments,
-        Some(&e.reference),
-        Some(serde_json::to_value(e.total).unwrap_or(Value::Null)),
-        &delivered,
-        e.complete,
-        e.reason.as_ref().map(|r| r.code.as_str()),
-        duration_ms,
+        Entry {
+            tool,
+            arguments,
+            reference: Some(&e.reference),
+            total: Some(serde_json::to_value(e.total).unwrap_or(Value::Null)),
+            delivered,
+            complete: e.complete,
+            reason: e.reason.as_ref().map(|r| r.code.as_str()),
+            duration_ms,
+        },
     )
 }
 
 /// Records a search answer.
-pub fn record_search(store: &Store, tool: &str, arguments: &Value, a: &SearchAnswer, duration_ms: u64) -> Result<()> {
+pub fn record_search(
+    store: &Store,
+    tool: &str,
+    arguments: &Value,
+    a: &SearchAnswer,
+    duration_ms: u64,
+) -> Result<()> {
     let delivered = json!({
         "hits": a.hits.len(),
         "lines": a.hits.iter().map(|h| h.line).collect::<Vec<_>>(),
     });
     insert(
         store,
-        tool,
-        arguments,
-        a.reference.as_deref(),
-        Some(json!({ "hits": a.hit_count })),
-        &delivered,
-        !a.truncated,
-        a.truncated.then_some("size_cap"),
-        duration_ms,
+        Entry {
+            tool,
+            arguments,
+            reference: a.reference.as_deref(),
+            total: Some(json!({ "hits": a.hit_count })),
+            delivered,
+            complete: !a.truncated,
+            reason: a.truncated.then_some("size_cap"),
+            duration_ms,
+        },
     )
 }
 
 /// Records an answer that was an error.
-pub fn record_error(store: &Store, tool: &str, arguments: &Value, err: &Error, duration_ms: u64) -> Result<()> {
+pub fn record_error(
+    store: &Store,
+    tool: &str,
+    arguments: &Value,
+    err: &Error,
+    duration_ms: u64,
+) -> Result<()> {
     let reference = arguments.get("ref").and_then(Value::as_str);
     let delivered = json!({ "error": err.code().as_str() });
-    insert(store, tool, arguments, reference, None, &delivered, false, Some(err.code().as_str()), duration_ms)
+    insert(
+        store,
+        Entry {
+            tool,
+            arguments,
+            reference,
+            total: None,
+            delivered,
+            complete: false,
+            reason: Some(err.code().as_str()),
+            duration_ms,
+        },
+    )
 }
 
 /// Records any other answer (a list page, a gc report).
-pub fn record_other(store: &Store, tool: &str, arguments: &Value, delivered: &Value, complete: bool, duration_ms: u64) -> Result<()> {
-    insert(store, tool, arguments, None, None, delivered, complete, None, duration_ms)
+pub fn record_other(
+    store: &Store,
+    tool: &str,
+    arguments: &Value,
+    delivered: &Value,
+    complete: bool,
+    duration_ms: u64,
+) -> Result<()> {
+    insert(
+        store,
+        Entry {
+            tool,
+            arguments,
+            reference: None,
+            total: None,
+            delivered: delivered.clone(),
+            complete,
+            reason: None,
+            duration_ms,
+        },
+    )
 }
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
@@ -156,7 +211,12 @@ pub fn for_ref(store: &Store, reference: &str) -> Result<RefAudit> {
     };
     let mut spans: Vec<(u64, u64)> = answers
         .iter()
-        .filter_map(|a| a.delivered.get("byte_spans").and_then(Value::as_array).cloned())
+        .filter_map(|a| {
+            a.delivered
+                .get("byte_spans")
+                .and_then(Value::as_array)
+                .cloned()
+        })
         .flatten()
         .filter_map(|s| Some((s.get(0)?.as_u64()?, s.get(1)?.as_u64()?)))
         .collect();

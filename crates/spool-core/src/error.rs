@@ -61,7 +61,10 @@ pub enum Error {
     Forbidden { path: PathBuf, reason: String },
 
     #[error("{message}")]
-    InvalidArgument { message: String, hint: Option<String> },
+    InvalidArgument {
+        message: String,
+        hint: Option<String>,
+    },
 
     #[error("artifact `{reference}` is corrupt: its content hash is {actual}, expected {expected}")]
     Corrupt {

@@ -5,9 +5,9 @@
 //! of the two streams is the order in which their output became readable.
 
 use std::io::{Read, Write};
+use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::os::fd::AsFd;
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -48,7 +48,10 @@ impl RunSpec {
                 .argv
                 .iter()
                 .map(|a| {
-                    if !a.is_empty() && a.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
+                    if !a.is_empty()
+                        && a.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+                    {
                         a.clone()
                     } else {
                         format!("'{}'", a.replace('\'', "'\\''"))
@@ -97,12 +100,21 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         Some(c) => ("sh".into(), vec!["-c".into(), c.clone()]),
         None => match spec.argv.split_first() {
             Some((p, rest)) => (p.clone(), rest.to_vec()),
-            None => return Err(Error::invalid("nothing to run: give `command` or `argv`", None)),
+            None => {
+                return Err(Error::invalid(
+                    "nothing to run: give `command` or `argv`",
+                    None,
+                ));
+            }
         },
     };
     let mut cmd = Command::new(&program);
     cmd.args(&args)
-        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         // Its own process group, so stopping it stops what it started too.
@@ -115,7 +127,10 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
     let mut child = cmd.spawn().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::invalid(
             format!("could not start `{program}`: no such program (or `cwd` does not exist)"),
-            Some("check the program name and PATH, or run it through a shell with `command`".to_owned()),
+            Some(
+                "check the program name and PATH, or run it through a shell with `command`"
+                    .to_owned(),
+            ),
         ),
         std::io::ErrorKind::PermissionDenied => Error::Forbidden {
             path: PathBuf::from(&program),
@@ -132,7 +147,9 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
     });
     new.redo = Some(spec.redo());
     if let Some(cwd) = &spec.cwd {
-        new.source.version.insert("cwd".into(), cwd.display().to_string().into());
+        new.source
+            .version
+            .insert("cwd".into(), cwd.display().to_string().into());
     }
     let mut writer = match store.create(new) {
         Ok(w) => w,
@@ -164,7 +181,8 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
     while pipes.open() {
         if pipes.pump(&mut writer)? {
             last_data = Instant::now();
-        } else if exited_at.is_some_and(|t| t.elapsed() >= LINGER && last_data.elapsed() >= LINGER) {
+        } else if exited_at.is_some_and(|t| t.elapsed() >= LINGER && last_data.elapsed() >= LINGER)
+        {
             // The command is gone but something it started still holds the pipes.
             lingered = true;
             break;
@@ -198,18 +216,34 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
     let finished_at = clock::now_ms();
     let mut version = Map::new();
     version.insert("finished_at".into(), clock::rfc3339(finished_at).into());
-    version.insert("exit_code".into(), status.code().map_or(Value::Null, Value::from));
+    version.insert(
+        "exit_code".into(),
+        status.code().map_or(Value::Null, Value::from),
+    );
     version.insert(
         "signal".into(),
-        status.signal().map_or(Value::Null, |s| signal_name(s).into()),
+        status
+            .signal()
+            .map_or(Value::Null, |s| signal_name(s).into()),
     );
     version.insert("timed_out".into(), timed_out.into());
-    version.insert("duration_ms".into(), (started.elapsed().as_millis() as u64).into());
+    version.insert(
+        "duration_ms".into(),
+        (started.elapsed().as_millis() as u64).into(),
+    );
     let (state, detail) = if cancelled {
-        (ArtifactState::Cancelled, Some("the command was stopped on request; output up to then is stored".to_owned()))
+        (
+            ArtifactState::Cancelled,
+            Some("the command was stopped on request; output up to then is stored".to_owned()),
+        )
     } else if timed_out {
         let secs = spec.timeout.map_or(0.0, |t| t.as_secs_f64());
-        (ArtifactState::Interrupted, Some(format!("the command timed out after {secs} s and was stopped; output up to then is stored")))
+        (
+            ArtifactState::Interrupted,
+            Some(format!(
+                "the command timed out after {secs} s and was stopped; output up to then is stored"
+            )),
+        )
     } else {
         (ArtifactState::Complete, None)
     };
@@ -283,7 +317,11 @@ impl Pipes {
                     writer.write_stream(stream, &self.buf[..n]);
                     got = true;
                 }
-                Some(Err(e)) if matches!(e.kind(), std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock) => {}
+                Some(Err(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock
+                    ) => {}
                 // End of file, or a broken pipe: this stream is done.
                 _ => match stream {
                     Stream::Stdout => self.stdout = None,
@@ -302,5 +340,6 @@ fn signal_group(child: &Child, signal: nix::sys::signal::Signal) {
 }
 
 fn signal_name(sig: i32) -> String {
-    nix::sys::signal::Signal::try_from(sig).map_or_else(|_| format!("signal {sig}"), |s| s.as_str().to_owned())
+    nix::sys::signal::Signal::try_from(sig)
+        .map_or_else(|_| format!("signal {sig}"), |s| s.as_str().to_owned())
 }

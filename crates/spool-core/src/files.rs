@@ -1,5 +1,6 @@
 //! File snapshots: a file read through spool is stored once, with what pins its version.
 
+use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 use std::process::Command;
@@ -45,7 +46,10 @@ pub fn snapshot(store: &Store, path: &Path) -> Result<ArtifactMeta> {
         version,
     });
     new.dedup_key = Some(key);
-    new.redo = Some(NextCall::new("read", [("path", real.display().to_string().into())]));
+    new.redo = Some(NextCall::new(
+        "read",
+        [("path", real.display().to_string().into())],
+    ));
     let mut writer = store.create(new)?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 256 * 1024];
@@ -60,7 +64,13 @@ pub fn snapshot(store: &Store, path: &Path) -> Result<ArtifactMeta> {
         writer.write(&buf[..n]);
     }
     let mut extra = Map::new();
-    let digest: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let digest = hasher
+        .finalize()
+        .iter()
+        .fold(String::with_capacity(64), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        });
     extra.insert("sha256".into(), digest.into());
     if let Some((commit, dirty)) = git_version(&real) {
         extra.insert("commit".into(), commit.into());
@@ -71,7 +81,9 @@ pub fn snapshot(store: &Store, path: &Path) -> Result<ArtifactMeta> {
 
 fn path_error(path: &Path, e: std::io::Error) -> Error {
     match e.kind() {
-        std::io::ErrorKind::NotFound => Error::PathNotFound { path: path.to_owned() },
+        std::io::ErrorKind::NotFound => Error::PathNotFound {
+            path: path.to_owned(),
+        },
         std::io::ErrorKind::PermissionDenied => Error::Forbidden {
             path: path.to_owned(),
             reason: "permission denied by the operating system".into(),

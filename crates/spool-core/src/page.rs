@@ -28,7 +28,12 @@ struct ArtifactsCursor {
 }
 
 /// A page of artifact summaries, newest first, continuing after the last one returned.
-pub fn artifacts(store: &Store, kind: Option<&str>, limit: usize, cursor: Option<&str>) -> Result<Page<serde_json::Value>> {
+pub fn artifacts(
+    store: &Store,
+    kind: Option<&str>,
+    limit: usize,
+    cursor: Option<&str>,
+) -> Result<Page<serde_json::Value>> {
     if limit == 0 || limit > ARTIFACTS_MAX_PAGE {
         return Err(Error::invalid(
             format!("`limit` must be between 1 and {ARTIFACTS_MAX_PAGE} (got {limit})"),
@@ -73,7 +78,10 @@ pub fn artifacts(store: &Store, kind: Option<&str>, limit: usize, cursor: Option
         None
     };
     Ok(Page {
-        items: rows.iter().map(crate::store::ArtifactMeta::summary).collect(),
+        items: rows
+            .iter()
+            .map(crate::store::ArtifactMeta::summary)
+            .collect(),
         next_cursor,
         has_more,
         page_size: limit,

@@ -22,7 +22,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -88,7 +88,11 @@ pub fn describe_source(source: &Source) -> String {
             }
             if let Some(commit) = text("commit") {
                 let dirty = v.get("dirty").and_then(Value::as_bool) == Some(true);
-                parts.push(format!("commit {}{}", &commit[..commit.len().min(12)], if dirty { " (dirty)" } else { "" }));
+                parts.push(format!(
+                    "commit {}{}",
+                    &commit[..commit.len().min(12)],
+                    if dirty { " (dirty)" } else { "" }
+                ));
             }
             parts.extend(text("mtime"));
         }
@@ -103,7 +107,11 @@ pub fn describe_source(source: &Source) -> String {
 fn arg_text(v: &Value) -> String {
     match v {
         Value::String(s) if s == "<regex>" => "...".into(),
-        Value::String(s) if !s.is_empty() && !s.contains(|c: char| c.is_whitespace() || c == '"') => s.clone(),
+        Value::String(s)
+            if !s.is_empty() && !s.contains(|c: char| c.is_whitespace() || c == '"') =>
+        {
+            s.clone()
+        }
         other => other.to_string(),
     }
 }
@@ -134,15 +142,28 @@ pub fn cli_text(call: &NextCall) -> String {
                     None => out.push_str(&format!(" --lines {line}:")),
                 }
             } else if let Some(off) = num("char_offset") {
-                out.push_str(&format!(" --chars {off}:{}", num("max_chars").map_or(String::new(), |m| (off + m).to_string())));
+                out.push_str(&format!(
+                    " --chars {off}:{}",
+                    num("max_chars").map_or(String::new(), |m| (off + m).to_string())
+                ));
             } else if let Some(off) = num("byte_offset") {
-                out.push_str(&format!(" --bytes {off}:{}", num("max_bytes").map_or(String::new(), |m| (off + m).to_string())));
+                out.push_str(&format!(
+                    " --bytes {off}:{}",
+                    num("max_bytes").map_or(String::new(), |m| (off + m).to_string())
+                ));
             }
             out
         }
         "search" => {
-            let pattern = a.get("pattern").and_then(Value::as_str).unwrap_or("PATTERN");
-            let pattern = if pattern == "<regex>" { "PATTERN".to_owned() } else { shell_word(pattern) };
+            let pattern = a
+                .get("pattern")
+                .and_then(Value::as_str)
+                .unwrap_or("PATTERN");
+            let pattern = if pattern == "<regex>" {
+                "PATTERN".to_owned()
+            } else {
+                shell_word(pattern)
+            };
             let mut out = format!("spool search {pattern} {reference}");
             if let Some(cursor) = a.get("cursor").and_then(Value::as_str) {
                 out.push_str(&format!(" --cursor {cursor}"));
@@ -165,7 +186,10 @@ pub fn cli_text(call: &NextCall) -> String {
 }
 
 fn shell_word(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+    {
         s.to_owned()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
@@ -201,7 +225,12 @@ fn range_text(r: &Range) -> String {
     match r.unit {
         Unit::Lines if r.start == r.end => format!("line {}", thousands(r.start)),
         Unit::Lines => format!("lines {}-{}", thousands(r.start), thousands(r.end)),
-        unit => format!("{} {}-{}", unit.as_str(), thousands(r.start), thousands(r.end)),
+        unit => format!(
+            "{} {}-{}",
+            unit.as_str(),
+            thousands(r.start),
+            thousands(r.end)
+        ),
     }
 }
 
@@ -212,7 +241,10 @@ fn shown_text(e: &Envelope) -> String {
         let t = range_text(r);
         if i > 0 && same {
             // "lines 1-96 and 2905-3000"
-            parts.push(t.split_once(' ').map_or(t.clone(), |(_, rest)| rest.to_owned()));
+            parts.push(
+                t.split_once(' ')
+                    .map_or(t.clone(), |(_, rest)| rest.to_owned()),
+            );
         } else {
             parts.push(t);
         }
@@ -234,8 +266,14 @@ fn totals_text(e: &Envelope) -> String {
 
 fn whole_text(e: &Envelope) -> String {
     let t = &e.total;
-    let binary = e.reason.as_ref().is_some_and(|r| r.code == crate::envelope::ReasonCode::Binary);
-    let unit = e.shown.first().map_or(if binary { Unit::Bytes } else { Unit::Lines }, |r| r.unit);
+    let binary = e
+        .reason
+        .as_ref()
+        .is_some_and(|r| r.code == crate::envelope::ReasonCode::Binary);
+    let unit = e
+        .shown
+        .first()
+        .map_or(if binary { Unit::Bytes } else { Unit::Lines }, |r| r.unit);
     let count = match unit {
         Unit::Chars => t.chars.map(|c| plural(c, "char", "chars")),
         Unit::Bytes => t.bytes.map(|b| plural(b, "byte", "bytes")),
@@ -243,7 +281,9 @@ fn whole_text(e: &Envelope) -> String {
     };
     match count {
         Some(count) if unit == Unit::Bytes && t.bytes.unwrap_or(0) < 1024 => count,
-        Some(count) if unit == Unit::Bytes => format!("{count} ({})", human_bytes(t.bytes.unwrap_or(0))),
+        Some(count) if unit == Unit::Bytes => {
+            format!("{count} ({})", human_bytes(t.bytes.unwrap_or(0)))
+        }
         Some(count) => format!("{count} ({})", totals_text(e)),
         None => totals_text(e),
     }
@@ -254,7 +294,10 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
     let stored_as = describe_source(&e.source);
     let mut lines = Vec::new();
     if e.complete {
-        let count = e.total.lines.map_or_else(String::new, |l| plural(l, "line", "lines"));
+        let count = e
+            .total
+            .lines
+            .map_or_else(String::new, |l| plural(l, "line", "lines"));
         lines.push(format!(
             "[COMPLETE: {count} ({}); {stored_as}; stored as {}]",
             totals_text(e),
@@ -262,15 +305,32 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
         ));
         return lines.join("\n");
     }
-    let why = e.reason.as_ref().map_or_else(String::new, |r| format!("; {}", r.detail));
+    let why = e
+        .reason
+        .as_ref()
+        .map_or_else(String::new, |r| format!("; {}", r.detail));
     if e.shown.is_empty() {
-        lines.push(format!("[PARTIAL: nothing shown of {}{why}.", whole_text(e)));
+        lines.push(format!(
+            "[PARTIAL: nothing shown of {}{why}.",
+            whole_text(e)
+        ));
     } else {
-        lines.push(format!("[PARTIAL: {} of {}{why}.", shown_text(e), whole_text(e)));
+        lines.push(format!(
+            "[PARTIAL: {} of {}{why}.",
+            shown_text(e),
+            whole_text(e)
+        ));
     }
-    lines.push(format!(" Full output stored as {} ({stored_as}).", e.reference));
+    lines.push(format!(
+        " Full output stored as {} ({stored_as}).",
+        e.reference
+    ));
     if let Some(capture) = &e.capture {
-        lines.push(format!(" The stored copy itself is incomplete ({}): {}.", capture.state.as_str(), capture.detail));
+        lines.push(format!(
+            " The stored copy itself is incomplete ({}): {}.",
+            capture.state.as_str(),
+            capture.detail
+        ));
     }
     for note in &e.notes {
         lines.push(format!(" Note: {note}."));

@@ -96,7 +96,12 @@ struct CursorPayload {
 }
 
 /// Searches all of artifact `reference`.
-pub fn search_artifact(store: &Store, reference: &str, query: &Query, paging: &Paging) -> Result<SearchAnswer> {
+pub fn search_artifact(
+    store: &Store,
+    reference: &str,
+    query: &Query,
+    paging: &Paging,
+) -> Result<SearchAnswer> {
     let limit = paging.limit.unwrap_or(DEFAULT_LIMIT);
     if limit == 0 || limit > MAX_LIMIT {
         return Err(Error::invalid(
@@ -130,7 +135,10 @@ pub fn search_artifact(store: &Store, reference: &str, query: &Query, paging: &P
         .map_err(|e| {
             Error::invalid(
                 format!("invalid pattern: {e}"),
-                Some("fix the regex, or pass `literal: true` to search for the text as it is".to_owned()),
+                Some(
+                    "fix the regex, or pass `literal: true` to search for the text as it is"
+                        .to_owned(),
+                ),
             )
         })?;
     let reader = store.open_artifact(reference)?;
@@ -150,11 +158,22 @@ pub fn search_artifact(store: &Store, reference: &str, query: &Query, paging: &P
         .build();
     let stream = reader.verified_stream()?;
     if let Err(e) = searcher.search_reader(&matcher, stream, &mut sink) {
-        return Err(match e.into_inner().map(|inner| inner.downcast::<Error>()) {
-            Some(Ok(core)) => *core,
-            Some(Err(other)) => Error::io(store.root().join("content").join(reference), std::io::Error::other(other)),
-            None => Error::io(store.root().join("content").join(reference), std::io::Error::other("search failed")),
-        });
+        return Err(
+            match e
+                .into_inner()
+                .map(<dyn std::error::Error + Send + Sync>::downcast::<Error>)
+            {
+                Some(Ok(core)) => *core,
+                Some(Err(other)) => Error::io(
+                    store.root().join("content").join(reference),
+                    std::io::Error::other(other),
+                ),
+                None => Error::io(
+                    store.root().join("content").join(reference),
+                    std::io::Error::other("search failed"),
+                ),
+            },
+        );
     }
     let (mut hits, counted) = sink.finish();
     let hit_count = resume.as_ref().map_or(counted, |p| p.n);
@@ -181,13 +200,19 @@ pub fn search_artifact(store: &Store, reference: &str, query: &Query, paging: &P
     let mut scope = Map::new();
     scope.insert("root".into(), Value::Null);
     scope.insert("ref".into(), reference.into());
-    scope.insert("source".into(), serde_json::to_value(&meta.source).unwrap_or(Value::Null));
+    scope.insert(
+        "source".into(),
+        serde_json::to_value(&meta.source).unwrap_or(Value::Null),
+    );
     scope.insert("version".into(), Value::Object(meta.source.version.clone()));
     scope.insert("lines_searched".into(), meta.lines.into());
     scope.insert("bytes_searched".into(), meta.bytes.into());
     scope.insert("whole".into(), true.into());
     scope.insert("first_hit_index".into(), shown_before.into());
-    scope.insert("duration_ms".into(), (started.elapsed().as_millis() as u64).into());
+    scope.insert(
+        "duration_ms".into(),
+        (started.elapsed().as_millis() as u64).into(),
+    );
     Ok(SearchAnswer {
         query: query.clone(),
         scope: Value::Object(scope),
@@ -205,15 +230,29 @@ pub fn search_artifact(store: &Store, reference: &str, query: &Query, paging: &P
 pub fn render_answer(a: &SearchAnswer, dialect: render::Dialect) -> String {
     let scope = &a.scope;
     let reference = scope.get("ref").and_then(Value::as_str).unwrap_or("?");
-    let lines = scope.get("lines_searched").and_then(Value::as_u64).unwrap_or(0);
-    let bytes = scope.get("bytes_searched").and_then(Value::as_u64).unwrap_or(0);
+    let lines = scope
+        .get("lines_searched")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let bytes = scope
+        .get("bytes_searched")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
     let source = scope
         .get("source")
         .and_then(|s| serde_json::from_value::<crate::envelope::Source>(s.clone()).ok())
         .map(|s| render::describe_source(&s))
         .unwrap_or_default();
-    let pattern = if a.query.literal { format!("\"{}\"", a.query.pattern) } else { format!("/{}/", a.query.pattern) };
-    let flags = if a.query.case_insensitive { " (case-insensitive)" } else { "" };
+    let pattern = if a.query.literal {
+        format!("\"{}\"", a.query.pattern)
+    } else {
+        format!("/{}/", a.query.pattern)
+    };
+    let flags = if a.query.case_insensitive {
+        " (case-insensitive)"
+    } else {
+        ""
+    };
     let where_ = format!(
         "all {} lines ({}) of {reference} ({source})",
         thousands(lines),
@@ -221,10 +260,15 @@ pub fn render_answer(a: &SearchAnswer, dialect: render::Dialect) -> String {
     );
     let mut out = String::new();
     if a.hit_count == 0 {
-        out.push_str(&format!("[SEARCH: no hits for {pattern}{flags}; searched {where_}.]\n"));
+        out.push_str(&format!(
+            "[SEARCH: no hits for {pattern}{flags}; searched {where_}.]\n"
+        ));
         return out;
     }
-    let first = scope.get("first_hit_index").and_then(Value::as_u64).unwrap_or(0);
+    let first = scope
+        .get("first_hit_index")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
     let hits_word = if a.hit_count == 1 { "hit" } else { "hits" };
     if a.hits.is_empty() {
         out.push_str(&format!(
@@ -233,7 +277,11 @@ pub fn render_answer(a: &SearchAnswer, dialect: render::Dialect) -> String {
         ));
         return out;
     }
-    let shown = format!("hits {}-{}", thousands(first + 1), thousands(first + a.hits.len() as u64));
+    let shown = format!(
+        "hits {}-{}",
+        thousands(first + 1),
+        thousands(first + a.hits.len() as u64)
+    );
     if a.truncated || first > 0 {
         out.push_str(&format!(
             "[SEARCH: {} {hits_word} (matching lines) for {pattern}{flags} in {where_}. Showing {shown}.\n",
@@ -254,7 +302,9 @@ pub fn render_answer(a: &SearchAnswer, dialect: render::Dialect) -> String {
             };
             out.push_str(&format!(" Next hits: {text}\n"));
         }
-        out.push_str(&format!(" See a hit in context: read ref={reference} line=N.]\n"));
+        out.push_str(&format!(
+            " See a hit in context: read ref={reference} line=N.]\n"
+        ));
     } else {
         out.push_str(&format!(
             "[SEARCH: {} {hits_word} (matching lines) for {pattern}{flags}, all shown; searched {where_}.]\n",

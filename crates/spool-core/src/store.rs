@@ -1,4 +1,4 @@
-//! The embedded store: artifact content on disk, metadata and audit in SQLite.
+//! The embedded store: artifact content on disk, metadata and audit in `SQLite`.
 //!
 //! Layout under `SPOOL_HOME`:
 //!
@@ -46,7 +46,7 @@ pub struct StoreConfig {
 impl Default for StoreConfig {
     fn default() -> Self {
         Self {
-            ttl: Duration::from_secs(7 * 24 * 3600),
+            ttl: Duration::from_hours(7 * 24),
             quota_bytes: 2 << 30,
         }
     }
@@ -117,7 +117,9 @@ impl Store {
     }
 
     pub(crate) fn partial_path(&self, reference: &str) -> PathBuf {
-        self.root.join("content").join(format!("{reference}.partial"))
+        self.root
+            .join("content")
+            .join(format!("{reference}.partial"))
     }
 
     pub(crate) fn index_path(&self, reference: &str) -> PathBuf {
@@ -125,7 +127,9 @@ impl Store {
     }
 
     pub(crate) fn streams_path(&self, reference: &str) -> PathBuf {
-        self.root.join("content").join(format!("{reference}.streams"))
+        self.root
+            .join("content")
+            .join(format!("{reference}.streams"))
     }
 
     /// Starts a new artifact. Its row says `capturing` until the writer finishes.

@@ -1,4 +1,4 @@
-//! Token counts with the o200k_base encoding.
+//! Token counts with the `o200k_base` encoding.
 //!
 //! Only windows are tokenized. A whole artifact's token total is exact when the artifact is
 //! small enough to have been counted during capture, and otherwise extrapolated from its head

@@ -5,12 +5,12 @@ mod pieces;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::envelope::ArtifactState;
 use crate::envelope::{CaptureNote, Envelope, NextCall, Range, Reason, ReasonCode};
 use crate::error::{Error, Result};
 use crate::render;
-use crate::tokens;
 use crate::store::{ArtifactReader, Store};
-use crate::envelope::ArtifactState;
+use crate::tokens;
 use pieces::Budget;
 pub use pieces::{Continuation, Piece};
 
@@ -78,11 +78,17 @@ pub fn read_window(
 }
 
 /// Answers a window request over an open artifact.
-pub fn window(reader: &ArtifactReader, request: WindowRequest, max_tokens: u64) -> Result<Envelope> {
+pub fn window(
+    reader: &ArtifactReader,
+    request: WindowRequest,
+    max_tokens: u64,
+) -> Result<Envelope> {
     if max_tokens < MIN_MAX_TOKENS {
         return Err(Error::invalid(
             format!("`max_tokens` must be at least {MIN_MAX_TOKENS} (got {max_tokens})"),
-            Some(format!("ask for `max_tokens` between {MIN_MAX_TOKENS} and any larger cap")),
+            Some(format!(
+                "ask for `max_tokens` between {MIN_MAX_TOKENS} and any larger cap"
+            )),
         ));
     }
     let meta = reader.meta();
@@ -90,8 +96,13 @@ pub fn window(reader: &ArtifactReader, request: WindowRequest, max_tokens: u64) 
     let reserve = RESERVE_TOKENS + tokens::count(&render::describe_source(&meta.source));
     if max_tokens < reserve + MIN_MAX_TOKENS / 2 {
         return Err(Error::invalid(
-            format!("`max_tokens` {max_tokens} leaves no room for content after the banner ({reserve} tokens)"),
-            Some(format!("ask for `max_tokens` of at least {}", reserve + MIN_MAX_TOKENS)),
+            format!(
+                "`max_tokens` {max_tokens} leaves no room for content after the banner ({reserve} tokens)"
+            ),
+            Some(format!(
+                "ask for `max_tokens` of at least {}",
+                reserve + MIN_MAX_TOKENS
+            )),
         ));
     }
     let mut content_tokens = max_tokens - reserve;
@@ -105,26 +116,36 @@ pub fn window(reader: &ArtifactReader, request: WindowRequest, max_tokens: u64) 
             let bytes = reader.read_at(0, meta.bytes as usize)?;
             reader.check_whole(&bytes)?;
         }
-        let mut envelope = assemble(reader, pieces, whole, requested, cut_by_cap, max_tokens);
+        let mut envelope = assemble(reader, &pieces, whole, requested, cut_by_cap, max_tokens);
         let content = tokens::count(&envelope.content);
-        let banner = tokens::count(&render::banner(&envelope, render::Dialect::Mcp))
-            .max(tokens::count(&render::banner(&envelope, render::Dialect::Cli)));
+        let banner = tokens::count(&render::banner(&envelope, render::Dialect::Mcp)).max(
+            tokens::count(&render::banner(&envelope, render::Dialect::Cli)),
+        );
         // One newline joins banner and content; a merge across it changes a token or two.
         let total = banner + content + BOUNDARY_SLACK;
         if total <= max_tokens || content_tokens <= MIN_MAX_TOKENS / 4 {
             envelope.delivered.tokens = content;
             return Ok(envelope);
         }
-        content_tokens = content_tokens.saturating_sub(total - max_tokens + 8).max(MIN_MAX_TOKENS / 4);
+        content_tokens = content_tokens
+            .saturating_sub(total - max_tokens + 8)
+            .max(MIN_MAX_TOKENS / 4);
     }
     Err(Error::invalid(
         format!("no window of this artifact fits `max_tokens` {max_tokens} with its banner"),
-        Some(format!("ask for a larger `max_tokens` (at least {})", max_tokens * 2)),
+        Some(format!(
+            "ask for a larger `max_tokens` (at least {})",
+            max_tokens * 2
+        )),
     ))
 }
 
 /// Cuts the pieces a request asks for: (pieces, asked for a range, cut short by the cap).
-fn cut(reader: &ArtifactReader, request: WindowRequest, budget: Budget) -> Result<(Vec<Piece>, bool, bool)> {
+fn cut(
+    reader: &ArtifactReader,
+    request: WindowRequest,
+    budget: Budget,
+) -> Result<(Vec<Piece>, bool, bool)> {
     let meta = reader.meta();
     let one = |piece: Piece| {
         let cut_by_cap = piece.cut_by_cap;
@@ -164,7 +185,9 @@ fn cut(reader: &ArtifactReader, request: WindowRequest, budget: Budget) -> Resul
 
 fn failed(meta: &crate::store::ArtifactMeta) -> bool {
     let v = &meta.source.version;
-    v.get("exit_code").and_then(Value::as_i64).is_some_and(|c| c != 0)
+    v.get("exit_code")
+        .and_then(Value::as_i64)
+        .is_some_and(|c| c != 0)
         || v.get("signal").is_some_and(|s| !s.is_null())
         || v.get("timed_out").and_then(Value::as_bool) == Some(true)
 }
@@ -178,7 +201,10 @@ fn check_line(total: u64, line: u64) -> Result<()> {
     }
     if line > total {
         return Err(Error::invalid(
-            format!("no lines at this position (total {})", render::thousands(total)),
+            format!(
+                "no lines at this position (total {})",
+                render::thousands(total)
+            ),
             Some(if total == 0 {
                 "the artifact is empty".to_owned()
             } else {
@@ -192,7 +218,10 @@ fn check_line(total: u64, line: u64) -> Result<()> {
 fn check_offset(total: u64, offset: u64, unit: &str, arg: &str) -> Result<()> {
     if offset >= total {
         return Err(Error::invalid(
-            format!("no {unit} at this position (total {})", render::thousands(total)),
+            format!(
+                "no {unit} at this position (total {})",
+                render::thousands(total)
+            ),
             Some(if total == 0 {
                 "the artifact is empty".to_owned()
             } else {
@@ -205,7 +234,7 @@ fn check_offset(total: u64, offset: u64, unit: &str, arg: &str) -> Result<()> {
 
 fn assemble(
     reader: &ArtifactReader,
-    pieces: Vec<Piece>,
+    pieces: &[Piece],
     whole: bool,
     requested: bool,
     cut_by_cap: bool,
@@ -233,11 +262,15 @@ fn assemble(
         texts.push(piece.text.clone());
         notes.extend(piece.note.clone());
     }
-    let complete = whole && meta.state == ArtifactState::Complete || meta.bytes == 0 && pieces.is_empty() && !meta.binary;
+    let complete = whole && meta.state == ArtifactState::Complete
+        || meta.bytes == 0 && pieces.is_empty() && !meta.binary;
     let reached_end = pieces.last().is_some_and(|p| p.span.1 == meta.bytes);
     let cap = || Reason {
         code: ReasonCode::TokenCap,
-        detail: format!("answers are capped at {} tokens", render::thousands(max_tokens)),
+        detail: format!(
+            "answers are capped at {} tokens",
+            render::thousands(max_tokens)
+        ),
     };
     let reason = if complete {
         None
@@ -281,7 +314,13 @@ fn assemble(
             );
         }
         if meta.binary && pieces.is_empty() {
-            next.push(read_call(&reference, pieces::Continuation::Bytes { offset: 0, max: 2048 }));
+            next.push(read_call(
+                &reference,
+                pieces::Continuation::Bytes {
+                    offset: 0,
+                    max: 2048,
+                },
+            ));
         }
         next.push(NextCall::new(
             "search",
@@ -328,7 +367,12 @@ fn state_reason(meta: &crate::store::ArtifactMeta) -> Reason {
         .capture_detail
         .clone()
         .unwrap_or_else(|| format!("the stored copy is {}", meta.state.as_str()));
-    let timed_out = meta.source.version.get("timed_out").and_then(Value::as_bool) == Some(true);
+    let timed_out = meta
+        .source
+        .version
+        .get("timed_out")
+        .and_then(Value::as_bool)
+        == Some(true);
     let code = match meta.state {
         ArtifactState::Interrupted if timed_out => ReasonCode::Timeout,
         // Interrupted otherwise means a write failed: the disk (or a file size limit) was full.

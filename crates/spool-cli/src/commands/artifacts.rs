@@ -8,7 +8,12 @@ use crate::cli::ArtifactsArgs;
 use crate::output;
 
 pub fn artifacts(store: &Store, args: &ArtifactsArgs) -> Result<u8, Error> {
-    let page = spool_core::page::artifacts(store, args.kind.as_deref(), args.limit, args.cursor.as_deref())?;
+    let page = spool_core::page::artifacts(
+        store,
+        args.kind.as_deref(),
+        args.limit,
+        args.cursor.as_deref(),
+    )?;
     if args.common.json {
         output::json(&page);
         return Ok(0);
@@ -24,10 +29,21 @@ pub fn artifacts(store: &Store, args: &ArtifactsArgs) -> Result<u8, Error> {
     for item in &page.items {
         let s = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("");
         let total = item.get("total");
-        let n = |k: &str| total.and_then(|t| t.get(k)).and_then(Value::as_u64).unwrap_or(0);
+        let n = |k: &str| {
+            total
+                .and_then(|t| t.get(k))
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
         let source = item.get("source");
-        let desc = source.and_then(|s| s.get("desc")).and_then(Value::as_str).unwrap_or("");
-        let kind = source.and_then(|s| s.get("kind")).and_then(Value::as_str).unwrap_or("");
+        let desc = source
+            .and_then(|s| s.get("desc"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let kind = source
+            .and_then(|s| s.get("kind"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
         out.push_str(&format!(
             "{}  {:<9} {:<5} {:>10} lines {:>10}  {}  {}\n",
             s("ref"),

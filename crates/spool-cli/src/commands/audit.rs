@@ -35,11 +35,18 @@ fn delivered_text(row: &AuditRow) -> String {
     if ranges.is_empty() {
         return "nothing".into();
     }
-    format!("{} ({} bytes, {} tokens)", ranges.join(", "), thousands(bytes), thousands(tokens))
+    format!(
+        "{} ({} bytes, {} tokens)",
+        ranges.join(", "),
+        thousands(bytes),
+        thousands(tokens)
+    )
 }
 
 fn whole_text(row: &AuditRow) -> String {
-    let Some(t) = &row.total else { return "-".into() };
+    let Some(t) = &row.total else {
+        return "-".into();
+    };
     if let Some(hits) = t.get("hits").and_then(Value::as_u64) {
         return format!("{} hits", thousands(hits));
     }
@@ -58,7 +65,9 @@ fn row_text(row: &AuditRow) -> String {
         whole_text(row),
         delivered_text(row),
         if row.complete { "complete" } else { "partial" },
-        row.reason.as_ref().map_or(String::new(), |r| format!(" ({r})")),
+        row.reason
+            .as_ref()
+            .map_or(String::new(), |r| format!(" ({r})")),
         row.duration_ms,
     )
 }

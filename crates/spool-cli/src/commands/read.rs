@@ -31,13 +31,22 @@ fn parse_span(flag: &str, s: &str) -> Result<(u64, Option<u64>), Error> {
 pub fn request(args: &ReadArgs) -> Result<WindowRequest, Error> {
     Ok(if let Some(s) = &args.lines {
         let (a, b) = parse_span("lines", s)?;
-        WindowRequest::Lines { line: a, limit: b.map(|b| b - a + 1) }
+        WindowRequest::Lines {
+            line: a,
+            limit: b.map(|b| b - a + 1),
+        }
     } else if let Some(s) = &args.chars {
         let (a, b) = parse_span("chars", s)?;
-        WindowRequest::Chars { offset: a, max: b.map(|b| b - a) }
+        WindowRequest::Chars {
+            offset: a,
+            max: b.map(|b| b - a),
+        }
     } else if let Some(s) = &args.bytes {
         let (a, b) = parse_span("bytes", s)?;
-        WindowRequest::Bytes { offset: a, max: b.map(|b| b - a) }
+        WindowRequest::Bytes {
+            offset: a,
+            max: b.map(|b| b - a),
+        }
     } else if let Some(n) = args.tail {
         WindowRequest::LastLines { lines: n }
     } else {
@@ -55,12 +64,24 @@ pub fn read(store: &Store, args: &ReadArgs) -> Result<u8, Error> {
     });
     match read_window(store, &reference, req, args.max_tokens) {
         Ok(envelope) => {
-            audited(audit::record_envelope(store, "read", &arguments, &envelope, elapsed_ms(started)));
+            audited(audit::record_envelope(
+                store,
+                "read",
+                &arguments,
+                &envelope,
+                elapsed_ms(started),
+            ));
             output::envelope(&envelope, args.common.json);
             Ok(0)
         }
         Err(err) => {
-            audited(audit::record_error(store, "read", &arguments, &err, elapsed_ms(started)));
+            audited(audit::record_error(
+                store,
+                "read",
+                &arguments,
+                &err,
+                elapsed_ms(started),
+            ));
             Err(err)
         }
     }

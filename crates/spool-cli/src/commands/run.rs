@@ -26,9 +26,11 @@ pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
     };
     let cancel = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&cancel)).map_err(|e| Error::Unavailable {
-            what: "signal handling".into(),
-            cause: e.to_string(),
+        signal_hook::flag::register(signal, Arc::clone(&cancel)).map_err(|e| {
+            Error::Unavailable {
+                what: "signal handling".into(),
+                cause: e.to_string(),
+            }
         })?;
     }
     let spec = RunSpec {
@@ -38,11 +40,28 @@ pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
         timeout,
         stdin: None,
     };
-    let outcome = spool_core::exec::run(store, &spec, RunControl { cancel, progress: None })?;
+    let outcome = spool_core::exec::run(
+        store,
+        &spec,
+        RunControl {
+            cancel,
+            progress: None,
+        },
+    )?;
     let reader = store.open_artifact(&outcome.meta.reference)?;
-    let envelope = window(&reader, WindowRequest::Preview(args.preview.map(Into::into)), args.max_tokens)?;
+    let envelope = window(
+        &reader,
+        WindowRequest::Preview(args.preview.map(Into::into)),
+        args.max_tokens,
+    )?;
     let arguments = json!({ "argv": args.argv, "preview": args.preview.map(|p| format!("{p:?}")), "max_tokens": args.max_tokens });
-    audited(audit::record_envelope(store, "run", &arguments, &envelope, elapsed_ms(started)));
+    audited(audit::record_envelope(
+        store,
+        "run",
+        &arguments,
+        &envelope,
+        elapsed_ms(started),
+    ));
     output::envelope(&envelope, args.common.json);
     Ok(if outcome.cancelled {
         130

@@ -28,7 +28,13 @@ pub fn search(store: &Store, args: &SearchArgs) -> Result<u8, Error> {
         "case_insensitive": args.ignore_case, "context": args.context, "limit": args.limit, "cursor": args.cursor });
     match search_artifact(store, &reference, &query, &paging) {
         Ok(answer) => {
-            audited(audit::record_search(store, "search", &arguments, &answer, elapsed_ms(started)));
+            audited(audit::record_search(
+                store,
+                "search",
+                &arguments,
+                &answer,
+                elapsed_ms(started),
+            ));
             if args.common.json {
                 output::json(&answer);
             } else {
@@ -38,7 +44,13 @@ pub fn search(store: &Store, args: &SearchArgs) -> Result<u8, Error> {
             Ok(u8::from(answer.hit_count == 0))
         }
         Err(err) => {
-            audited(audit::record_error(store, "search", &arguments, &err, elapsed_ms(started)));
+            audited(audit::record_error(
+                store,
+                "search",
+                &arguments,
+                &err,
+                elapsed_ms(started),
+            ));
             Err(err)
         }
     }

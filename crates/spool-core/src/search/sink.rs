@@ -20,7 +20,12 @@ pub struct HitSink<'m> {
 }
 
 impl<'m> HitSink<'m> {
-    pub fn new(matcher: &'m RegexMatcher, after_line: u64, limit: usize, known_total: Option<u64>) -> Self {
+    pub fn new(
+        matcher: &'m RegexMatcher,
+        after_line: u64,
+        limit: usize,
+        known_total: Option<u64>,
+    ) -> Self {
         Self {
             matcher,
             after_line,
@@ -115,7 +120,11 @@ impl Sink for HitSink<'_> {
         Ok(!(page_full && self.known_total.is_some()))
     }
 
-    fn context(&mut self, _searcher: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
+    fn context(
+        &mut self,
+        _searcher: &Searcher,
+        ctx: &SinkContext<'_>,
+    ) -> Result<bool, Self::Error> {
         let line = ContextLine {
             line: ctx.line_number().unwrap_or(0),
             text: utf8::lossy(Self::line_text(ctx.bytes())),

@@ -342,7 +342,7 @@ impl Store {
         sealed
     }
 
-    /// Artifacts, newest first, after the keyset position `after` (created_at, ref).
+    /// Artifacts, newest first, after the keyset position `after` (`created_at`, `ref`).
     pub fn list(
         &self,
         kind: Option<SourceKind>,

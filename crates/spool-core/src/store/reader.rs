@@ -71,7 +71,10 @@ impl ArtifactReader {
     /// A reader of the whole content that checks its hash at the end and answers `corrupt`
     /// rather than wrong bytes.
     pub fn verified_stream(&self) -> Result<VerifiedStream> {
-        let file = self.file.try_clone().map_err(|e| Error::io(&self.path, e))?;
+        let file = self
+            .file
+            .try_clone()
+            .map_err(|e| Error::io(&self.path, e))?;
         Ok(VerifiedStream {
             file,
             hasher: Xxh3::new(),

@@ -113,7 +113,11 @@ pub fn preview(
             } else {
                 let head = lines_forward(reader, 1, None, budget.half())?;
                 let tail = tail(reader, head.lines.1 + 1, budget.half())?;
-                if tail.span.0 <= head.span.1 { vec![head] } else { vec![head, tail] }
+                if tail.span.0 <= head.span.1 {
+                    vec![head]
+                } else {
+                    vec![head, tail]
+                }
             }
         }
     };
@@ -199,7 +203,12 @@ fn fit_lines(block: &[u8], ends: &[usize], budget: u64) -> usize {
 }
 
 /// The most chars of `block` from its start that fit the budget, and their byte length.
-fn fit_chars_front(block: &[u8], at_eof: bool, max_chars: u64, budget: u64) -> (usize, u64, String, u64) {
+fn fit_chars_front(
+    block: &[u8],
+    at_eof: bool,
+    max_chars: u64,
+    budget: u64,
+) -> (usize, u64, String, u64) {
     let (mut nb, mut nc) = utf8::take_chars(block, max_chars, at_eof);
     loop {
         let text = utf8::lossy(&block[..nb]);
@@ -306,7 +315,11 @@ fn long_line_tail(reader: &ArtifactReader, budget: Budget) -> Result<Piece> {
     let size = meta.bytes;
     let line = meta.lines;
     let line_start = reader.line_start(line)?;
-    let from = reader.pos_at_byte(line_start.byte.max(size.saturating_sub(budget.max_bytes as u64)))?;
+    let from = reader.pos_at_byte(
+        line_start
+            .byte
+            .max(size.saturating_sub(budget.max_bytes as u64)),
+    )?;
     let block = reader.read_at(from.byte, (size - from.byte) as usize)?;
     let have = meta.chars - from.char;
     let mut keep = have;
@@ -332,13 +345,23 @@ fn long_line_tail(reader: &ArtifactReader, budget: Budget) -> Result<Piece> {
         text,
         tokens: used,
         cut_by_cap: true,
-        note: Some(long_line_note(line, line_start.char, meta.chars, piece_chars)),
+        note: Some(long_line_note(
+            line,
+            line_start.char,
+            meta.chars,
+            piece_chars,
+        )),
         per_answer: keep.max(1),
     })
 }
 
 /// Chars from `offset`, at most `max`, as many as the budget holds.
-pub fn chars_forward(reader: &ArtifactReader, offset: u64, max: Option<u64>, budget: Budget) -> Result<Piece> {
+pub fn chars_forward(
+    reader: &ArtifactReader,
+    offset: u64,
+    max: Option<u64>,
+    budget: Budget,
+) -> Result<Piece> {
     let size = reader.size();
     let start = reader.pos_at_char(offset)?;
     let block = reader.read_at(start.byte, budget.max_bytes)?;
@@ -366,7 +389,12 @@ pub fn chars_forward(reader: &ArtifactReader, offset: u64, max: Option<u64>, bud
 
 /// Bytes from `offset`, at most `max`. Text never splits a char (the window moves to the
 /// nearest boundaries inside it); binary is shown escaped.
-pub fn bytes_forward(reader: &ArtifactReader, offset: u64, max: Option<u64>, budget: Budget) -> Result<Piece> {
+pub fn bytes_forward(
+    reader: &ArtifactReader,
+    offset: u64,
+    max: Option<u64>,
+    budget: Budget,
+) -> Result<Piece> {
     let meta = reader.meta();
     let size = meta.bytes;
     let want = max.unwrap_or(u64::MAX).min(budget.max_bytes as u64) as usize;
@@ -374,7 +402,11 @@ pub fn bytes_forward(reader: &ArtifactReader, offset: u64, max: Option<u64>, bud
     let mut start = offset;
     let mut note = None;
     if !meta.binary {
-        let skip = block.iter().take(3).take_while(|&&b| utf8::is_continuation(b)).count();
+        let skip = block
+            .iter()
+            .take(3)
+            .take_while(|&&b| utf8::is_continuation(b))
+            .count();
         if skip > 0 && skip < block.len() {
             block.drain(..skip);
             start += skip as u64;
@@ -388,8 +420,14 @@ pub fn bytes_forward(reader: &ArtifactReader, offset: u64, max: Option<u64>, bud
             block.truncate(nb);
         }
     }
-    let render = |b: &[u8]| if meta.binary { utf8::escape_binary(b) } else { utf8::lossy(b) };
-    let mut text = render(&block);
+    let show = |b: &[u8]| {
+        if meta.binary {
+            utf8::escape_binary(b)
+        } else {
+            utf8::lossy(b)
+        }
+    };
+    let mut text = show(&block);
     let mut used = tokens::count(&text);
     while used > budget.tokens && block.len() > 1 {
         let keep = (block.len() as u64 * budget.tokens * 95 / (used * 100)).max(1) as usize;
@@ -398,12 +436,16 @@ pub fn bytes_forward(reader: &ArtifactReader, offset: u64, max: Option<u64>, bud
             let (nb, _) = utf8::take_chars(&block, u64::MAX, false);
             block.truncate(nb.max(1));
         }
-        text = render(&block);
+        text = show(&block);
         used = tokens::count(&text);
     }
     let end = start + block.len() as u64;
     let first = reader.pos_at_byte(start)?;
-    let chars = if meta.binary { 0 } else { utf8::count_chars(&block) };
+    let chars = if meta.binary {
+        0
+    } else {
+        utf8::count_chars(&block)
+    };
     let newlines = bytecount::count(&block, b'\n') as u64;
     Ok(Piece {
         range: Range {

@@ -11,13 +11,18 @@ use spool_core::window::{WindowRequest, read_window};
 use crate::support::store;
 
 fn sh(cmd: &str) -> RunSpec {
-    RunSpec { command: Some(cmd.into()), ..RunSpec::default() }
+    RunSpec {
+        command: Some(cmd.into()),
+        ..RunSpec::default()
+    }
 }
 
 #[test]
 fn a_failure_after_3000_lines_shows_the_real_last_lines() {
     let s = store();
-    let spec = sh("i=1; while [ $i -le 3000 ]; do echo \"out $i\"; i=$((i+1)); done; echo 'FATAL: the real error' >&2; exit 101");
+    let spec = sh(
+        "i=1; while [ $i -le 3000 ]; do echo \"out $i\"; i=$((i+1)); done; echo 'FATAL: the real error' >&2; exit 101",
+    );
     let out = run(&s.store, &spec, RunControl::default()).unwrap();
     assert_eq!(out.exit_code, Some(101));
     let meta = &out.meta;
@@ -28,14 +33,36 @@ fn a_failure_after_3000_lines_shows_the_real_last_lines() {
     assert!(meta.source.version.contains_key("duration_ms"));
     // Default preview, and even an explicit head, includes the real end on failure.
     for preview in [None, Some(spool_core::Preview::Head)] {
-        let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(preview), 1000).unwrap();
-        assert!(e.content.contains("FATAL: the real error"), "tail shown on failure");
+        let e = read_window(
+            &s.store,
+            &meta.reference,
+            WindowRequest::Preview(preview),
+            1000,
+        )
+        .unwrap();
+        assert!(
+            e.content.contains("FATAL: the real error"),
+            "tail shown on failure"
+        );
         assert!(e.content.starts_with("out 1\n"));
         assert_eq!(e.shown.last().unwrap().end, 3001);
     }
     // Every byte is there, in order within each stream.
-    let all = read_window(&s.store, &meta.reference, WindowRequest::Lines { line: 1, limit: None }, 200_000).unwrap();
-    let outs: Vec<&str> = all.content.lines().filter(|l| l.starts_with("out ")).collect();
+    let all = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Lines {
+            line: 1,
+            limit: None,
+        },
+        200_000,
+    )
+    .unwrap();
+    let outs: Vec<&str> = all
+        .content
+        .lines()
+        .filter(|l| l.starts_with("out "))
+        .collect();
     assert_eq!(outs.len(), 3000);
     assert_eq!(outs[2999], "out 3000");
 }
@@ -50,7 +77,13 @@ fn a_timeout_stops_the_command_and_keeps_its_output() {
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(out.timed_out);
     assert_eq!(out.meta.state, ArtifactState::Interrupted);
-    let e = read_window(&s.store, &out.meta.reference, WindowRequest::Preview(None), 8000).unwrap();
+    let e = read_window(
+        &s.store,
+        &out.meta.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap();
     assert_eq!(e.content, "started\n");
     assert!(!e.complete);
     assert_eq!(e.reason.as_ref().unwrap().code, ReasonCode::Timeout);
@@ -66,10 +99,24 @@ fn cancelling_keeps_what_was_captured_marked_cancelled() {
         std::thread::sleep(Duration::from_millis(400));
         flag.store(true, Ordering::SeqCst);
     });
-    let out = run(&s.store, &sh("echo before; sleep 30"), RunControl { cancel, progress: None }).unwrap();
+    let out = run(
+        &s.store,
+        &sh("echo before; sleep 30"),
+        RunControl {
+            cancel,
+            progress: None,
+        },
+    )
+    .unwrap();
     assert!(out.cancelled);
     assert_eq!(out.meta.state, ArtifactState::Cancelled);
-    let e = read_window(&s.store, &out.meta.reference, WindowRequest::Preview(None), 8000).unwrap();
+    let e = read_window(
+        &s.store,
+        &out.meta.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap();
     assert_eq!(e.content, "before\n");
     assert_eq!(e.reason.unwrap().code, ReasonCode::Cancelled);
 }
@@ -77,14 +124,34 @@ fn cancelling_keeps_what_was_captured_marked_cancelled() {
 #[test]
 fn binary_output_and_empty_output() {
     let s = store();
-    let out = run(&s.store, &sh("printf 'a\\000b\\377\\376'"), RunControl::default()).unwrap();
+    let out = run(
+        &s.store,
+        &sh("printf 'a\\000b\\377\\376'"),
+        RunControl::default(),
+    )
+    .unwrap();
     assert!(out.meta.binary);
     assert_eq!(out.meta.bytes, 5);
-    let e = read_window(&s.store, &out.meta.reference, WindowRequest::Bytes { offset: 0, max: None }, 8000).unwrap();
+    let e = read_window(
+        &s.store,
+        &out.meta.reference,
+        WindowRequest::Bytes {
+            offset: 0,
+            max: None,
+        },
+        8000,
+    )
+    .unwrap();
     assert_eq!(e.content, "a\\x00b\\xff\\xfe");
 
     let out = run(&s.store, &sh("true"), RunControl::default()).unwrap();
-    let e = read_window(&s.store, &out.meta.reference, WindowRequest::Preview(None), 8000).unwrap();
+    let e = read_window(
+        &s.store,
+        &out.meta.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap();
     assert!(e.complete);
     assert_eq!(e.content, "");
     assert_eq!(e.total.lines, Some(0));
@@ -93,7 +160,10 @@ fn binary_output_and_empty_output() {
 #[test]
 fn a_missing_program_is_a_clear_error() {
     let s = store();
-    let spec = RunSpec { argv: vec!["definitely-not-a-program-xyz".into()], ..RunSpec::default() };
+    let spec = RunSpec {
+        argv: vec!["definitely-not-a-program-xyz".into()],
+        ..RunSpec::default()
+    };
     let err = run(&s.store, &spec, RunControl::default()).unwrap_err();
     assert_eq!(err.code(), spool_core::ErrorCode::InvalidArgument);
     assert!(err.to_string().contains("definitely-not-a-program-xyz"));
@@ -116,10 +186,20 @@ fn progress_is_reported_while_a_command_runs() {
     let sink = Arc::clone(&seen);
     let control = RunControl {
         cancel: Arc::default(),
-        progress: Some(Box::new(move |bytes, lines| sink.lock().unwrap().push((bytes, lines)))),
+        progress: Some(Box::new(move |bytes, lines| {
+            sink.lock().unwrap().push((bytes, lines))
+        })),
     };
-    run(&s.store, &sh("for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.15; done"), control).unwrap();
+    run(
+        &s.store,
+        &sh("for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.15; done"),
+        control,
+    )
+    .unwrap();
     let seen = seen.lock().unwrap();
     assert!(!seen.is_empty());
-    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "progress never goes back");
+    assert!(
+        seen.windows(2).all(|w| w[0].0 <= w[1].0),
+        "progress never goes back"
+    );
 }

@@ -1,4 +1,5 @@
 //! Integration tests of spool-core: one binary, one module per area.
+#![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
 mod exec;
 mod render;

@@ -38,9 +38,21 @@ fn regex_lite_times(s: &str) -> String {
 fn partial_head_tail_banner_and_gap_marker() {
     let s = store();
     let meta = put(&s.store, numbered_lines(3000).as_bytes());
-    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(Some(Preview::HeadTail)), 2000).unwrap();
-    assert_snapshot!("banner_head_tail_mcp", stable(&banner(&e, Dialect::Mcp), &meta.reference));
-    assert_snapshot!("banner_head_tail_cli", stable(&banner(&e, Dialect::Cli), &meta.reference));
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Preview(Some(Preview::HeadTail)),
+        2000,
+    )
+    .unwrap();
+    assert_snapshot!(
+        "banner_head_tail_mcp",
+        stable(&banner(&e, Dialect::Mcp), &meta.reference)
+    );
+    assert_snapshot!(
+        "banner_head_tail_cli",
+        stable(&banner(&e, Dialect::Cli), &meta.reference)
+    );
     assert_snapshot!("gap_marker", stable(&e.pieces[1], &meta.reference));
 }
 
@@ -48,28 +60,67 @@ fn partial_head_tail_banner_and_gap_marker() {
 fn complete_banner_is_one_line() {
     let s = store();
     let meta = put(&s.store, b"alpha\nbeta\n");
-    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 8000).unwrap();
-    assert_snapshot!("complete", stable(&envelope_text(&e, Dialect::Mcp), &meta.reference));
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap();
+    assert_snapshot!(
+        "complete",
+        stable(&envelope_text(&e, Dialect::Mcp), &meta.reference)
+    );
 }
 
 #[test]
 fn requested_range_and_long_line_banners() {
     let s = store();
     let meta = put(&s.store, numbered_lines(100).as_bytes());
-    let e = read_window(&s.store, &meta.reference, WindowRequest::Lines { line: 10, limit: Some(3) }, 8000).unwrap();
-    assert_snapshot!("requested_range", stable(&envelope_text(&e, Dialect::Mcp), &meta.reference));
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Lines {
+            line: 10,
+            limit: Some(3),
+        },
+        8000,
+    )
+    .unwrap();
+    assert_snapshot!(
+        "requested_range",
+        stable(&envelope_text(&e, Dialect::Mcp), &meta.reference)
+    );
 
     let long = format!("{}\nshort\n", "z".repeat(50_000));
     let meta = put(&s.store, long.as_bytes());
-    let e = read_window(&s.store, &meta.reference, WindowRequest::Lines { line: 1, limit: None }, 400).unwrap();
-    assert_snapshot!("long_line", stable(&banner(&e, Dialect::Mcp), &meta.reference));
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Lines {
+            line: 1,
+            limit: None,
+        },
+        400,
+    )
+    .unwrap();
+    assert_snapshot!(
+        "long_line",
+        stable(&banner(&e, Dialect::Mcp), &meta.reference)
+    );
 }
 
 #[test]
 fn binary_banner() {
     let s = store();
     let meta = put(&s.store, &[0u8, 1, 2, 255, 254, 0, 7, 8]);
-    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 8000).unwrap();
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap();
     assert_snapshot!("binary", stable(&banner(&e, Dialect::Mcp), &meta.reference));
 }
 
@@ -77,10 +128,30 @@ fn binary_banner() {
 fn error_texts() {
     let s = store();
     let meta = put(&s.store, numbered_lines(5).as_bytes());
-    let past = read_window(&s.store, &meta.reference, WindowRequest::Lines { line: 9, limit: None }, 8000).unwrap_err();
-    let missing = read_window(&s.store, "sp_doesnotexist", WindowRequest::Preview(None), 8000).unwrap_err();
-    let bad_cap = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 10).unwrap_err();
-    let corrupt = Error::Corrupt { reference: "sp_REF".into(), expected: "aa".into(), actual: "bb".into() };
+    let past = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Lines {
+            line: 9,
+            limit: None,
+        },
+        8000,
+    )
+    .unwrap_err();
+    let missing = read_window(
+        &s.store,
+        "sp_doesnotexist",
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap_err();
+    let bad_cap =
+        read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 10).unwrap_err();
+    let corrupt = Error::Corrupt {
+        reference: "sp_REF".into(),
+        expected: "aa".into(),
+        actual: "bb".into(),
+    };
     let all = [past, missing, bad_cap, corrupt]
         .iter()
         .map(error_text)

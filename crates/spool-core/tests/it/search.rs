@@ -1,21 +1,33 @@
 //! Search: exact counts over the whole artifact, pages by cursor, clear errors.
 
 use proptest::prelude::*;
-use spool_core::search::{Paging, Query, search_artifact};
 use spool_core::ErrorCode;
+use spool_core::search::{Paging, Query, search_artifact};
 
 use crate::support::{numbered_lines, put, store};
 
 fn literal(p: &str) -> Query {
-    Query { pattern: p.into(), literal: true, case_insensitive: false }
+    Query {
+        pattern: p.into(),
+        literal: true,
+        case_insensitive: false,
+    }
 }
 
 #[test]
 fn counts_every_hit_and_pages_through_all_of_them() {
     let s = store();
     let meta = put(&s.store, numbered_lines(10_000).as_bytes());
-    let query = Query { pattern: r"line \d*7:".into(), literal: false, case_insensitive: false };
-    let mut paging = Paging { context: 0, limit: Some(300), cursor: None };
+    let query = Query {
+        pattern: r"line \d*7:".into(),
+        literal: false,
+        case_insensitive: false,
+    };
+    let mut paging = Paging {
+        context: 0,
+        limit: Some(300),
+        cursor: None,
+    };
     let mut seen = Vec::new();
     loop {
         let a = search_artifact(&s.store, &meta.reference, &query, &paging).unwrap();
@@ -23,16 +35,9 @@ fn counts_every_hit_and_pages_through_all_of_them() {
         assert!(a.hit_count_exact);
         assert!(a.hits.len() <= 300);
         seen.extend(a.hits.iter().map(|h| h.line));
-        match a.next_cursor {
-            Some(c) => {
-                assert!(a.truncated);
-                paging.cursor = Some(c);
-            }
-            None => {
-                assert!(!a.truncated);
-                break;
-            }
-        }
+        assert_eq!(a.truncated, a.next_cursor.is_some());
+        let Some(c) = a.next_cursor else { break };
+        paging.cursor = Some(c);
     }
     let expected: Vec<u64> = (1..=10_000).filter(|i| i % 10 == 7).collect();
     assert_eq!(seen, expected);
@@ -42,13 +47,22 @@ fn counts_every_hit_and_pages_through_all_of_them() {
 fn zero_hits_say_where_they_looked() {
     let s = store();
     let meta = put(&s.store, numbered_lines(50).as_bytes());
-    let a = search_artifact(&s.store, &meta.reference, &literal("absent"), &Paging::default()).unwrap();
+    let a = search_artifact(
+        &s.store,
+        &meta.reference,
+        &literal("absent"),
+        &Paging::default(),
+    )
+    .unwrap();
     assert_eq!(a.hit_count, 0);
     assert!(!a.truncated);
     assert_eq!(a.scope["lines_searched"], 50);
     assert_eq!(a.scope["ref"], meta.reference.as_str());
     let text = spool_core::search::render_answer(&a, spool_core::render::Dialect::Mcp);
-    assert!(text.contains("no hits for \"absent\"; searched all 50 lines"), "{text}");
+    assert!(
+        text.contains("no hits for \"absent\"; searched all 50 lines"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -60,17 +74,42 @@ fn context_lines_and_long_line_trimming() {
     content.push_str(&"y".repeat(5000));
     content.push('\n');
     let meta = put(&s.store, content.as_bytes());
-    let a = search_artifact(&s.store, &meta.reference, &literal("line 10:"), &Paging { context: 2, limit: None, cursor: None }).unwrap();
-    assert_eq!(a.hits[0].before.iter().map(|c| c.line).collect::<Vec<_>>(), vec![8, 9]);
-    assert_eq!(a.hits[0].after.iter().map(|c| c.line).collect::<Vec<_>>(), vec![11, 12]);
-    let a = search_artifact(&s.store, &meta.reference, &literal("NEEDLE"), &Paging::default()).unwrap();
+    let a = search_artifact(
+        &s.store,
+        &meta.reference,
+        &literal("line 10:"),
+        &Paging {
+            context: 2,
+            limit: None,
+            cursor: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        a.hits[0].before.iter().map(|c| c.line).collect::<Vec<_>>(),
+        vec![8, 9]
+    );
+    assert_eq!(
+        a.hits[0].after.iter().map(|c| c.line).collect::<Vec<_>>(),
+        vec![11, 12]
+    );
+    let a = search_artifact(
+        &s.store,
+        &meta.reference,
+        &literal("NEEDLE"),
+        &Paging::default(),
+    )
+    .unwrap();
     let hit = &a.hits[0];
     assert_eq!(hit.line, 21);
     let trim = hit.trimmed.unwrap();
     assert_eq!(trim.line_chars, 10_006);
     assert!(hit.text.contains("NEEDLE"));
     assert!(hit.text.len() <= 310);
-    assert_eq!(trim.end_char - trim.start_char, hit.text.chars().count() as u64);
+    assert_eq!(
+        trim.end_char - trim.start_char,
+        hit.text.chars().count() as u64
+    );
 }
 
 #[test]
@@ -78,27 +117,79 @@ fn bad_regex_and_cursors_from_elsewhere_are_invalid_arguments() {
     let s = store();
     let a = put(&s.store, numbered_lines(500).as_bytes());
     let b = put(&s.store, numbered_lines(500).as_bytes());
-    let bad = Query { pattern: "(unclosed".into(), literal: false, case_insensitive: false };
+    let bad = Query {
+        pattern: "(unclosed".into(),
+        literal: false,
+        case_insensitive: false,
+    };
     let err = search_artifact(&s.store, &a.reference, &bad, &Paging::default()).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     assert!(err.to_string().contains("unclosed group"), "{err}");
 
-    let page = search_artifact(&s.store, &a.reference, &literal("line"), &Paging { limit: Some(10), ..Paging::default() }).unwrap();
+    let page = search_artifact(
+        &s.store,
+        &a.reference,
+        &literal("line"),
+        &Paging {
+            limit: Some(10),
+            ..Paging::default()
+        },
+    )
+    .unwrap();
     let cursor = page.next_cursor.unwrap();
     // Another artifact.
-    let err = search_artifact(&s.store, &b.reference, &literal("line"), &Paging { limit: Some(10), cursor: Some(cursor.clone()), ..Paging::default() }).unwrap_err();
+    let err = search_artifact(
+        &s.store,
+        &b.reference,
+        &literal("line"),
+        &Paging {
+            limit: Some(10),
+            cursor: Some(cursor.clone()),
+            ..Paging::default()
+        },
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("another artifact"), "{err}");
     // Another query.
-    let err = search_artifact(&s.store, &a.reference, &literal("fox"), &Paging { limit: Some(10), cursor: Some(cursor.clone()), ..Paging::default() }).unwrap_err();
+    let err = search_artifact(
+        &s.store,
+        &a.reference,
+        &literal("fox"),
+        &Paging {
+            limit: Some(10),
+            cursor: Some(cursor.clone()),
+            ..Paging::default()
+        },
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("another query"), "{err}");
     // Tampered: flip one character of the payload.
     let mut tampered = cursor.into_bytes();
     tampered[5] = if tampered[5] == b'A' { b'B' } else { b'A' };
-    let err = search_artifact(&s.store, &a.reference, &literal("line"), &Paging { limit: Some(10), cursor: Some(String::from_utf8(tampered).unwrap()), ..Paging::default() }).unwrap_err();
+    let err = search_artifact(
+        &s.store,
+        &a.reference,
+        &literal("line"),
+        &Paging {
+            limit: Some(10),
+            cursor: Some(String::from_utf8(tampered).unwrap()),
+            ..Paging::default()
+        },
+    )
+    .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     assert!(err.to_string().contains("altered"), "{err}");
     // Garbage.
-    let err = search_artifact(&s.store, &a.reference, &literal("line"), &Paging { cursor: Some("garbage".into()), ..Paging::default() }).unwrap_err();
+    let err = search_artifact(
+        &s.store,
+        &a.reference,
+        &literal("line"),
+        &Paging {
+            cursor: Some("garbage".into()),
+            ..Paging::default()
+        },
+    )
+    .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
 }
 
@@ -108,9 +199,28 @@ fn a_cursor_from_another_store_does_not_validate() {
     let s2 = store();
     let content = numbered_lines(100);
     let a = put(&s1.store, content.as_bytes());
-    let page = search_artifact(&s1.store, &a.reference, &literal("line"), &Paging { limit: Some(5), ..Paging::default() }).unwrap();
+    let page = search_artifact(
+        &s1.store,
+        &a.reference,
+        &literal("line"),
+        &Paging {
+            limit: Some(5),
+            ..Paging::default()
+        },
+    )
+    .unwrap();
     let b = put(&s2.store, content.as_bytes());
-    let err = search_artifact(&s2.store, &b.reference, &literal("line"), &Paging { limit: Some(5), cursor: page.next_cursor, ..Paging::default() }).unwrap_err();
+    let err = search_artifact(
+        &s2.store,
+        &b.reference,
+        &literal("line"),
+        &Paging {
+            limit: Some(5),
+            cursor: page.next_cursor,
+            ..Paging::default()
+        },
+    )
+    .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
 }
 

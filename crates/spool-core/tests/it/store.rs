@@ -11,26 +11,53 @@ use crate::support::{numbered_lines, put, store, store_with};
 
 #[test]
 fn an_expired_artifact_answers_expired_with_what_it_was() {
-    let s = store_with(StoreConfig { ttl: Duration::from_millis(1), ..StoreConfig::default() });
+    let s = store_with(StoreConfig {
+        ttl: Duration::from_millis(1),
+        ..StoreConfig::default()
+    });
     let meta = put(&s.store, b"short lived\n");
     std::thread::sleep(Duration::from_millis(5));
-    let err = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 8000).unwrap_err();
+    let err = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Expired);
     assert!(err.to_string().contains("test content"), "{err}");
     let wire = serde_json::to_value(err.to_wire()).unwrap();
     assert_eq!(wire["error"]["code"], "expired");
     assert_eq!(wire["error"]["source"]["total"]["lines"], 1);
     // The tombstone stays; the content is gone.
-    assert_eq!(s.store.meta(&meta.reference).unwrap().state, ArtifactState::Expired);
-    assert!(!s.store.root().join("content").join(&meta.reference).exists());
+    assert_eq!(
+        s.store.meta(&meta.reference).unwrap().state,
+        ArtifactState::Expired
+    );
+    assert!(
+        !s.store
+            .root()
+            .join("content")
+            .join(&meta.reference)
+            .exists()
+    );
     // Not found is a different answer.
-    let err = read_window(&s.store, "sp_neverexisted", WindowRequest::Preview(None), 8000).unwrap_err();
+    let err = read_window(
+        &s.store,
+        "sp_neverexisted",
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
 }
 
 #[test]
 fn gc_evicts_least_recently_read_over_the_quota() {
-    let s = store_with(StoreConfig { quota_bytes: 250_000, ..StoreConfig::default() });
+    let s = store_with(StoreConfig {
+        quota_bytes: 250_000,
+        ..StoreConfig::default()
+    });
     let body = numbered_lines(2000); // ~110 KB each
     let a = put(&s.store, body.as_bytes());
     std::thread::sleep(Duration::from_millis(5));
@@ -42,9 +69,18 @@ fn gc_evicts_least_recently_read_over_the_quota() {
     read_window(&s.store, &a.reference, WindowRequest::Preview(None), 8000).unwrap();
     let report = s.store.gc().unwrap();
     assert_eq!(report.evicted, 1);
-    assert_eq!(s.store.meta(&b.reference).unwrap().state, ArtifactState::Expired);
-    assert_eq!(s.store.meta(&a.reference).unwrap().state, ArtifactState::Complete);
-    assert_eq!(s.store.meta(&c.reference).unwrap().state, ArtifactState::Complete);
+    assert_eq!(
+        s.store.meta(&b.reference).unwrap().state,
+        ArtifactState::Expired
+    );
+    assert_eq!(
+        s.store.meta(&a.reference).unwrap().state,
+        ArtifactState::Complete
+    );
+    assert_eq!(
+        s.store.meta(&c.reference).unwrap().state,
+        ArtifactState::Complete
+    );
 }
 
 #[test]
@@ -55,9 +91,19 @@ fn corrupted_content_answers_corrupt_never_wrong_bytes() {
     let mut bytes = std::fs::read(&path).unwrap();
     bytes[10] ^= 0x20;
     std::fs::write(&path, bytes).unwrap();
-    let err = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 8000).unwrap_err();
+    let err = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Corrupt);
-    let q = Query { pattern: "line".into(), literal: true, case_insensitive: false };
+    let q = Query {
+        pattern: "line".into(),
+        literal: true,
+        case_insensitive: false,
+    };
     let err = search_artifact(&s.store, &meta.reference, &q, &Paging::default()).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Corrupt);
 }
@@ -79,7 +125,16 @@ fn two_writers_at_once_both_succeed() {
         .collect();
     for h in handles {
         let (reference, body) = h.join().unwrap();
-        let e = read_window(&s.store, &reference, WindowRequest::Bytes { offset: 0, max: Some(9) }, 8000).unwrap();
+        let e = read_window(
+            &s.store,
+            &reference,
+            WindowRequest::Bytes {
+                offset: 0,
+                max: Some(9),
+            },
+            8000,
+        )
+        .unwrap();
         assert_eq!(e.content, body[..9]);
         assert_eq!(s.store.meta(&reference).unwrap().bytes, body.len() as u64);
     }
@@ -98,7 +153,12 @@ fn an_unwritable_home_is_a_clear_error() {
 fn an_unfinished_writer_leaves_an_interrupted_artifact() {
     let s = store();
     let reference = {
-        let mut w = s.store.create(spool_core::store::NewArtifact::new(crate::support::text_source("dropped"))).unwrap();
+        let mut w = s
+            .store
+            .create(spool_core::store::NewArtifact::new(
+                crate::support::text_source("dropped"),
+            ))
+            .unwrap();
         w.write(b"partial output\n");
         w.reference().to_owned()
         // Dropped without finish, as when a client disconnects mid-call.
@@ -106,8 +166,14 @@ fn an_unfinished_writer_leaves_an_interrupted_artifact() {
     let meta = s.store.meta(&reference).unwrap();
     assert_eq!(meta.state, ArtifactState::Cancelled);
     let e = read_window(&s.store, &reference, WindowRequest::Preview(None), 8000).unwrap();
-    assert!(!e.complete, "an interrupted copy never claims to be complete");
+    assert!(
+        !e.complete,
+        "an interrupted copy never claims to be complete"
+    );
     assert_eq!(e.content, "partial output\n");
     assert_eq!(e.capture.as_ref().unwrap().state, ArtifactState::Cancelled);
-    assert_eq!(e.reason.unwrap().code, spool_core::envelope::ReasonCode::Cancelled);
+    assert_eq!(
+        e.reason.unwrap().code,
+        spool_core::envelope::ReasonCode::Cancelled
+    );
 }

@@ -30,10 +30,16 @@ pub fn text_source(desc: &str) -> Source {
 }
 
 pub fn put(store: &Store, bytes: &[u8]) -> ArtifactMeta {
-    store.put(NewArtifact::new(text_source("test content")), bytes).unwrap()
+    store
+        .put(NewArtifact::new(text_source("test content")), bytes)
+        .unwrap()
 }
 
 /// `n` numbered lines: `line 1: ...`.
 pub fn numbered_lines(n: usize) -> String {
-    (1..=n).map(|i| format!("line {i}: the quick brown fox jumps over the lazy dog\n")).collect()
+    use std::fmt::Write as _;
+    (1..=n).fold(String::new(), |mut s, i| {
+        let _ = writeln!(s, "line {i}: the quick brown fox jumps over the lazy dog");
+        s
+    })
 }

@@ -19,17 +19,29 @@ fn request_of(e: &Envelope) -> Option<WindowRequest> {
     let a = &call.arguments;
     let n = |k: &str| a.get(k).and_then(Value::as_u64);
     if let Some(line) = n("line") {
-        Some(WindowRequest::Lines { line, limit: n("limit") })
+        Some(WindowRequest::Lines {
+            line,
+            limit: n("limit"),
+        })
     } else if let Some(offset) = n("char_offset") {
-        Some(WindowRequest::Chars { offset, max: n("max_chars") })
+        Some(WindowRequest::Chars {
+            offset,
+            max: n("max_chars"),
+        })
     } else {
-        n("byte_offset").map(|offset| WindowRequest::Bytes { offset, max: n("max_bytes") })
+        n("byte_offset").map(|offset| WindowRequest::Bytes {
+            offset,
+            max: n("max_bytes"),
+        })
     }
 }
 
 /// Reads from line 1 following `next[0]`; returns the byte spans and texts in order.
 fn follow(store: &Store, reference: &str, max_tokens: u64) -> (Vec<(u64, u64)>, String, usize) {
-    let mut req = WindowRequest::Lines { line: 1, limit: None };
+    let mut req = WindowRequest::Lines {
+        line: 1,
+        limit: None,
+    };
     let mut spans = Vec::new();
     let mut text = String::new();
     let mut calls = 0;
@@ -39,7 +51,10 @@ fn follow(store: &Store, reference: &str, max_tokens: u64) -> (Vec<(u64, u64)>, 
         assert!(calls < 100_000, "following next never ends");
         let whole = envelope_text(&e, Dialect::Mcp);
         let used = tokens::count(&whole);
-        assert!(used <= max_tokens, "answer of {used} tokens over the cap of {max_tokens}");
+        assert!(
+            used <= max_tokens,
+            "answer of {used} tokens over the cap of {max_tokens}"
+        );
         assert_eq!(e.shown.len(), 1);
         spans.extend(e.delivered.byte_spans.iter().copied());
         text.push_str(&e.content);
@@ -55,7 +70,13 @@ fn check_joins(bytes: &[u8], max_tokens: u64) {
     let s = store();
     let meta = put(&s.store, bytes);
     if bytes.is_empty() {
-        let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), max_tokens).unwrap();
+        let e = read_window(
+            &s.store,
+            &meta.reference,
+            WindowRequest::Preview(None),
+            max_tokens,
+        )
+        .unwrap();
         assert!(e.complete);
         assert!(e.shown.is_empty());
         return;
@@ -68,7 +89,11 @@ fn check_joins(bytes: &[u8], max_tokens: u64) {
         at = *b;
     }
     assert_eq!(at, bytes.len() as u64, "following next reaches the end");
-    assert_eq!(text, String::from_utf8_lossy(bytes), "pieces join back to the content");
+    assert_eq!(
+        text,
+        String::from_utf8_lossy(bytes),
+        "pieces join back to the content"
+    );
     // No piece boundary splits a UTF-8 character of valid input.
     if let Ok(valid) = std::str::from_utf8(bytes) {
         for (a, _) in &spans {
@@ -121,17 +146,19 @@ fn head_tail_preview_names_the_gap_exactly() {
     let s = store();
     let text = numbered_lines(3000);
     let meta = put(&s.store, text.as_bytes());
-    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(Some(spool_core::Preview::HeadTail)), 8000).unwrap();
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Preview(Some(spool_core::Preview::HeadTail)),
+        8000,
+    )
+    .unwrap();
     assert!(!e.complete);
     assert_eq!(e.shown.len(), 2);
     let (head, tail) = (e.shown[0], e.shown[1]);
     assert_eq!((head.unit, head.start), (Unit::Lines, 1));
     assert_eq!(tail.end, 3000);
-    let marker = format!(
-        "... [lines {}-{} not shown: ",
-        head.end + 1,
-        tail.start - 1
-    );
+    let marker = format!("... [lines {}-{} not shown: ", head.end + 1, tail.start - 1);
     assert!(e.content.contains(&marker), "{marker} in content");
     // Three text blocks: head, marker, tail; head and tail are exactly the lines shown.
     assert_eq!(e.pieces.len(), 3);
@@ -140,21 +167,36 @@ fn head_tail_preview_names_the_gap_exactly() {
     assert_eq!(e.pieces[2], lines[tail.start as usize - 1..].concat());
     // The first next call reads the gap.
     assert_eq!(e.next[0].arguments["line"], head.end + 1);
-    assert_eq!(e.reason.as_ref().unwrap().code, spool_core::envelope::ReasonCode::TokenCap);
+    assert_eq!(
+        e.reason.as_ref().unwrap().code,
+        spool_core::envelope::ReasonCode::TokenCap
+    );
 }
 
 #[test]
 fn tail_preview_shows_the_real_last_lines() {
     let s = store();
     let meta = put(&s.store, numbered_lines(2000).as_bytes());
-    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(Some(spool_core::Preview::Tail)), 1000).unwrap();
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Preview(Some(spool_core::Preview::Tail)),
+        1000,
+    )
+    .unwrap();
     assert_eq!(e.shown.len(), 1);
     assert_eq!(e.shown[0].end, 2000);
-    assert!(e.content.ends_with("line 2000: the quick brown fox jumps over the lazy dog\n"));
+    assert!(
+        e.content
+            .ends_with("line 2000: the quick brown fox jumps over the lazy dog\n")
+    );
     // The part before the tail is the first way on.
     assert_eq!(e.next[0].arguments["line"], 1);
     let shown_lines = e.shown[0].end - e.shown[0].start + 1;
-    assert_eq!(e.next[0].arguments["limit"], shown_lines.min(e.shown[0].start - 1));
+    assert_eq!(
+        e.next[0].arguments["limit"],
+        shown_lines.min(e.shown[0].start - 1)
+    );
 }
 
 #[test]
@@ -163,13 +205,35 @@ fn a_giant_single_line_is_windowed_by_chars() {
     let mut line = "abcdefghij".repeat(1_000_000);
     line.push('\n');
     let meta = put(&s.store, line.as_bytes());
-    let e = read_window(&s.store, &meta.reference, WindowRequest::Lines { line: 1, limit: None }, 2000).unwrap();
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Lines {
+            line: 1,
+            limit: None,
+        },
+        2000,
+    )
+    .unwrap();
     assert_eq!(e.shown[0].unit, Unit::Chars);
     assert_eq!(e.shown[0].start, 0);
-    assert!(e.notes[0].contains("line 1 is 10,000,001 chars long"), "{}", e.notes[0]);
+    assert!(
+        e.notes[0].contains("line 1 is 10,000,001 chars long"),
+        "{}",
+        e.notes[0]
+    );
     assert_eq!(e.next[0].arguments["char_offset"], e.shown[0].end);
     // A char window deep inside the line is found through the index, not a scan from the start.
-    let deep = read_window(&s.store, &meta.reference, WindowRequest::Chars { offset: 9_000_003, max: Some(7) }, 2000).unwrap();
+    let deep = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Chars {
+            offset: 9_000_003,
+            max: Some(7),
+        },
+        2000,
+    )
+    .unwrap();
     assert_eq!(deep.content, "defghij");
     assert!(!deep.complete);
 }
@@ -178,25 +242,52 @@ fn a_giant_single_line_is_windowed_by_chars() {
 fn positions_past_the_end_are_invalid_arguments_with_the_valid_range() {
     let s = store();
     let meta = put(&s.store, numbered_lines(10).as_bytes());
-    let err = read_window(&s.store, &meta.reference, WindowRequest::Lines { line: 11, limit: None }, 8000).unwrap_err();
+    let err = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Lines {
+            line: 11,
+            limit: None,
+        },
+        8000,
+    )
+    .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     assert_eq!(err.to_string(), "no lines at this position (total 10)");
     assert_eq!(err.hint().unwrap(), "ask for `line` between 1 and 10");
-    let err = read_window(&s.store, &meta.reference, WindowRequest::Bytes { offset: 10_000, max: None }, 8000).unwrap_err();
-    assert!(err.to_string().starts_with("no bytes at this position (total "));
+    let err = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Bytes {
+            offset: 10_000,
+            max: None,
+        },
+        8000,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("no bytes at this position (total ")
+    );
 }
 
 #[test]
 fn a_whole_small_artifact_is_complete() {
     let s = store();
     let meta = put(&s.store, b"one\ntwo\n");
-    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 8000).unwrap();
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap();
     assert!(e.complete);
     assert!(e.reason.is_none());
     assert!(e.next.is_empty());
     assert_eq!(e.content, "one\ntwo\n");
     assert_eq!(e.total.lines, Some(2));
-    assert_eq!(e.total.tokens_estimated, false);
+    assert!(!e.total.tokens_estimated);
 }
 
 #[test]
@@ -204,11 +295,29 @@ fn binary_content_is_detected_and_byte_windows_render_escaped() {
     let s = store();
     let bytes: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
     let meta = put(&s.store, &bytes);
-    let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 8000).unwrap();
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap();
     assert!(!e.complete);
-    assert_eq!(e.reason.as_ref().unwrap().code, spool_core::envelope::ReasonCode::Binary);
+    assert_eq!(
+        e.reason.as_ref().unwrap().code,
+        spool_core::envelope::ReasonCode::Binary
+    );
     assert_eq!(e.next[0].arguments["byte_offset"], 0);
-    let w = read_window(&s.store, &meta.reference, WindowRequest::Bytes { offset: 0, max: Some(4) }, 8000).unwrap();
+    let w = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Bytes {
+            offset: 0,
+            max: Some(4),
+        },
+        8000,
+    )
+    .unwrap();
     assert_eq!(w.content, "\\x00\\x01\\x02\\x03");
     assert_eq!(w.shown[0].end, 4);
 }
@@ -224,5 +333,8 @@ fn token_totals_are_exact_when_small_and_estimated_when_large() {
     assert!(big.tokens_estimated);
     let estimate = big.tokens.unwrap() as f64;
     let exact = tokens::count(&big_text) as f64;
-    assert!((estimate - exact).abs() / exact < 0.05, "estimate {estimate} vs {exact}");
+    assert!(
+        (estimate - exact).abs() / exact < 0.05,
+        "estimate {estimate} vs {exact}"
+    );
 }
