@@ -22,6 +22,31 @@ fn exit_code_for(err: &Error) -> u8 {
     }
 }
 
+/// `SPOOL_TTL` (seconds an artifact lives) and `SPOOL_QUOTA` (bytes kept) override the defaults.
+fn store_config() -> Result<StoreConfig, Error> {
+    let mut config = StoreConfig::default();
+    let number = |name: &str| -> Result<Option<u64>, Error> {
+        match std::env::var(name) {
+            Ok(v) => v
+                .trim()
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| Error::InvalidArgument {
+                    message: format!("`{name}` must be a whole number (got `{v}`)"),
+                    hint: Some(format!("unset `{name}` to use the default")),
+                }),
+            Err(_) => Ok(None),
+        }
+    };
+    if let Some(secs) = number("SPOOL_TTL")? {
+        config.ttl = std::time::Duration::from_secs(secs);
+    }
+    if let Some(bytes) = number("SPOOL_QUOTA")? {
+        config.quota_bytes = bytes;
+    }
+    Ok(config)
+}
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     tracing_subscriber::fmt()
@@ -32,7 +57,8 @@ fn main() -> ExitCode {
         )
         .init();
     let as_json = commands::wants_json(&cli.command);
-    let result = Store::open(&Store::default_home(), StoreConfig::default())
+    let result = store_config()
+        .and_then(|config| Store::open(&Store::default_home(), config))
         .and_then(|store| commands::dispatch(&store, cli.command));
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,8 +1,5 @@
-//! The one place the CLI writes answers to stdout.
-#![expect(
-    clippy::print_stdout,
-    reason = "the CLI's output module: stdout is the product"
-)]
+//! The one place the CLI writes answers to stdout. Writes go through `write_all` and a closed
+//! pipe (`spool ... | head`) ends the output quietly instead of panicking.
 
 use std::io::Write;
 
@@ -10,9 +7,9 @@ use spool_core::render::{self, Dialect};
 use spool_core::{Envelope, Error};
 
 pub fn json<T: serde::Serialize>(value: &T) {
-    let text =
+    let json =
         serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    println!("{text}");
+    text(&json);
 }
 
 pub fn text(s: &str) {

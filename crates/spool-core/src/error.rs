@@ -91,6 +91,9 @@ pub enum Error {
 
     #[error("store database error: {0}")]
     Db(#[from] rusqlite::Error),
+
+    #[error("cannot open the store at `{}`: {cause}", path.display())]
+    StoreOpen { path: PathBuf, cause: String },
 }
 
 impl Error {
@@ -116,7 +119,9 @@ impl Error {
             Self::Forbidden { .. } => ErrorCode::Forbidden,
             Self::InvalidArgument { .. } => ErrorCode::InvalidArgument,
             Self::Corrupt { .. } => ErrorCode::Corrupt,
-            Self::Capturing { .. } | Self::Unavailable { .. } => ErrorCode::Unavailable,
+            Self::Capturing { .. } | Self::Unavailable { .. } | Self::StoreOpen { .. } => {
+                ErrorCode::Unavailable
+            }
             Self::Timeout { .. } => ErrorCode::Timeout,
             Self::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
                 ErrorCode::Forbidden
@@ -132,7 +137,7 @@ impl Error {
                 Some("list the stored artifacts with `artifacts` (CLI: `spool artifacts`)".into())
             }
             Self::PathNotFound { .. } => {
-                Some("check the path; `list` shows what the directory holds".into())
+                Some("check the path: it must name an existing file".into())
             }
             Self::Expired { redo, .. } => Some(match redo {
                 Some(call) => format!("produce a fresh copy with: {call}"),
@@ -146,6 +151,9 @@ impl Error {
                 "read `{reference}` again when the command has finished"
             )),
             Self::Forbidden { .. } => Some("read only inside the allowed roots".into()),
+            Self::StoreOpen { .. } => Some(
+                "set `SPOOL_HOME` to a directory this user can write, e.g. `export SPOOL_HOME=$HOME/.spool`".into(),
+            ),
             Self::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
                 Some("check the permissions of the path, or set `SPOOL_HOME` to a writable directory".into())
             }

@@ -321,11 +321,15 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
             whole_text(e)
         ));
     }
-    lines.push(format!(
-        " Full output stored as {} ({stored_as}).",
-        e.reference
-    ));
-    if let Some(capture) = &e.capture {
+    let what = if e.source.kind == SourceKind::Exec {
+        "Full output"
+    } else {
+        "Full content"
+    };
+    lines.push(format!(" {what} stored as {} ({stored_as}).", e.reference));
+    if let Some(capture) = &e.capture
+        && e.reason.as_ref().is_none_or(|r| r.detail != capture.detail)
+    {
         lines.push(format!(
             " The stored copy itself is incomplete ({}): {}.",
             capture.state.as_str(),

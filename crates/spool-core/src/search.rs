@@ -136,7 +136,7 @@ pub fn search_artifact(
             Error::invalid(
                 format!("invalid pattern: {e}"),
                 Some(
-                    "fix the regex, or pass `literal: true` to search for the text as it is"
+                    "fix the regex, or search for the text as it is with `literal: true` (CLI: `--literal`)"
                         .to_owned(),
                 ),
             )

@@ -77,14 +77,34 @@ impl Store {
     pub fn open(home: &Path, config: StoreConfig) -> Result<Self> {
         let root = home.join(FORMAT_DIR);
         let content = root.join("content");
-        std::fs::create_dir_all(&content).map_err(|e| Error::io(&content, e))?;
+        let failed = |cause: String| Error::StoreOpen {
+            path: home.to_owned(),
+            cause,
+        };
+        std::fs::create_dir_all(&content).map_err(|e| failed(e.to_string()))?;
         let db_path = root.join("meta.sqlite");
-        let conn = Connection::open(&db_path)?;
-        conn.busy_timeout(Duration::from_secs(30))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.execute_batch(meta::SCHEMA)?;
-        let secret = load_secret(&root.join("secret"))?;
+        let conn = Connection::open(&db_path).map_err(|e| failed(e.to_string()))?;
+        let setup = || -> rusqlite::Result<()> {
+            conn.busy_timeout(Duration::from_secs(30))?;
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+            conn.execute_batch(meta::SCHEMA)
+        };
+        // Two processes opening a fresh store race to switch it to WAL; SQLite answers the loser
+        // `locked` at once rather than through the busy handler, so retry for a while.
+        let mut attempt = 0;
+        while let Err(e) = setup() {
+            let locked = matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            );
+            attempt += 1;
+            if !locked || attempt > 200 {
+                return Err(failed(e.to_string()));
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        let secret = load_secret(&root.join("secret")).map_err(|e| failed(e.to_string()))?;
         Ok(Self {
             root,
             conn: Mutex::new(conn),
@@ -186,11 +206,11 @@ fn load_secret(path: &Path) -> Result<[u8; 32]> {
         what: "the system random source".into(),
         cause: e.to_string(),
     })?;
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    // A name no other process or thread uses: the key is written whole before it is linked.
+    let tmp = path.with_extension(format!("tmp-{}", crate::refs::new_ref()?));
     let mut file = std::fs::OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
         .mode(0o600)
         .open(&tmp)
         .map_err(|e| Error::io(&tmp, e))?;

@@ -431,7 +431,13 @@ fn expired_error(meta: &ArtifactMeta) -> Error {
     Error::Expired {
         reference: meta.reference.clone(),
         what,
-        redo: meta.redo.as_ref().map(crate::render::call_text),
+        redo: meta.redo.as_ref().map(|call| {
+            format!(
+                "{} (CLI: {})",
+                crate::render::call_text(call),
+                crate::render::cli_text(call)
+            )
+        }),
         source_json: serde_json::json!({
             "source": meta.source,
             "total": meta.totals(),

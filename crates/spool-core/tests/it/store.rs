@@ -177,3 +177,27 @@ fn an_unfinished_writer_leaves_an_interrupted_artifact() {
         spool_core::envelope::ReasonCode::Cancelled
     );
 }
+
+/// Regression: two processes opening a fresh store raced to switch it to WAL and the loser
+/// failed with "database is locked"; two threads raced on one temporary name for the secret
+/// and one read an empty key.
+#[test]
+fn concurrent_first_open_of_a_fresh_store_succeeds() {
+    for _ in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(6));
+        let handles: Vec<_> = (0..6)
+            .map(|_| {
+                let home = dir.path().to_owned();
+                let barrier = std::sync::Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    Store::open(&home, StoreConfig::default()).map(|_| ())
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap().unwrap();
+        }
+    }
+}

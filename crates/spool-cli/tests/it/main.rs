@@ -1,0 +1,7 @@
+//! CLI transcripts: the built `spool` binary, its exit code, stdout and stderr.
+#![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
+
+mod bad_input;
+mod read_search;
+mod run;
+mod support;

@@ -1,0 +1,99 @@
+//! `spool read`, `spool search`, `spool audit`, `spool artifacts`, expiry.
+
+use insta::assert_snapshot;
+
+use crate::support::{Home, reference_of, settings, transcript};
+
+fn lines(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("entry {i}: value={}\n", i * 7))
+        .collect()
+}
+
+#[test]
+fn read_a_file_by_lines_chars_bytes_and_tail() {
+    let home = Home::new();
+    let path = home.file("data.txt", lines(500).as_bytes());
+    let p = path.to_str().unwrap();
+    let out = home.run(&["read", p, "--lines", "10:12"]);
+    settings(&home).bind(|| assert_snapshot!("read_lines", transcript(&out)));
+    let out = home.run(&["read", p, "--tail", "2"]);
+    settings(&home).bind(|| assert_snapshot!("read_tail", transcript(&out)));
+    let chars = home.json(&["read", p, "--chars", "0:8"]);
+    assert_eq!(chars["content"], "entry 1:");
+    assert_eq!(chars["shown"][0]["unit"], "chars");
+    let bytes = home.json(&["read", p, "--bytes", "9:17"]);
+    assert_eq!(bytes["content"], "value=7\n");
+    // The same unchanged file is one artifact, not five.
+    let list = home.json(&["artifacts", "--kind", "file"]);
+    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+    let version = &chars["source"]["version"];
+    assert_eq!(version["sha256"].as_str().unwrap().len(), 64);
+    assert!(version["mtime"].is_string());
+}
+
+#[test]
+fn search_pages_and_zero_hits() {
+    let home = Home::new();
+    let path = home.file("data.txt", lines(2000).as_bytes());
+    let p = path.to_str().unwrap();
+    let out = home.run(&["search", r"value=\d*77\b", p, "--limit", "3"]);
+    assert_eq!(out.status.code(), Some(0));
+    settings(&home).bind(|| assert_snapshot!("search_page", transcript(&out)));
+    let first = home.json(&["search", r"value=\d*77\b", p, "--limit", "3"]);
+    let total = first["hit_count"].as_u64().unwrap();
+    let expected = (1..=2000u64).filter(|i| (i * 7) % 100 == 77).count() as u64;
+    assert_eq!(total, expected);
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let reference = first["ref"].as_str().unwrap();
+    let second = home.json(&[
+        "search",
+        r"value=\d*77\b",
+        reference,
+        "--limit",
+        "3",
+        "--cursor",
+        cursor,
+    ]);
+    assert_eq!(second["hit_count"], total);
+    assert!(second["hits"][0]["line"].as_u64() > first["hits"][2]["line"].as_u64());
+    let none = home.run(&["search", "no-such-text", p]);
+    assert_eq!(none.status.code(), Some(1));
+    settings(&home).bind(|| assert_snapshot!("search_none", transcript(&none)));
+}
+
+#[test]
+fn audit_shows_what_was_and_was_never_delivered() {
+    let home = Home::new();
+    let out = home.run(&["run", "--max-tokens", "600", "--", "sh", "-c", "seq 1 5000"]);
+    let reference = reference_of(&out);
+    home.run(&["read", &reference, "--lines", "1000:1099"]);
+    let report = home.json(&["audit", &reference]);
+    assert_eq!(report["answers"].as_array().unwrap().len(), 2);
+    let never = report["never_delivered_lines"].as_array().unwrap();
+    // Head, then lines 1000-1099, then the tail were delivered: two gaps remain.
+    assert_eq!(never.len(), 2);
+    assert_eq!(never[0][1], 999);
+    assert_eq!(never[1][0], 1100);
+    let text = home.run(&["audit", &reference]);
+    settings(&home).bind(|| assert_snapshot!("audit_ref", transcript(&text)));
+}
+
+#[test]
+fn an_expired_ref_says_what_it_was_and_how_to_make_it_again() {
+    let home = Home::new();
+    let out = home
+        .cmd(&["run", "--", "echo", "short-lived"])
+        .env("SPOOL_TTL", "1")
+        .output()
+        .unwrap();
+    let reference = reference_of(&out);
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let out = home.run(&["read", &reference]);
+    assert_eq!(out.status.code(), Some(4));
+    settings(&home).bind(|| assert_snapshot!("expired", transcript(&out)));
+    let gc = home.run(&["gc"]);
+    assert_eq!(gc.status.code(), Some(0));
+    let list = home.json(&["artifacts"]);
+    assert_eq!(list["items"][0]["state"], "expired");
+}
