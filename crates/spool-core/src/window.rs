@@ -118,11 +118,15 @@ pub fn window(
         }
         let mut envelope = assemble(reader, &pieces, whole, requested, cut_by_cap, max_tokens);
         let content = tokens::count(&envelope.content);
-        let banner = tokens::count(&render::banner(&envelope, render::Dialect::Mcp)).max(
-            tokens::count(&render::banner(&envelope, render::Dialect::Cli)),
-        );
+        let reference = envelope.reference.as_str();
+        let banner =
+            ref_neutral_tokens(&render::banner(&envelope, render::Dialect::Mcp), reference).max(
+                ref_neutral_tokens(&render::banner(&envelope, render::Dialect::Cli), reference),
+            );
+        // Gap markers name the ref too.
+        let content_bound = ref_neutral_tokens(&envelope.content, reference).max(content);
         // One newline joins banner and content; a merge across it changes a token or two.
-        let total = banner + content + BOUNDARY_SLACK;
+        let total = banner + content_bound + BOUNDARY_SLACK;
         if total <= max_tokens || content_tokens <= MIN_MAX_TOKENS / 4 {
             envelope.delivered.tokens = content;
             return Ok(envelope);
@@ -138,6 +142,13 @@ pub fn window(
             max_tokens * 2
         )),
     ))
+}
+
+/// The banner's tokens, counting every ref at its most (one token a char), so that where an
+/// answer is cut does not depend on how the random ref happens to tokenize.
+fn ref_neutral_tokens(text: &str, reference: &str) -> u64 {
+    let refs = text.matches(reference).count() as u64;
+    tokens::count(&text.replace(reference, "")) + refs * reference.len() as u64
 }
 
 /// Cuts the pieces a request asks for: (pieces, asked for a range, cut short by the cap).

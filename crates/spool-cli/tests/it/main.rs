@@ -1,5 +1,9 @@
 //! CLI transcripts: the built `spool` binary, its exit code, stdout and stderr.
-#![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers fail loudly"
+)]
 
 mod bad_input;
 mod read_search;

@@ -5,9 +5,11 @@ use insta::assert_snapshot;
 use crate::support::{Home, reference_of, settings, transcript};
 
 fn lines(n: usize) -> String {
-    (1..=n)
-        .map(|i| format!("entry {i}: value={}\n", i * 7))
-        .collect()
+    use std::fmt::Write as _;
+    (1..=n).fold(String::new(), |mut s, i| {
+        let _ = writeln!(s, "entry {i}: value={}", i * 7);
+        s
+    })
 }
 
 #[test]
@@ -76,7 +78,10 @@ fn audit_shows_what_was_and_was_never_delivered() {
     assert_eq!(never[0][1], 999);
     assert_eq!(never[1][0], 1100);
     let text = home.run(&["audit", &reference]);
-    settings(&home).bind(|| assert_snapshot!("audit_ref", transcript(&text)));
+    let mut s = settings(&home);
+    // Exact token counts of a gap marker depend on how the random ref tokenizes.
+    s.add_filter(r"\d+ tokens\)", "[N] tokens)");
+    s.bind(|| assert_snapshot!("audit_ref", transcript(&text)));
 }
 
 #[test]

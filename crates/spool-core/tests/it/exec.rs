@@ -187,7 +187,7 @@ fn progress_is_reported_while_a_command_runs() {
     let control = RunControl {
         cancel: Arc::default(),
         progress: Some(Box::new(move |bytes, lines| {
-            sink.lock().unwrap().push((bytes, lines))
+            sink.lock().unwrap().push((bytes, lines));
         })),
     };
     run(
