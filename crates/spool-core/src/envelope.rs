@@ -221,7 +221,9 @@ pub struct Delivery {
     pub byte_spans: Vec<(u64, u64)>,
     pub bytes: u64,
     pub chars: u64,
-    pub tokens: u64,
+    /// Exact tokens delivered, when they were counted (small answers are proven under the cap
+    /// by their byte length and never tokenized).
+    pub tokens: Option<u64>,
 }
 
 /// The state of a stored copy that is not whole.

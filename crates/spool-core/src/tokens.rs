@@ -7,7 +7,7 @@
 use tiktoken_rs::o200k_base_singleton;
 
 /// Bytes of an artifact's head counted exactly at capture; past this the total is estimated.
-pub const EXACT_TOKEN_LIMIT: usize = 1 << 20;
+pub const EXACT_TOKEN_LIMIT: usize = 256 << 10;
 
 pub fn count(text: &str) -> u64 {
     if text.is_empty() {
@@ -38,4 +38,34 @@ pub fn total_from_head(head: &[u8], total_bytes: u64) -> TokenTotal {
         tokens: (per_byte * total_bytes as f64).round() as u64,
         estimated: true,
     }
+}
+
+/// Byte offsets in `text` where each token ends (so `len()` is the token count).
+pub fn token_ends(text: &str) -> Vec<usize> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let bpe = o200k_base_singleton();
+    let ranks = bpe.encode_ordinary(text);
+    let mut at = 0;
+    bpe._decode_native_and_split(ranks)
+        .map(|bytes| {
+            at += bytes.len();
+            at
+        })
+        .collect()
+}
+
+/// At most how many tokens the text `text[..pos]` holds, judged from the tokens of the whole:
+/// the tokens that end by `pos`, plus one for a token cut at `pos`. Re-tokenizing the prefix
+/// can differ from this near the cut, so callers check the final text exactly.
+pub fn prefix_bound(ends: &[usize], pos: usize) -> u64 {
+    let whole = ends.partition_point(|&e| e <= pos);
+    let cut = usize::from(whole > 0 && ends[whole - 1] != pos || whole == 0 && pos > 0);
+    (whole + cut) as u64
+}
+
+/// At most how many tokens `text[pos..]` holds, judged the same way.
+pub fn suffix_bound(ends: &[usize], pos: usize) -> u64 {
+    (ends.len() - ends.partition_point(|&e| e <= pos)) as u64
 }

@@ -93,7 +93,8 @@ pub fn window(
     }
     let meta = reader.meta();
     // The banner names the source; a long command line must not push the answer over the cap.
-    let reserve = RESERVE_TOKENS + tokens::count(&render::describe_source(&meta.source));
+    // Its byte length bounds its tokens without loading the tokenizer.
+    let reserve = RESERVE_TOKENS + render::describe_source(&meta.source).len() as u64;
     if max_tokens < reserve + MIN_MAX_TOKENS / 2 {
         return Err(Error::invalid(
             format!(
@@ -117,18 +118,12 @@ pub fn window(
             reader.check_whole(&bytes)?;
         }
         let mut envelope = assemble(reader, &pieces, whole, requested, cut_by_cap, max_tokens);
-        let content = tokens::count(&envelope.content);
-        let reference = envelope.reference.as_str();
-        let banner =
-            ref_neutral_tokens(&render::banner(&envelope, render::Dialect::Mcp), reference).max(
-                ref_neutral_tokens(&render::banner(&envelope, render::Dialect::Cli), reference),
-            );
-        // Gap markers name the ref too.
-        let content_bound = ref_neutral_tokens(&envelope.content, reference).max(content);
-        // One newline joins banner and content; a merge across it changes a token or two.
-        let total = banner + content_bound + BOUNDARY_SLACK;
+        let total = answer_bound(&envelope, &pieces, max_tokens);
         if total <= max_tokens || content_tokens <= MIN_MAX_TOKENS / 4 {
-            envelope.delivered.tokens = content;
+            envelope.delivered.tokens = pieces
+                .iter()
+                .all(|p| p.tokens_exact)
+                .then(|| pieces.iter().map(|p| p.tokens).sum());
             return Ok(envelope);
         }
         content_tokens = content_tokens
@@ -144,8 +139,50 @@ pub fn window(
     ))
 }
 
-/// The banner's tokens, counting every ref at its most (one token a char), so that where an
-/// answer is cut does not depend on how the random ref happens to tokenize.
+/// At most how many tokens the whole answer (banner, content, gap markers) holds, in either
+/// dialect. Byte lengths bound tokens; only when they do not prove the answer fits are the
+/// banner and markers counted, each ref at its most (one token a char) so that where an answer
+/// is cut does not depend on how the random ref happens to tokenize.
+fn answer_bound(envelope: &Envelope, pieces: &[Piece], max_tokens: u64) -> u64 {
+    let reference = envelope.reference.as_str();
+    let banners = [
+        render::banner(envelope, render::Dialect::Mcp),
+        render::banner(envelope, render::Dialect::Cli),
+    ];
+    let markers: Vec<&String> = envelope.pieces.iter().skip(1).step_by(2).collect();
+    let content: u64 = pieces.iter().map(|p| p.tokens).sum();
+    // A token or two may merge across each join: banner|content and around each marker.
+    let slack = BOUNDARY_SLACK * (1 + 2 * markers.len() as u64);
+    let cheap = banners.iter().map(|b| b.len() as u64).max().unwrap_or(0)
+        + markers.iter().map(|m| m.len() as u64).sum::<u64>()
+        + content
+        + slack;
+    if cheap <= max_tokens {
+        return cheap;
+    }
+    let banner = banners
+        .iter()
+        .map(|b| ref_neutral_tokens(b, reference))
+        .max()
+        .unwrap_or(0);
+    let marker_tokens: u64 = markers
+        .iter()
+        .map(|m| ref_neutral_tokens(m, reference))
+        .sum();
+    let content: u64 = pieces
+        .iter()
+        .map(|p| {
+            if p.tokens_exact {
+                p.tokens
+            } else {
+                tokens::count(&p.text)
+            }
+        })
+        .sum();
+    banner + marker_tokens + content + slack
+}
+
+/// The ref-neutral count of a text (see [`answer_bound`]).
 fn ref_neutral_tokens(text: &str, reference: &str) -> u64 {
     let refs = text.matches(reference).count() as u64;
     tokens::count(&text.replace(reference, "")) + refs * reference.len() as u64
@@ -352,7 +389,7 @@ fn assemble(
         byte_spans: pieces.iter().map(|p| p.span).collect(),
         bytes: pieces.iter().map(|p| p.span.1 - p.span.0).sum(),
         chars: pieces.iter().map(|p| p.chars.1 - p.chars.0).sum(),
-        tokens: pieces.iter().map(|p| p.tokens).sum(),
+        tokens: None,
     };
     Envelope {
         reference,

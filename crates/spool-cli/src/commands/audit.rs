@@ -31,16 +31,14 @@ fn delivered_text(row: &AuditRow) -> String {
         })
         .unwrap_or_default();
     let bytes = d.get("bytes").and_then(Value::as_u64).unwrap_or(0);
-    let tokens = d.get("tokens").and_then(Value::as_u64).unwrap_or(0);
     if ranges.is_empty() {
         return "nothing".into();
     }
-    format!(
-        "{} ({} bytes, {} tokens)",
-        ranges.join(", "),
-        thousands(bytes),
-        thousands(tokens)
-    )
+    let sizes = match d.get("tokens").and_then(Value::as_u64) {
+        Some(tokens) => format!("{} bytes, {} tokens", thousands(bytes), thousands(tokens)),
+        None => format!("{} bytes", thousands(bytes)),
+    };
+    format!("{} ({sizes})", ranges.join(", "))
 }
 
 fn whole_text(row: &AuditRow) -> String {

@@ -56,6 +56,8 @@ pub struct Piece {
     pub lines: (u64, u64),
     pub text: String,
     pub tokens: u64,
+    /// `tokens` is an exact count (else it is the byte length, an upper bound).
+    pub tokens_exact: bool,
     /// The piece stops short of what was asked because of the cap.
     pub cut_by_cap: bool,
     pub note: Option<String>,
@@ -148,23 +150,19 @@ pub fn lines_forward(
     if ends.is_empty() {
         return long_line_head(reader, line, start, budget);
     }
-    let mut k = ends.len();
-    let mut text = utf8::lossy(&block[..ends[k - 1]]);
-    let mut used = tokens::count(&text);
-    if used > budget.tokens {
-        k = fit_lines(&block, &ends, budget.tokens);
-        loop {
-            if k == 0 {
-                return long_line_head(reader, line, start, budget);
-            }
-            text = utf8::lossy(&block[..ends[k - 1]]);
-            used = tokens::count(&text);
-            if used <= budget.tokens {
-                break;
-            }
-            k -= 1;
+    let whole_text = utf8::lossy(&block[..ends[ends.len() - 1]]);
+    let mut k = fit_prefix_lines(&whole_text, ends.len(), budget.tokens);
+    let (text, used, exact) = loop {
+        if k == 0 {
+            return long_line_head(reader, line, start, budget);
         }
-    }
+        let text = utf8::lossy(&block[..ends[k - 1]]);
+        let (used, exact) = measure(&text, budget.tokens);
+        if used <= budget.tokens {
+            break (text, used, exact);
+        }
+        k -= 1;
+    };
     let end = ends[k - 1];
     let reached_end = start.byte + end as u64 >= size;
     let cut_by_cap = !reached_end && (k as u64) < limit.unwrap_or(u64::MAX);
@@ -181,6 +179,7 @@ pub fn lines_forward(
         lines: (line, last),
         text,
         tokens: used,
+        tokens_exact: exact,
         cut_by_cap,
         note: None,
         // Continue with the page size the caller chose, or with what one answer holds.
@@ -188,18 +187,36 @@ pub fn lines_forward(
     })
 }
 
-/// How many leading lines fit the budget, by per-line counts.
-fn fit_lines(block: &[u8], ends: &[usize], budget: u64) -> usize {
-    let mut acc = 0;
-    let mut from = 0;
-    for (i, &end) in ends.iter().enumerate() {
-        acc += tokens::count(&utf8::lossy(&block[from..end]));
-        if acc > budget {
-            return i;
-        }
-        from = end;
+/// Tokens of `text`, or its byte length when that already proves it fits (no text has more
+/// tokens than bytes): the tokenizer is not even loaded for small answers. True when exact.
+pub fn measure(text: &str, budget: u64) -> (u64, bool) {
+    if text.len() as u64 <= budget {
+        (text.len() as u64, false)
+    } else {
+        (tokens::count(text), true)
     }
-    ends.len()
+}
+
+/// How many of the first `lines` lines of `text` (lossy text of whole lines) probably fit the
+/// budget, from one tokenization of all of it. The caller checks the result exactly.
+fn fit_prefix_lines(text: &str, lines: usize, budget: u64) -> usize {
+    if text.len() as u64 <= budget {
+        return lines;
+    }
+    let ends = tokens::token_ends(text);
+    if ends.len() as u64 <= budget {
+        return lines;
+    }
+    let mut line_ends: Vec<usize> = text
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .take(lines)
+        .collect();
+    if line_ends.len() < lines {
+        line_ends.push(text.len());
+    }
+    // Two tokens of margin for re-tokenization at the cut.
+    line_ends.partition_point(|&e| tokens::prefix_bound(&ends, e) + 2 <= budget)
 }
 
 /// The most chars of `block` from its start that fit the budget, and their byte length.
@@ -244,6 +261,7 @@ fn long_line_head(reader: &ArtifactReader, line: u64, start: Pos, budget: Budget
         lines: (line, line),
         text,
         tokens: used,
+        tokens_exact: true,
         cut_by_cap: true,
         note: Some(long_line_note(line, start.char, line_end, piece_chars)),
         per_answer: nc.max(1),
@@ -289,17 +307,24 @@ pub fn tail(reader: &ArtifactReader, min_line: u64, budget: Budget) -> Result<Pi
         starts.push(0);
     }
     starts.extend(bounds);
-    let mut k = 0u64;
-    let mut acc = 0;
-    let mut end = block.len();
-    for &s in starts.iter().rev() {
-        acc += tokens::count(&utf8::lossy(&block[s..end]));
-        if acc > budget.tokens {
-            break;
-        }
-        k += 1;
-        end = s;
+    // Line starts in the lossy text (invalid bytes change lengths, never newlines).
+    let text = utf8::lossy(&block);
+    let mut text_starts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+    if text_starts.last() == Some(&text.len()) {
+        text_starts.pop();
     }
+    if first_is_whole {
+        text_starts.insert(0, 0);
+    }
+    let mut k = if text.len() as u64 <= budget.tokens {
+        starts.len() as u64
+    } else {
+        let ends = tokens::token_ends(&text);
+        // Starts are ascending and the bound falls as they move on: the first that fits.
+        let first =
+            text_starts.partition_point(|&s| tokens::suffix_bound(&ends, s) + 2 > budget.tokens);
+        (text_starts.len() - first) as u64
+    };
     while k > 0 {
         let piece = lines_forward(reader, meta.lines - k + 1, Some(k), budget)?;
         if piece.span.1 == size && piece.range.unit == Unit::Lines {
@@ -344,6 +369,7 @@ fn long_line_tail(reader: &ArtifactReader, budget: Budget) -> Result<Piece> {
         lines: (line, line),
         text,
         tokens: used,
+        tokens_exact: true,
         cut_by_cap: true,
         note: Some(long_line_note(
             line,
@@ -381,6 +407,7 @@ pub fn chars_forward(
         lines: (start.line + 1, start.line + 1 + newlines),
         text,
         tokens: used,
+        tokens_exact: true,
         cut_by_cap: nc < want && end_byte < size,
         note: None,
         per_answer: max.unwrap_or_else(|| per_answer(nc, used, budget)),
@@ -458,6 +485,7 @@ pub fn bytes_forward(
         lines: (first.line + 1, first.line + 1 + newlines),
         text,
         tokens: used,
+        tokens_exact: true,
         cut_by_cap: (block.len() as u64) < max.unwrap_or(u64::MAX) && end < size,
         note,
         per_answer: max.unwrap_or(block.len() as u64).max(1),
