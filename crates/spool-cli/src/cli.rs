@@ -104,6 +104,9 @@ pub struct ReadArgs {
     /// Which part to show when no range is given.
     #[arg(long, value_enum)]
     pub preview: Option<PreviewArg>,
+    /// Only this stream of a command's output (stdout or stderr).
+    #[arg(long, value_name = "NAME")]
+    pub stream: Option<String>,
     /// Cap of the shown part, in tokens.
     #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
     pub max_tokens: u64,

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::store::{ArtifactMeta, ArtifactWriter, NewArtifact, Store, Stream};
 use nix::poll::{PollFd, PollFlags, poll};
 
-const PIECE: usize = 256 * 1024;
+const PIECE: usize = 1 << 20;
 /// How long a stopped command gets between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_secs(2);
 /// How long to keep reading after the command exited while a background process holds the pipes.
@@ -170,6 +170,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         stderr: child.stderr.take(),
         buf: vec![0u8; PIECE],
     };
+    pipes.widen();
     let deadline = spec.timeout.map(|t| started + t);
     let mut timed_out = false;
     let mut cancelled = false;
@@ -274,6 +275,17 @@ struct Pipes {
 }
 
 impl Pipes {
+    /// Larger pipe buffers: fewer wake-ups when a command prints a lot (best effort).
+    fn widen(&self) {
+        use nix::fcntl::{FcntlArg, fcntl};
+        if let Some(p) = &self.stdout {
+            let _ = fcntl(p, FcntlArg::F_SETPIPE_SZ(PIECE as i32));
+        }
+        if let Some(p) = &self.stderr {
+            let _ = fcntl(p, FcntlArg::F_SETPIPE_SZ(PIECE as i32));
+        }
+    }
+
     fn open(&self) -> bool {
         self.stdout.is_some() || self.stderr.is_some()
     }

@@ -15,6 +15,7 @@ pub mod refs;
 pub mod render;
 pub mod search;
 pub mod store;
+pub mod streams;
 pub mod tokens;
 pub mod utf8;
 pub mod window;

@@ -56,11 +56,15 @@ pub fn request(args: &ReadArgs) -> Result<WindowRequest, Error> {
 
 pub fn read(store: &Store, args: &ReadArgs) -> Result<u8, Error> {
     let started = Instant::now();
-    let reference = resolve_target(store, &args.target)?;
+    let mut reference = resolve_target(store, &args.target)?;
+    if let Some(name) = &args.stream {
+        let stream = spool_core::store::Stream::parse(name)?;
+        reference = spool_core::streams::stream_view(store, &reference, stream)?.reference;
+    }
     let req = request(args)?;
     let arguments = json!({
         "target": args.target, "lines": args.lines, "chars": args.chars, "bytes": args.bytes,
-        "tail": args.tail, "max_tokens": args.max_tokens, "ref": reference,
+        "tail": args.tail, "stream": args.stream, "max_tokens": args.max_tokens, "ref": reference,
     });
     match read_window(store, &reference, req, args.max_tokens) {
         Ok(envelope) => {

@@ -166,3 +166,18 @@ fn two_runs_at_once_both_succeed() {
     let list = home.json(&["artifacts"]);
     assert_eq!(list["items"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn read_one_stream_of_a_run() {
+    let home = Home::new();
+    let out = home.run(&["run", "--", "sh", "-c", "echo to-out; echo to-err >&2; echo more-out"]);
+    let reference = reference_of(&out);
+    let err = home.json(&["read", &reference, "--stream", "stderr"]);
+    assert_eq!(err["content"], "to-err\n");
+    assert_eq!(err["complete"], true);
+    assert_ne!(err["ref"], reference.as_str(), "a stream is a view with its own ref");
+    let out_only = home.json(&["read", &reference, "--stream", "stdout"]);
+    assert_eq!(out_only["content"], "to-out\nmore-out\n");
+    let bad = home.run(&["read", &reference, "--stream", "stdin"]);
+    assert_eq!(bad.status.code(), Some(6));
+}

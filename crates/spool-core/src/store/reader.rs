@@ -69,15 +69,38 @@ impl ArtifactReader {
     }
 
     /// A reader of the whole content that checks its hash at the end and answers `corrupt`
-    /// rather than wrong bytes.
+    /// rather than wrong bytes. The hash is computed on a second thread reading the same file,
+    /// so checking costs no time on the reading one.
     pub fn verified_stream(&self) -> Result<VerifiedStream> {
         let file = self
             .file
             .try_clone()
             .map_err(|e| Error::io(&self.path, e))?;
+        let hashing = self
+            .file
+            .try_clone()
+            .map_err(|e| Error::io(&self.path, e))?;
+        let size = self.size();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped = std::sync::Arc::clone(&stop);
+        let hasher = std::thread::spawn(move || -> std::io::Result<String> {
+            let mut h = Xxh3::new();
+            let mut buf = vec![0u8; 1 << 20];
+            let mut at = 0u64;
+            while at < size && !stopped.load(std::sync::atomic::Ordering::Relaxed) {
+                let n = hashing.read_at(&mut buf, at)?;
+                if n == 0 {
+                    break;
+                }
+                h.update(&buf[..n]);
+                at += n as u64;
+            }
+            Ok(format!("{:032x}", h.digest128()))
+        });
         Ok(VerifiedStream {
             file,
-            hasher: Xxh3::new(),
+            stop,
+            hasher: Some(hasher),
             expected: self.meta.hash.clone(),
             reference: self.meta.reference.clone(),
             read: 0,
@@ -165,7 +188,9 @@ impl ArtifactReader {
 /// The whole content as a `Read`, hash-checked when it reaches the end.
 pub struct VerifiedStream {
     file: File,
-    hasher: Xxh3,
+    /// Tells the hashing thread to give up when the reader stops early.
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    hasher: Option<std::thread::JoinHandle<std::io::Result<String>>>,
     expected: Option<String>,
     reference: String,
     read: u64,
@@ -174,10 +199,14 @@ pub struct VerifiedStream {
 impl std::io::Read for VerifiedStream {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.file.read_at(buf, self.read)?;
-        self.hasher.update(&buf[..n]);
         self.read += n as u64;
-        if n == 0 && !buf.is_empty() {
-            let actual = format!("{:032x}", self.hasher.digest128());
+        if n == 0
+            && !buf.is_empty()
+            && let Some(hasher) = self.hasher.take()
+        {
+            let actual = hasher
+                .join()
+                .map_err(|_| std::io::Error::other("the hashing thread panicked"))??;
             if let Some(expected) = &self.expected
                 && *expected != actual
             {
@@ -189,5 +218,11 @@ impl std::io::Read for VerifiedStream {
             }
         }
         Ok(n)
+    }
+}
+
+impl Drop for VerifiedStream {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }

@@ -30,17 +30,22 @@ impl Scanner {
         Ok(())
     }
 
-    fn feed_piece(&mut self, mut buf: &[u8]) -> std::io::Result<()> {
-        while !buf.is_empty() {
-            let need = self.index.next_line_mark() - self.newlines;
-            let cut = nth_newline_end(buf, need);
-            let (piece, rest) = buf.split_at(cut.unwrap_or(buf.len()));
-            self.count(piece);
-            if cut.is_some() {
+    fn feed_piece(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        // One pass over the newlines: a checkpoint at every `LINE_STRIDE`-th line start.
+        let mut from = 0;
+        let mut seen = 0u64;
+        let need = self.index.next_line_mark() - self.newlines;
+        let mut next_mark = need;
+        for nl in memchr::memchr_iter(b'\n', buf) {
+            seen += 1;
+            if seen == next_mark {
+                self.count(&buf[from..=nl]);
+                from = nl + 1;
                 self.index.push(self.pos(), true)?;
+                next_mark = seen + (self.index.next_line_mark() - self.newlines);
             }
-            buf = rest;
         }
+        self.count(&buf[from..]);
         if self.index.due_by_bytes(self.bytes) && self.chars.pending() == 0 {
             let at_start = self.last_byte == Some(b'\n');
             self.index.push(self.pos(), at_start)?;
@@ -81,14 +86,4 @@ impl Scanner {
     pub fn finish(self) -> std::io::Result<()> {
         self.index.finish()
     }
-}
-
-/// Index just past the `n`-th newline in `buf` (n >= 1), if `buf` holds that many.
-fn nth_newline_end(buf: &[u8], n: u64) -> Option<usize> {
-    if (bytecount::count(buf, b'\n') as u64) < n {
-        return None;
-    }
-    memchr::memchr_iter(b'\n', buf)
-        .nth((n - 1) as usize)
-        .map(|i| i + 1)
 }

@@ -14,7 +14,8 @@ use crate::envelope::ArtifactState;
 use crate::error::{Error, Result};
 use crate::tokens;
 
-/// Which output stream a piece of captured output came from.
+/// Which output stream a piece of captured output came from (its run records store the
+/// discriminant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
     Stdout = 1,
@@ -23,6 +24,46 @@ pub enum Stream {
 
 /// Bytes of the head kept for binary detection.
 const SNIFF: usize = 8 * 1024;
+/// Written bytes between two background syncs, so the final sync has little left to do.
+const FLUSH_EVERY: u64 = 64 << 20;
+
+/// Syncs the content file on a second thread while the capture goes on: the disk writes
+/// overlap the capture instead of all waiting for the end.
+struct Flusher {
+    nudge: std::sync::mpsc::SyncSender<()>,
+    thread: std::thread::JoinHandle<()>,
+    next_at: u64,
+}
+
+impl Flusher {
+    fn start(file: &File) -> Option<Self> {
+        let file = file.try_clone().ok()?;
+        let (nudge, wait) = std::sync::mpsc::sync_channel::<()>(1);
+        let thread = std::thread::spawn(move || {
+            while wait.recv().is_ok() {
+                let _ = file.sync_data();
+            }
+        });
+        Some(Self {
+            nudge,
+            thread,
+            next_at: FLUSH_EVERY,
+        })
+    }
+
+    fn written(&mut self, total: u64) {
+        if total >= self.next_at {
+            // A sync already under way covers this one too: never wait for it here.
+            let _ = self.nudge.try_send(());
+            self.next_at = total + FLUSH_EVERY;
+        }
+    }
+
+    fn stop(self) {
+        drop(self.nudge);
+        let _ = self.thread.join();
+    }
+}
 
 /// An artifact being written. Call [`ArtifactWriter::finish`]; dropping it unfinished marks the
 /// artifact `interrupted`, so nothing half-written ever looks complete.
@@ -37,6 +78,7 @@ pub struct ArtifactWriter<'s> {
     streams: Vec<u8>,
     current_stream: Option<Stream>,
     failure: Option<std::io::Error>,
+    flusher: Option<Flusher>,
 }
 
 impl<'s> ArtifactWriter<'s> {
@@ -44,6 +86,7 @@ impl<'s> ArtifactWriter<'s> {
         let partial_path = store.partial_path(&meta.reference);
         let file = File::create(&partial_path).map_err(|e| Error::io(&partial_path, e))?;
         let index = IndexWriter::create(&store.index_path(&meta.reference))?;
+        let flusher = Flusher::start(&file);
         Ok(Self {
             store,
             meta,
@@ -55,6 +98,7 @@ impl<'s> ArtifactWriter<'s> {
             streams: Vec::new(),
             current_stream: None,
             failure: None,
+            flusher,
         })
     }
 
@@ -101,6 +145,9 @@ impl<'s> ArtifactWriter<'s> {
                         self.head.extend_from_slice(&done[..room.min(n)]);
                     }
                     buf = &buf[n..];
+                    if let Some(f) = self.flusher.as_mut() {
+                        f.written(scanner.bytes());
+                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
@@ -141,6 +188,9 @@ impl<'s> ArtifactWriter<'s> {
     ) -> Result<ArtifactMeta> {
         let scanner = self.scanner.take();
         let file = self.file.take();
+        if let Some(f) = self.flusher.take() {
+            f.stop();
+        }
         let mut sync_error = None;
         if let Some(file) = &file
             && let Err(e) = file.sync_data()

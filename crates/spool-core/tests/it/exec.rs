@@ -203,3 +203,38 @@ fn progress_is_reported_while_a_command_runs() {
         "progress never goes back"
     );
 }
+
+#[test]
+fn a_read_can_ask_for_one_stream() {
+    use spool_core::store::Stream;
+    use spool_core::streams::stream_view;
+    let s = store();
+    let out = run(
+        &s.store,
+        &sh("for i in 1 2 3; do echo out$i; echo err$i >&2; done; printf 'no newline on stderr' >&2"),
+        RunControl::default(),
+    )
+    .unwrap();
+    let err = stream_view(&s.store, &out.meta.reference, Stream::Stderr).unwrap();
+    let e = read_window(&s.store, &err.reference, WindowRequest::Preview(None), 8000).unwrap();
+    assert_eq!(e.content, "err1\nerr2\nerr3\nno newline on stderr");
+    assert!(e.complete);
+    assert_eq!(e.source.version["stream"], "stderr");
+    assert_eq!(e.source.version["view_of"], out.meta.reference.as_str());
+    let stdout = stream_view(&s.store, &out.meta.reference, Stream::Stdout).unwrap();
+    let e = read_window(
+        &s.store,
+        &stdout.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap();
+    assert_eq!(e.content, "out1\nout2\nout3\n");
+    // Asked again, the same view.
+    let again = stream_view(&s.store, &out.meta.reference, Stream::Stderr).unwrap();
+    assert_eq!(again.reference, err.reference);
+    // Something that is not command output has no streams.
+    let text = crate::support::put(&s.store, b"plain\n");
+    let bad = stream_view(&s.store, &text.reference, Stream::Stderr).unwrap_err();
+    assert_eq!(bad.code(), spool_core::ErrorCode::InvalidArgument);
+}
