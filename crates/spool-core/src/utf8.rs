@@ -42,6 +42,11 @@ pub struct CharCounter {
 
 impl CharCounter {
     pub fn feed(&mut self, mut buf: &[u8]) {
+        if self.carry.is_empty() && buf.is_ascii() {
+            // The common case, one fast pass: every byte is a char.
+            self.chars += buf.len() as u64;
+            return;
+        }
         // Finish a sequence split by the previous piece, one byte at a time.
         while !self.carry.is_empty() && !buf.is_empty() {
             self.carry.push(buf[0]);

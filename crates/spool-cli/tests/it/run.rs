@@ -181,3 +181,51 @@ fn read_one_stream_of_a_run() {
     let bad = home.run(&["read", &reference, "--stream", "stdin"]);
     assert_eq!(bad.status.code(), Some(6));
 }
+
+/// The ref of the one artifact in the store that is still `capturing`, once it appears.
+fn capturing_ref(home: &Home) -> String {
+    for _ in 0..100 {
+        let list = home.json(&["artifacts"]);
+        if let Some(item) = list["items"].as_array().unwrap().iter().find(|i| i["state"] == "capturing") {
+            return item["ref"].as_str().unwrap().to_owned();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("no capturing artifact appeared");
+}
+
+#[test]
+fn reading_a_capture_in_progress_says_it_is_still_growing() {
+    let home = Home::new();
+    let mut child = home
+        .cmd(&["run", "--", "sh", "-c", "echo early; sleep 3"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let reference = capturing_ref(&home);
+    let e = home.json(&["read", &reference]);
+    assert_eq!(e["error"]["code"], "unavailable");
+    assert!(e["error"]["message"].as_str().unwrap().contains("still being captured"));
+    child.wait().unwrap();
+    let e = home.json(&["read", &reference]);
+    assert_eq!(e["content"], "early\n");
+}
+
+#[test]
+fn a_spool_killed_mid_capture_leaves_a_cancelled_artifact_with_what_reached_the_disk() {
+    let home = Home::new();
+    let mut child = home
+        .cmd(&["run", "--", "sh", "-c", "echo partial; exec sleep 5"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let reference = capturing_ref(&home);
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let e = home.json(&["read", &reference]);
+    assert_eq!(e["content"], "partial\n");
+    assert_eq!(e["complete"], false);
+    assert_eq!(e["capture"]["state"], "cancelled");
+    assert_eq!(e["reason"]["code"], "cancelled");
+}

@@ -39,13 +39,14 @@ impl Scanner {
         for nl in memchr::memchr_iter(b'\n', buf) {
             seen += 1;
             if seen == next_mark {
-                self.count(&buf[from..=nl]);
+                self.count(&buf[from..=nl], seen);
                 from = nl + 1;
+                seen = 0;
                 self.index.push(self.pos(), true)?;
-                next_mark = seen + (self.index.next_line_mark() - self.newlines);
+                next_mark = self.index.next_line_mark() - self.newlines;
             }
         }
-        self.count(&buf[from..]);
+        self.count(&buf[from..], seen);
         if self.index.due_by_bytes(self.bytes) && self.chars.pending() == 0 {
             let at_start = self.last_byte == Some(b'\n');
             self.index.push(self.pos(), at_start)?;
@@ -53,9 +54,10 @@ impl Scanner {
         Ok(())
     }
 
-    fn count(&mut self, piece: &[u8]) {
+    /// Accounts for `piece`, which holds `newlines` newlines (already counted by the caller).
+    fn count(&mut self, piece: &[u8], newlines: u64) {
         self.bytes += piece.len() as u64;
-        self.newlines += bytecount::count(piece, b'\n') as u64;
+        self.newlines += newlines;
         self.chars.feed(piece);
         if let Some(&b) = piece.last() {
             self.last_byte = Some(b);
