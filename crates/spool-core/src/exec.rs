@@ -47,16 +47,7 @@ impl RunSpec {
             None => self
                 .argv
                 .iter()
-                .map(|a| {
-                    if !a.is_empty()
-                        && a.bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
-                    {
-                        a.clone()
-                    } else {
-                        format!("'{}'", a.replace('\'', "'\\''"))
-                    }
-                })
+                .map(|a| crate::render::shell_word(a))
                 .collect::<Vec<_>>()
                 .join(" "),
         }

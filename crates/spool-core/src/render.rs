@@ -185,7 +185,8 @@ pub fn cli_text(call: &NextCall) -> String {
     }
 }
 
-fn shell_word(s: &str) -> String {
+/// `s` as one word for `sh`: as it is when safe, else single-quoted.
+pub fn shell_word(s: &str) -> String {
     if !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))

@@ -170,12 +170,22 @@ fn two_runs_at_once_both_succeed() {
 #[test]
 fn read_one_stream_of_a_run() {
     let home = Home::new();
-    let out = home.run(&["run", "--", "sh", "-c", "echo to-out; echo to-err >&2; echo more-out"]);
+    let out = home.run(&[
+        "run",
+        "--",
+        "sh",
+        "-c",
+        "echo to-out; echo to-err >&2; echo more-out",
+    ]);
     let reference = reference_of(&out);
     let err = home.json(&["read", &reference, "--stream", "stderr"]);
     assert_eq!(err["content"], "to-err\n");
     assert_eq!(err["complete"], true);
-    assert_ne!(err["ref"], reference.as_str(), "a stream is a view with its own ref");
+    assert_ne!(
+        err["ref"],
+        reference.as_str(),
+        "a stream is a view with its own ref"
+    );
     let out_only = home.json(&["read", &reference, "--stream", "stdout"]);
     assert_eq!(out_only["content"], "to-out\nmore-out\n");
     let bad = home.run(&["read", &reference, "--stream", "stdin"]);
@@ -186,7 +196,12 @@ fn read_one_stream_of_a_run() {
 fn capturing_ref(home: &Home) -> String {
     for _ in 0..100 {
         let list = home.json(&["artifacts"]);
-        if let Some(item) = list["items"].as_array().unwrap().iter().find(|i| i["state"] == "capturing") {
+        if let Some(item) = list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["state"] == "capturing")
+        {
             return item["ref"].as_str().unwrap().to_owned();
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -205,7 +220,12 @@ fn reading_a_capture_in_progress_says_it_is_still_growing() {
     let reference = capturing_ref(&home);
     let e = home.json(&["read", &reference]);
     assert_eq!(e["error"]["code"], "unavailable");
-    assert!(e["error"]["message"].as_str().unwrap().contains("still being captured"));
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("still being captured")
+    );
     child.wait().unwrap();
     let e = home.json(&["read", &reference]);
     assert_eq!(e["content"], "early\n");

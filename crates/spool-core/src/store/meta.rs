@@ -364,8 +364,14 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
-    /// Applies expiry and the quota now. Returns (expired by age, evicted for space).
+    /// Applies expiry and the quota now.
     pub fn gc(&self) -> Result<GcReport> {
+        self.gc_keeping(None)
+    }
+
+    /// Applies expiry and the quota, never evicting `keep` (the artifact just written, which
+    /// may alone be larger than the quota: it stays, and the others make room).
+    pub(crate) fn gc_keeping(&self, keep: Option<&str>) -> Result<GcReport> {
         let now = clock::now_ms();
         let mut report = GcReport::default();
         let due: Vec<String> = {
@@ -386,8 +392,8 @@ impl Store {
             let (used, oldest): (i64, Option<String>) = self.conn().query_row(
                 "SELECT (SELECT COALESCE(SUM(bytes), 0) FROM artifacts WHERE state NOT IN ('expired', 'capturing')),
                         (SELECT ref FROM artifacts WHERE state NOT IN ('expired', 'capturing')
-                         ORDER BY last_read_at ASC LIMIT 1)",
-                [],
+                         AND ref != ?1 ORDER BY last_read_at ASC LIMIT 1)",
+                [keep.unwrap_or("")],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?;
             report.kept_bytes = used as u64;

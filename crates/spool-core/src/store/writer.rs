@@ -229,6 +229,10 @@ impl<'s> ArtifactWriter<'s> {
         let final_path = self.store.content_path(&self.meta.reference);
         std::fs::rename(&self.partial_path, &final_path).map_err(|e| Error::io(&final_path, e))?;
         self.store.save_meta(&self.meta)?;
+        // Expiry and the quota are kept as artifacts arrive, not only by `spool gc`.
+        if let Err(e) = self.store.gc_keeping(Some(&self.meta.reference)) {
+            tracing::warn!(error = %e, "could not apply expiry and the quota");
+        }
         Ok(self.meta.clone())
     }
 }

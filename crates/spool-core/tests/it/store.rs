@@ -54,10 +54,7 @@ fn an_expired_artifact_answers_expired_with_what_it_was() {
 
 #[test]
 fn gc_evicts_least_recently_read_over_the_quota() {
-    let s = store_with(StoreConfig {
-        quota_bytes: 250_000,
-        ..StoreConfig::default()
-    });
+    let s = store();
     let body = numbered_lines(2000); // ~110 KB each
     let a = put(&s.store, body.as_bytes());
     std::thread::sleep(Duration::from_millis(5));
@@ -67,7 +64,16 @@ fn gc_evicts_least_recently_read_over_the_quota() {
     std::thread::sleep(Duration::from_millis(5));
     // Reading `a` makes `b` the least recently read.
     read_window(&s.store, &a.reference, WindowRequest::Preview(None), 8000).unwrap();
-    let report = s.store.gc().unwrap();
+    // The same store opened with a smaller quota, as `SPOOL_QUOTA=... spool gc` does.
+    let small = Store::open(
+        s.dir.path(),
+        StoreConfig {
+            quota_bytes: 250_000,
+            ..StoreConfig::default()
+        },
+    )
+    .unwrap();
+    let report = small.gc().unwrap();
     assert_eq!(report.evicted, 1);
     assert_eq!(
         s.store.meta(&b.reference).unwrap().state,
@@ -81,6 +87,8 @@ fn gc_evicts_least_recently_read_over_the_quota() {
         s.store.meta(&c.reference).unwrap().state,
         ArtifactState::Complete
     );
+    let err = read_window(&s.store, &b.reference, WindowRequest::Preview(None), 8000).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Expired);
 }
 
 #[test]
@@ -200,4 +208,43 @@ fn concurrent_first_open_of_a_fresh_store_succeeds() {
             h.join().unwrap().unwrap();
         }
     }
+}
+
+#[test]
+fn the_quota_is_kept_as_artifacts_arrive_and_never_evicts_the_newest() {
+    let s = store_with(StoreConfig {
+        quota_bytes: 150_000,
+        ..StoreConfig::default()
+    });
+    let body = numbered_lines(2000); // ~110 KB each
+    let a = put(&s.store, body.as_bytes());
+    std::thread::sleep(Duration::from_millis(5));
+    let b = put(&s.store, body.as_bytes());
+    // Writing `b` pushed the store over the quota: `a` (least recently read) made room.
+    assert_eq!(
+        s.store.meta(&a.reference).unwrap().state,
+        ArtifactState::Expired
+    );
+    assert_eq!(
+        s.store.meta(&b.reference).unwrap().state,
+        ArtifactState::Complete
+    );
+    // One artifact larger than the whole quota stays readable.
+    let big = numbered_lines(4000);
+    let c = put(&s.store, big.as_bytes());
+    assert_eq!(
+        s.store.meta(&c.reference).unwrap().state,
+        ArtifactState::Complete
+    );
+    let e = read_window(
+        &s.store,
+        &c.reference,
+        WindowRequest::Lines {
+            line: 4000,
+            limit: None,
+        },
+        8000,
+    )
+    .unwrap();
+    assert!(e.content.starts_with("line 4000:"));
 }
