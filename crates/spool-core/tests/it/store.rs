@@ -217,28 +217,28 @@ fn the_quota_is_kept_as_artifacts_arrive_and_never_evicts_the_newest() {
         ..StoreConfig::default()
     });
     let body = numbered_lines(2000); // ~110 KB each
-    let a = put(&s.store, body.as_bytes());
+    let first = put(&s.store, body.as_bytes());
     std::thread::sleep(Duration::from_millis(5));
-    let b = put(&s.store, body.as_bytes());
-    // Writing `b` pushed the store over the quota: `a` (least recently read) made room.
+    let second = put(&s.store, body.as_bytes());
+    // Writing `second` pushed the store over the quota: `first` (least recently read) made room.
     assert_eq!(
-        s.store.meta(&a.reference).unwrap().state,
+        s.store.meta(&first.reference).unwrap().state,
         ArtifactState::Expired
     );
     assert_eq!(
-        s.store.meta(&b.reference).unwrap().state,
+        s.store.meta(&second.reference).unwrap().state,
         ArtifactState::Complete
     );
     // One artifact larger than the whole quota stays readable.
     let big = numbered_lines(4000);
-    let c = put(&s.store, big.as_bytes());
+    let huge = put(&s.store, big.as_bytes());
     assert_eq!(
-        s.store.meta(&c.reference).unwrap().state,
+        s.store.meta(&huge.reference).unwrap().state,
         ArtifactState::Complete
     );
-    let e = read_window(
+    let window = read_window(
         &s.store,
-        &c.reference,
+        &huge.reference,
         WindowRequest::Lines {
             line: 4000,
             limit: None,
@@ -246,5 +246,5 @@ fn the_quota_is_kept_as_artifacts_arrive_and_never_evicts_the_newest() {
         8000,
     )
     .unwrap();
-    assert!(e.content.starts_with("line 4000:"));
+    assert!(window.content.starts_with("line 4000:"));
 }
