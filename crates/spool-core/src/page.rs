@@ -17,6 +17,9 @@ pub struct Page<T> {
     pub has_more: bool,
     pub page_size: usize,
     pub max_page_size: usize,
+    /// How many items the whole list holds, when that is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -86,5 +89,6 @@ pub fn artifacts(
         has_more,
         page_size: limit,
         max_page_size: ARTIFACTS_MAX_PAGE,
+        total: None,
     })
 }

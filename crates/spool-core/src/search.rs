@@ -1,6 +1,7 @@
 //! Search over a whole artifact: every hit counted, a page of them returned, the rest by cursor.
 
 mod sink;
+pub mod tree;
 
 use std::time::Instant;
 
@@ -95,13 +96,25 @@ struct CursorPayload {
     i: u64,
 }
 
-/// Searches all of artifact `reference`.
-pub fn search_artifact(
-    store: &Store,
-    reference: &str,
-    query: &Query,
-    paging: &Paging,
-) -> Result<SearchAnswer> {
+/// The engine for a query: regex or literal, case-sensitive or not.
+pub(crate) fn build_matcher(query: &Query) -> Result<grep_regex::RegexMatcher> {
+    RegexMatcherBuilder::new()
+        .case_insensitive(query.case_insensitive)
+        .fixed_strings(query.literal)
+        .build(&query.pattern)
+        .map_err(|e| {
+            Error::invalid(
+                format!("invalid pattern: {e}"),
+                Some(
+                    "fix the regex, or search for the text as it is with `literal: true` (CLI: `--literal`)"
+                        .to_owned(),
+                ),
+            )
+        })
+}
+
+/// The page size a search asks for, checked.
+pub(crate) fn page_limit(paging: &Paging) -> Result<usize> {
     let limit = paging.limit.unwrap_or(DEFAULT_LIMIT);
     if limit == 0 || limit > MAX_LIMIT {
         return Err(Error::invalid(
@@ -109,6 +122,17 @@ pub fn search_artifact(
             Some(format!("ask for `limit` {DEFAULT_LIMIT}")),
         ));
     }
+    Ok(limit)
+}
+
+/// Searches all of artifact `reference`.
+pub fn search_artifact(
+    store: &Store,
+    reference: &str,
+    query: &Query,
+    paging: &Paging,
+) -> Result<SearchAnswer> {
+    let limit = page_limit(paging)?;
     let digest = cursor::digest(&[
         &query.pattern,
         if query.literal { "l" } else { "r" },
@@ -128,19 +152,7 @@ pub fn search_artifact(
         }
         None => None,
     };
-    let matcher = RegexMatcherBuilder::new()
-        .case_insensitive(query.case_insensitive)
-        .fixed_strings(query.literal)
-        .build(&query.pattern)
-        .map_err(|e| {
-            Error::invalid(
-                format!("invalid pattern: {e}"),
-                Some(
-                    "fix the regex, or search for the text as it is with `literal: true` (CLI: `--literal`)"
-                        .to_owned(),
-                ),
-            )
-        })?;
+    let matcher = build_matcher(query)?;
     let reader = store.open_artifact(reference)?;
     let meta = reader.meta().clone();
     let started = Instant::now();

@@ -8,6 +8,8 @@ use super::{ContextLine, Hit, LONG_LINE, Trim};
 use crate::utf8;
 
 pub struct HitSink<'m> {
+    /// Set on every hit kept (tree search fills it in per file).
+    pub path: Option<String>,
     matcher: &'m RegexMatcher,
     after_line: u64,
     limit: usize,
@@ -27,6 +29,7 @@ impl<'m> HitSink<'m> {
         known_total: Option<u64>,
     ) -> Self {
         Self {
+            path: None,
             matcher,
             after_line,
             limit,
@@ -104,7 +107,7 @@ impl Sink for HitSink<'_> {
         if line > self.after_line && self.hits.len() <= self.limit {
             let (text, trimmed) = self.hit_text(Self::line_text(mat.bytes()));
             self.hits.push(Hit {
-                path: None,
+                path: self.path.clone(),
                 line,
                 byte_offset: mat.absolute_byte_offset(),
                 text,
@@ -125,9 +128,21 @@ impl Sink for HitSink<'_> {
         _searcher: &Searcher,
         ctx: &SinkContext<'_>,
     ) -> Result<bool, Self::Error> {
+        let raw = Self::line_text(ctx.bytes());
+        let text = if raw.len() > LONG_LINE {
+            // Context only frames a hit: a long context line is cut, and says so.
+            let keep = utf8::take_chars(raw, LONG_LINE as u64, true).0;
+            format!(
+                "{} [... {} more bytes]",
+                utf8::lossy(&raw[..keep]),
+                raw.len() - keep
+            )
+        } else {
+            utf8::lossy(raw)
+        };
         let line = ContextLine {
             line: ctx.line_number().unwrap_or(0),
-            text: utf8::lossy(Self::line_text(ctx.bytes())),
+            text,
         };
         match ctx.kind() {
             SinkContextKind::Before => self.pending_before.push(line),

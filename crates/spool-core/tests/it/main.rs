@@ -6,4 +6,5 @@ mod render;
 mod search;
 mod store;
 mod support;
+mod tree;
 mod windows;

@@ -1,0 +1,192 @@
+//! Directory listings, paged by keyset: a page continues after the last name it returned, so
+//! entries created or deleted between pages neither repeat nor hide the ones that stayed.
+
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use globset::{Glob, GlobMatcher};
+use serde::{Deserialize, Serialize};
+
+use crate::cursor;
+use crate::error::{Error, Result};
+use crate::page::Page;
+use crate::roots::Roots;
+use crate::store::Store;
+
+pub const DEFAULT_PAGE: usize = 200;
+pub const MAX_PAGE: usize = 1_000;
+
+/// One directory entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub name: String,
+    /// Relative to the listed directory (for recursive listings, with its subdirectories).
+    pub path: String,
+    pub kind: String,
+    pub size: u64,
+    pub mtime: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ListCursor {
+    k: String,
+    q: String,
+    after: String,
+}
+
+/// A page of the entries of directory `path` (inside the roots), sorted by path.
+pub fn list(
+    store: &Store,
+    roots: &Roots,
+    path: &str,
+    glob: Option<&str>,
+    recursive: bool,
+    limit: Option<usize>,
+    cursor_text: Option<&str>,
+) -> Result<Page<Entry>> {
+    let limit = limit.unwrap_or(DEFAULT_PAGE);
+    if limit == 0 || limit > MAX_PAGE {
+        return Err(Error::invalid(
+            format!("`limit` must be between 1 and {MAX_PAGE} (got {limit})"),
+            Some(format!("ask for `limit` {DEFAULT_PAGE}")),
+        ));
+    }
+    let dir = roots.resolve(path)?;
+    if !dir.is_dir() {
+        return Err(Error::invalid(
+            format!("`{path}` is a file, not a directory"),
+            Some(format!("read it with `read` and `path` `{path}`")),
+        ));
+    }
+    let matcher = match glob {
+        Some(g) => Some(
+            Glob::new(g)
+                .map_err(|e| {
+                    Error::invalid(
+                        format!("invalid glob `{g}`: {e}"),
+                        Some("for example `*.rs` or `**/*.md`".to_owned()),
+                    )
+                })?
+                .compile_matcher(),
+        ),
+        None => None,
+    };
+    let digest = cursor::digest(&[
+        &dir.display().to_string(),
+        glob.unwrap_or(""),
+        if recursive { "r" } else { "" },
+    ]);
+    let after = match cursor_text {
+        Some(c) => {
+            let p: ListCursor = cursor::open(store, c)?;
+            if p.k != "list" || p.q != digest {
+                return Err(cursor::mismatch("another listing"));
+            }
+            Some(p.after)
+        }
+        None => None,
+    };
+    let mut names = collect(&dir, recursive, matcher.as_ref())?;
+    names.sort_unstable();
+    let total = names.len() as u64;
+    let start = after
+        .as_ref()
+        .map_or(0, |a| names.partition_point(|n| n <= a));
+    let mut items = Vec::with_capacity(limit);
+    for rel in names.iter().skip(start).take(limit + 1) {
+        items.push(entry(&dir, rel));
+    }
+    let has_more = items.len() > limit;
+    items.truncate(limit);
+    let next_cursor = if has_more {
+        items.last().map(|e| {
+            cursor::seal(
+                store,
+                &ListCursor {
+                    k: "list".into(),
+                    q: digest.clone(),
+                    after: e.path.clone(),
+                },
+            )
+        })
+    } else {
+        None
+    };
+    Ok(Page {
+        items,
+        next_cursor,
+        has_more,
+        page_size: limit,
+        max_page_size: MAX_PAGE,
+        total: Some(total),
+    })
+}
+
+fn collect(dir: &Path, recursive: bool, glob: Option<&GlobMatcher>) -> Result<Vec<String>> {
+    let keep = |rel: &str| {
+        glob.is_none_or(|g| {
+            g.is_match(rel) || Path::new(rel).file_name().is_some_and(|n| g.is_match(n))
+        })
+    };
+    let mut out = Vec::new();
+    if recursive {
+        let walk = ignore::WalkBuilder::new(dir).follow_links(false).build();
+        for entry in walk.flatten() {
+            if entry.depth() == 0 {
+                continue;
+            }
+            if let Ok(rel) = entry.path().strip_prefix(dir) {
+                let rel = rel.to_string_lossy().into_owned();
+                if keep(&rel) {
+                    out.push(rel);
+                }
+            }
+        }
+    } else {
+        let read = std::fs::read_dir(dir).map_err(|e| match e.kind() {
+            std::io::ErrorKind::PermissionDenied => Error::Forbidden {
+                path: dir.to_owned(),
+                reason: "permission denied by the operating system".into(),
+            },
+            _ => Error::io(dir, e),
+        })?;
+        for entry in read.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if keep(&name) {
+                out.push(name);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn entry(dir: &Path, rel: &str) -> Entry {
+    let full = dir.join(rel);
+    let meta = std::fs::symlink_metadata(&full).ok();
+    let kind = meta.as_ref().map_or("missing", |m| {
+        let t = m.file_type();
+        if t.is_symlink() {
+            "symlink"
+        } else if t.is_dir() {
+            "dir"
+        } else if t.is_file() {
+            "file"
+        } else {
+            "other"
+        }
+    });
+    let mtime = meta
+        .as_ref()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| crate::clock::rfc3339(i64::try_from(d.as_millis()).unwrap_or(i64::MAX)));
+    Entry {
+        name: Path::new(rel)
+            .file_name()
+            .map_or_else(|| rel.to_owned(), |n| n.to_string_lossy().into_owned()),
+        path: rel.to_owned(),
+        kind: kind.to_owned(),
+        size: meta.as_ref().map_or(0, std::fs::Metadata::len),
+        mtime,
+    }
+}

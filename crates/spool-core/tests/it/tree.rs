@@ -1,0 +1,300 @@
+//! Directory search and listings: the walker's rules, the scope block, pages from one
+//! snapshot, keyset listing under churn, roots.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Duration;
+
+use spool_core::ErrorCode;
+use spool_core::listing::list;
+use spool_core::roots::Roots;
+use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
+use spool_core::search::{Paging, Query};
+
+use crate::support::store;
+
+fn write(root: &Path, rel: &str, content: &[u8]) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .unwrap()
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn q(p: &str) -> Query {
+    Query {
+        pattern: p.into(),
+        literal: false,
+        case_insensitive: false,
+    }
+}
+
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".gitignore", b"target/\n");
+    write(root, "src/a.rs", b"fn main() {\n    let timeout = 5;\n}\n");
+    write(
+        root,
+        "config/production.yaml",
+        b"name: checkout\ntimeout: 10s\n",
+    );
+    write(root, "target/debug/gen.rs", b"timeout generated\n");
+    write(root, ".hidden/notes.txt", b"timeout hidden\n");
+    write(root, "assets/blob.bin", b"\x00\x01timeout\x00");
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "init"]);
+    dir
+}
+
+#[test]
+fn directory_search_respects_the_walker_and_reports_its_scope() {
+    let s = store();
+    let dir = repo();
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let a = search_path(
+        &s.store,
+        &roots,
+        ".",
+        &q("timeout"),
+        &[],
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    let paths: Vec<&str> = a.hits.iter().map(|h| h.path.as_deref().unwrap()).collect();
+    assert_eq!(paths, vec!["config/production.yaml", "src/a.rs"]);
+    assert_eq!(a.hit_count, 2);
+    assert!(!a.truncated);
+    let scope = &a.scope;
+    assert_eq!(scope["files_skipped"]["binary"], 1);
+    // target/debug/gen.rs, .hidden/notes.txt and .gitignore itself are left out by the rules.
+    assert_eq!(scope["files_skipped"]["ignored"], 3);
+    assert_eq!(scope["version"]["dirty"], false);
+    assert_eq!(scope["version"]["commit"].as_str().unwrap().len(), 40);
+    assert!(
+        a.reference.as_deref().unwrap().starts_with("sp_"),
+        "the hit list is stored"
+    );
+    // Globs narrow the walk; a dirty tree says so.
+    write(dir.path(), "src/b.rs", b"timeout again\n");
+    let a = search_path(
+        &s.store,
+        &roots,
+        ".",
+        &q("timeout"),
+        &["*.yaml".to_owned()],
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert_eq!(a.hit_count, 1);
+    assert_eq!(a.scope["version"]["dirty"], true);
+}
+
+#[test]
+fn pages_of_hits_come_from_one_stored_snapshot() {
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..30 {
+        let body: String = (0..10).map(|j| format!("needle {i} {j}\n")).collect();
+        write(dir.path(), &format!("f{i:02}.txt"), body.as_bytes());
+    }
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let mut paging = Paging {
+        limit: Some(70),
+        ..Paging::default()
+    };
+    let mut seen = Vec::new();
+    let mut hits_ref = None;
+    loop {
+        let a = search_path(
+            &s.store,
+            &roots,
+            ".",
+            &q("needle"),
+            &[],
+            &paging,
+            DEFAULT_BUDGET,
+        )
+        .unwrap();
+        assert_eq!(a.hit_count, 300);
+        if let Some(r) = &hits_ref {
+            assert_eq!(
+                a.reference.as_ref(),
+                Some(r),
+                "every page reads the same hit list"
+            );
+        }
+        hits_ref.clone_from(&a.reference);
+        seen.extend(a.hits.iter().map(|h| (h.path.clone().unwrap(), h.line)));
+        // Changing the tree between pages changes nothing in the pages.
+        write(dir.path(), "f00.txt", b"gone\n");
+        match a.next_cursor {
+            Some(c) => paging.cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 300);
+    assert_eq!(seen.iter().collect::<HashSet<_>>().len(), 300);
+}
+
+#[test]
+fn a_search_out_of_time_says_what_it_covered() {
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..5 {
+        write(dir.path(), &format!("f{i}.txt"), b"needle\n");
+    }
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let a = search_path(
+        &s.store,
+        &roots,
+        ".",
+        &q("needle"),
+        &[],
+        &Paging::default(),
+        Duration::ZERO,
+    )
+    .unwrap();
+    let reason = a.reason.unwrap();
+    assert_eq!(reason.code, spool_core::envelope::ReasonCode::Timeout);
+    assert!(reason.detail.contains("`f0.txt`"), "{}", reason.detail);
+    assert!(!a.hit_count_exact);
+    assert_eq!(a.scope["files_searched"], 1);
+    assert!(
+        a.scope["files_skipped"].get("ignored").is_none(),
+        "unknown, so absent"
+    );
+}
+
+#[test]
+fn search_and_list_stay_inside_the_roots() {
+    let s = store();
+    let dir = repo();
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "secret.txt", b"timeout secret\n");
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("escape")).unwrap();
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    for path in ["..", "/etc", "escape"] {
+        let err = search_path(
+            &s.store,
+            &roots,
+            path,
+            &q("x"),
+            &[],
+            &Paging::default(),
+            DEFAULT_BUDGET,
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Forbidden, "{path}");
+        let err = list(&s.store, &roots, path, None, false, None, None).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Forbidden, "{path}");
+    }
+    let err = list(&s.store, &roots, "missing", None, false, None, None).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotFound);
+    // A single file inside the roots is searched as a snapshot artifact.
+    let a = search_path(
+        &s.store,
+        &roots,
+        "config/production.yaml",
+        &q("timeout"),
+        &[],
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert_eq!(a.hit_count, 1);
+}
+
+#[test]
+fn listing_2500_entries_under_churn_shows_each_survivor_once() {
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..2500 {
+        write(dir.path(), &format!("e{i:05}"), b"");
+    }
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let mut cursor: Option<String> = None;
+    let mut seen: Vec<String> = Vec::new();
+    let mut deleted = HashSet::new();
+    let mut page_no = 0;
+    loop {
+        let page = list(
+            &s.store,
+            &roots,
+            ".",
+            None,
+            false,
+            Some(100),
+            cursor.as_deref(),
+        )
+        .unwrap();
+        assert!(page.items.len() <= 100);
+        seen.extend(page.items.iter().map(|e| e.name.clone()));
+        page_no += 1;
+        // Between pages: new entries before and after the cursor, and deletions of entries
+        // already seen and not yet seen.
+        write(dir.path(), &format!("a-new-{page_no}"), b"");
+        write(dir.path(), &format!("z-new-{page_no}"), b"");
+        for victim in [
+            format!("e{:05}", page_no * 7),
+            format!("e{:05}", 2499 - page_no * 3),
+        ] {
+            if std::fs::remove_file(dir.path().join(&victim)).is_ok() {
+                deleted.insert(victim);
+            }
+        }
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    let counts = seen
+        .iter()
+        .fold(std::collections::HashMap::new(), |mut m, n| {
+            *m.entry(n.clone()).or_insert(0) += 1;
+            m
+        });
+    for i in 0..2500 {
+        let name = format!("e{i:05}");
+        if !deleted.contains(&name) {
+            assert_eq!(
+                counts.get(&name),
+                Some(&1),
+                "{name} must appear exactly once"
+            );
+        }
+    }
+    assert!(counts.values().all(|&c| c == 1), "nothing repeats");
+    // A tampered cursor is an error, not a restart.
+    let page = list(&s.store, &roots, ".", None, false, Some(10), None).unwrap();
+    let mut bad = page.next_cursor.unwrap().into_bytes();
+    bad[3] ^= 1;
+    let err = list(
+        &s.store,
+        &roots,
+        ".",
+        None,
+        false,
+        Some(10),
+        Some(std::str::from_utf8(&bad).unwrap()),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument);
+}
