@@ -112,7 +112,10 @@ fn pages_of_hits_come_from_one_stored_snapshot() {
     let s = store();
     let dir = tempfile::tempdir().unwrap();
     for i in 0..30 {
-        let body: String = (0..10).map(|j| format!("needle {i} {j}\n")).collect();
+        let body = (0..10).fold(String::new(), |mut b, j| {
+            b.push_str(&format!("needle {i} {j}\n"));
+            b
+        });
         write(dir.path(), &format!("f{i:02}.txt"), body.as_bytes());
     }
     let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
