@@ -38,6 +38,8 @@ pub enum Command {
     Audit(AuditArgs),
     /// Apply expiry and the store quota now.
     Gc(GcArgs),
+    /// Serve the tools over MCP: stdio by default, Streamable HTTP with --http.
+    Serve(ServeArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -169,4 +171,23 @@ pub struct AuditArgs {
 pub struct GcArgs {
     #[command(flatten)]
     pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Serve Streamable HTTP at this address (e.g. 127.0.0.1:8765; port 0 picks one) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// A directory the tools may read and run in (repeatable; default: the working directory).
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+    /// Default answer cap, in tokens.
+    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u64,
+    /// Leave out the `run` tool: a read-only server.
+    #[arg(long)]
+    pub no_run: bool,
+    /// Require `Authorization: Bearer TOKEN` on HTTP requests.
+    #[arg(long, env = "SPOOL_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
 }

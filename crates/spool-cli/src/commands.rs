@@ -6,6 +6,7 @@ mod gc;
 mod read;
 mod run;
 mod search;
+mod serve;
 
 use spool_core::{Error, Store};
 
@@ -19,10 +20,11 @@ pub fn wants_json(cmd: &Command) -> bool {
         Command::Artifacts(a) => a.common.json,
         Command::Audit(a) => a.common.json,
         Command::Gc(a) => a.common.json,
+        Command::Serve(_) => false,
     }
 }
 
-pub fn dispatch(store: &Store, cmd: Command) -> Result<u8, Error> {
+pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error> {
     match cmd {
         Command::Run(a) => run::run(store, &a),
         Command::Read(a) => read::read(store, &a),
@@ -30,6 +32,7 @@ pub fn dispatch(store: &Store, cmd: Command) -> Result<u8, Error> {
         Command::Artifacts(a) => artifacts::artifacts(store, &a),
         Command::Audit(a) => audit::audit(store, &a),
         Command::Gc(a) => gc::gc(store, &a),
+        Command::Serve(a) => serve::serve(std::sync::Arc::clone(store), &a),
     }
 }
 

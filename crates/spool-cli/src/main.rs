@@ -59,7 +59,7 @@ fn main() -> ExitCode {
     let as_json = commands::wants_json(&cli.command);
     let result = store_config()
         .and_then(|config| Store::open(&Store::default_home(), config))
-        .and_then(|store| commands::dispatch(&store, cli.command));
+        .and_then(|store| commands::dispatch(&std::sync::Arc::new(store), cli.command));
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {

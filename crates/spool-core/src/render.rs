@@ -374,6 +374,89 @@ pub fn stored_at(ms: i64) -> String {
     clock::rfc3339(ms)
 }
 
+/// A page of artifact summaries as a table, with the call for the next page.
+pub fn artifacts_text(
+    page: &crate::page::Page<Value>,
+    kind: Option<&str>,
+    dialect: Dialect,
+) -> String {
+    let mut out = String::new();
+    if page.items.is_empty() {
+        out.push_str("no artifacts at this position\n");
+    }
+    for item in &page.items {
+        let s = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("");
+        let total = item.get("total");
+        let n = |k: &str| {
+            total
+                .and_then(|t| t.get(k))
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
+        let source = item.get("source");
+        let desc = source
+            .and_then(|s| s.get("desc"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let kind = source
+            .and_then(|s| s.get("kind"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        out.push_str(&format!(
+            "{}  {:<11} {:<6} {:>10} lines {:>10}  {}  {}\n",
+            s("ref"),
+            s("state"),
+            kind,
+            thousands(n("lines")),
+            human_bytes(n("bytes")),
+            s("created_at"),
+            desc
+        ));
+    }
+    if let Some(c) = &page.next_cursor {
+        let next = match (dialect, kind) {
+            (Dialect::Mcp, Some(k)) => format!("artifacts kind={k} cursor={c}"),
+            (Dialect::Mcp, None) => format!("artifacts cursor={c}"),
+            (Dialect::Cli, Some(k)) => format!("spool artifacts --kind {k} --cursor {c}"),
+            (Dialect::Cli, None) => format!("spool artifacts --cursor {c}"),
+        };
+        out.push_str(&format!("[more artifacts: {next}]\n"));
+    }
+    out
+}
+
+/// A page of directory entries, with the totals and the call for the next page.
+pub fn entries_text(page: &crate::page::Page<crate::listing::Entry>, dir: &str) -> String {
+    let total = page
+        .total
+        .map_or_else(String::new, |t| format!(" of {}", thousands(t)));
+    let mut out = format!(
+        "[LIST {dir}: {} entries shown{total}]\n",
+        thousands(page.items.len() as u64)
+    );
+    if page.items.is_empty() {
+        out = format!("[LIST {dir}: no entries at this position{total}]\n");
+    }
+    for e in &page.items {
+        let size = if e.kind == "dir" {
+            String::new()
+        } else {
+            human_bytes(e.size)
+        };
+        out.push_str(&format!(
+            "{:<7} {:>10}  {}  {}\n",
+            e.kind,
+            size,
+            e.mtime.as_deref().unwrap_or("-"),
+            e.path
+        ));
+    }
+    if let Some(c) = &page.next_cursor {
+        out.push_str(&format!("[more entries: list path={dir} cursor={c}]\n"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

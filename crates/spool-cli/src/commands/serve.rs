@@ -1,0 +1,55 @@
+//! `spool serve`: the MCP server, on stdio or Streamable HTTP.
+
+use std::io::Write as _;
+use std::sync::Arc;
+
+use spool_core::roots::Roots;
+use spool_core::{Error, Store};
+use spool_mcp::{Settings, SpoolServer};
+
+use crate::cli::ServeArgs;
+
+pub fn serve(store: Arc<Store>, args: &ServeArgs) -> Result<u8, Error> {
+    let dirs = if args.roots.is_empty() {
+        vec![std::env::current_dir().map_err(|e| Error::Unavailable {
+            what: "the working directory".into(),
+            cause: e.to_string(),
+        })?]
+    } else {
+        args.roots.clone()
+    };
+    let roots = Roots::new(&dirs)?;
+    let settings = Settings {
+        max_tokens: args.max_tokens,
+        no_run: args.no_run,
+        ..Settings::default()
+    };
+    let server = SpoolServer::new(store, roots, settings);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Unavailable {
+            what: "the async runtime".into(),
+            cause: e.to_string(),
+        })?;
+    let outcome = runtime.block_on(async {
+        match args.http {
+            Some(addr) => {
+                spool_mcp::http::serve_http(server, addr, args.token.clone(), |bound| {
+                    // stderr: a supervisor (or a test) reads the address from here.
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "spool: serving MCP at http://{bound}/mcp"
+                    );
+                })
+                .await
+            }
+            None => spool_mcp::serve_stdio(server).await,
+        }
+    });
+    outcome.map_err(|e| Error::Unavailable {
+        what: "the MCP server".into(),
+        cause: e.to_string(),
+    })?;
+    Ok(0)
+}

@@ -1,0 +1,37 @@
+//! What the model reads about each tool. This is product copy: it says what is stored, for how
+//! long, and how to continue. `tools/list` is snapshot-tested.
+
+pub const INSTRUCTIONS: &str = "spool keeps every tool output whole. Answers that show only part of something say which \
+part was shown, how big the whole is, why they stopped, and the exact next call (in `next`). \
+Outputs are stored as artifacts (refs like sp_...) for 7 days: continue with `read`, and search \
+the whole of one with `search` before concluding that something is absent.";
+
+pub const RUN: &str = "Run a command and keep all of its output. stdout and stderr are stored whole, in arrival \
+order, as an artifact kept for 7 days. The answer shows the head and the real tail of the output \
+with the total line count, names the lines not shown, and gives the calls that read them \
+(`read` with the ref and a line) or search all of it (`search` with the ref). On failure the \
+last lines are always shown. The version records exit code, signal, timeout and duration. \
+Prefer this to piping output through head, tail or grep: nothing is lost.";
+
+pub const READ: &str = "Read part of a stored artifact (`ref`) or of a file inside the allowed roots (`path`): lines \
+(`line`, `limit`), chars (`char_offset`, `max_chars`) or bytes (`byte_offset`, `max_bytes`); \
+without a range, the preview (head, tail or both). Every answer states the range shown, the \
+size of the whole, why it stopped, and the exact next call. A file is stored on first read with \
+its sha256, mtime and git commit, so continuations read that same version. Do not conclude that \
+something is absent from the part you saw: search for it.";
+
+pub const SEARCH: &str = "Search the whole of a stored artifact (`ref`), a file, or every file under a directory \
+(`path`: .gitignore respected, hidden and binary files skipped, `glob` to narrow). Counts every \
+hit (`hit_count`), returns a page (`limit`, default 50) and says whether more exist \
+(`truncated`, `next_cursor`). The scope says what was searched: files searched and skipped, the \
+git commit. Zero hits say where it looked. A directory's hit list is stored, so every page comes \
+from one snapshot.";
+
+pub const LIST: &str = "List a directory inside the allowed roots, sorted by name, one page at a time \
+(`limit`, default 200; `next_cursor`, `has_more`, `total`). `recursive` includes subdirectories \
+(respecting .gitignore); `glob` filters. Pages continue after the last name returned, so \
+entries created or deleted meanwhile neither repeat nor hide the others.";
+
+pub const ARTIFACTS: &str = "List stored artifacts, newest first: ref, source and version, sizes, state (complete, \
+cancelled, interrupted, expired) and expiry. Expired ones stay as tombstones that say what they \
+were and how to make them again.";

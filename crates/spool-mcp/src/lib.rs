@@ -1,0 +1,43 @@
+//! `spool-mcp`: spool's MCP server over stdio or Streamable HTTP.
+//!
+//! Nothing here prints to stdout: on stdio, stdout is the transport.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod answer;
+mod descriptions;
+pub mod http;
+mod params;
+mod schema;
+mod server;
+
+pub use server::{Settings, SpoolServer};
+
+/// Serves MCP on stdin and stdout until the client goes away.
+pub async fn serve_stdio(server: SpoolServer) -> Result<(), ServeError> {
+    use rmcp::ServiceExt;
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| ServeError::Protocol(e.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| ServeError::Protocol(e.to_string()))?;
+    Ok(())
+}
+
+/// Why serving stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    #[error("MCP protocol error: {0}")]
+    Protocol(String),
+    #[error("cannot listen on `{addr}`: {source}")]
+    Bind {
+        addr: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the HTTP server failed: {0}")]
+    Http(#[source] std::io::Error),
+}

@@ -1,0 +1,153 @@
+//! The arguments of each tool, as the model sees them (field docs become their descriptions).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PreviewArg {
+    Head,
+    Tail,
+    HeadTail,
+}
+
+impl From<PreviewArg> for spool_core::Preview {
+    fn from(p: PreviewArg) -> Self {
+        match p {
+            PreviewArg::Head => Self::Head,
+            PreviewArg::Tail => Self::Tail,
+            PreviewArg::HeadTail => Self::HeadTail,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunParams {
+    /// A command line, run by `sh -c`. Give this or `argv`.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The program and its arguments, run without a shell. Give this or `command`.
+    #[serde(default)]
+    pub argv: Option<Vec<String>>,
+    /// Working directory, inside the allowed roots (default: the first root).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Stop the command after this many seconds (default 600).
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
+    /// Text given to the command on its standard input.
+    #[serde(default)]
+    pub stdin: Option<String>,
+    /// Which part of the output to show: `head`, `tail` or `head_tail` (default; on failure the
+    /// real last lines are always shown).
+    #[serde(default)]
+    pub preview: Option<PreviewArg>,
+    /// Cap of this answer in tokens (default: the server's cap, 8000).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadParams {
+    /// An artifact ref (`sp_...`) from an earlier answer. Give this or `path`.
+    #[serde(default, rename = "ref")]
+    pub reference: Option<String>,
+    /// A file inside the allowed roots. Give this or `ref`.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// First line to show (1-based).
+    #[serde(default)]
+    pub line: Option<u64>,
+    /// How many lines to show from `line`.
+    #[serde(default)]
+    pub limit: Option<u64>,
+    /// First char to show (0-based).
+    #[serde(default)]
+    pub char_offset: Option<u64>,
+    /// How many chars to show from `char_offset`.
+    #[serde(default)]
+    pub max_chars: Option<u64>,
+    /// First byte to show (0-based); binary content is shown escaped.
+    #[serde(default)]
+    pub byte_offset: Option<u64>,
+    /// How many bytes to show from `byte_offset`.
+    #[serde(default)]
+    pub max_bytes: Option<u64>,
+    /// Without a range: `head`, `tail` or `head_tail`.
+    #[serde(default)]
+    pub preview: Option<PreviewArg>,
+    /// Only this stream of a command's output: `stdout` or `stderr`.
+    #[serde(default)]
+    pub stream: Option<String>,
+    /// Cap of this answer in tokens (default: the server's cap, 8000).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchParams {
+    /// A regular expression (Rust regex syntax), or plain text with `literal: true`.
+    pub pattern: String,
+    /// Search this stored artifact, all of it. Give this or `path`.
+    #[serde(default, rename = "ref")]
+    pub reference: Option<String>,
+    /// Search this file, or every file under this directory (respecting .gitignore, skipping
+    /// hidden and binary files). Inside the allowed roots. Give this or `ref`.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Treat `pattern` as plain text.
+    #[serde(default)]
+    pub literal: bool,
+    /// Ignore case.
+    #[serde(default)]
+    pub case_insensitive: bool,
+    /// Only files matching these globs (for directories), e.g. `["*.rs", "!target/**"]`.
+    #[serde(default)]
+    pub glob: Vec<String>,
+    /// Lines of context around each hit.
+    #[serde(default)]
+    pub context: Option<u64>,
+    /// Hits per page (default 50, at most 1000).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// The `next_cursor` of the previous page, unchanged.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListParams {
+    /// A directory inside the allowed roots (default: the first root).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only entries whose name or path matches this glob, e.g. `*.md`.
+    #[serde(default)]
+    pub glob: Option<String>,
+    /// Include subdirectories (respecting .gitignore, skipping hidden files).
+    #[serde(default)]
+    pub recursive: bool,
+    /// Entries per page (default 200, at most 1000).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// The `next_cursor` of the previous page, unchanged.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArtifactsParams {
+    /// Only artifacts of this kind: exec, fetch, file, mcp, search, text.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Artifacts per page (default 50, at most 1000).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// The `next_cursor` of the previous page, unchanged.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}

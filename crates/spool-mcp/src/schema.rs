@@ -1,0 +1,152 @@
+//! Output schemas and tool `_meta`, built by hand: each admits the tool's answer and the
+//! contract's error object.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, MetaObject};
+use serde_json::{Value, json};
+
+/// Hosts that cap tool results by characters (Claude Code) are told our answers' size.
+pub const MAX_RESULT_SIZE_CHARS: u64 = 200_000;
+
+fn error_shape() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "error": {
+                "type": "object",
+                "properties": {
+                    "code": { "type": "string", "enum": ["not_found", "expired", "forbidden", "invalid_argument", "unavailable", "timeout", "corrupt", "internal"] },
+                    "message": { "type": "string" },
+                    "hint": { "type": "string" },
+                    "source": { "type": "object" }
+                },
+                "required": ["code", "message"]
+            }
+        },
+        "required": ["error"]
+    })
+}
+
+fn one_of(answer: &Value) -> Arc<JsonObject> {
+    let schema = json!({ "type": "object", "oneOf": [answer, error_shape()] });
+    Arc::new(schema.as_object().cloned().unwrap_or_default())
+}
+
+/// The envelope (without `content`, which travels in text blocks).
+pub fn envelope() -> Arc<JsonObject> {
+    one_of(&json!({
+        "type": "object",
+        "properties": {
+            "ref": { "type": "string", "description": "the stored artifact; pass it to read and search" },
+            "source": {
+                "type": "object",
+                "properties": {
+                    "kind": { "type": "string" },
+                    "desc": { "type": "string" },
+                    "version": { "type": "object" }
+                },
+                "required": ["kind", "desc", "version"]
+            },
+            "shown": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "unit": { "type": "string", "enum": ["lines", "chars", "bytes", "tokens", "items", "hits"] },
+                        "start": { "type": "integer" },
+                        "end": { "type": "integer" }
+                    },
+                    "required": ["unit", "start", "end"]
+                }
+            },
+            "total": {
+                "type": "object",
+                "properties": {
+                    "lines": { "type": "integer" },
+                    "chars": { "type": "integer" },
+                    "bytes": { "type": "integer" },
+                    "tokens": { "type": "integer" },
+                    "tokens_estimated": { "type": "boolean" }
+                }
+            },
+            "complete": { "type": "boolean" },
+            "reason": {
+                "type": "object",
+                "properties": {
+                    "code": { "type": "string", "enum": ["size_cap", "token_cap", "timeout", "requested_range", "upstream_partial", "binary", "cancelled"] },
+                    "detail": { "type": "string" }
+                },
+                "required": ["code", "detail"]
+            },
+            "next": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": { "tool": { "type": "string" }, "arguments": { "type": "object" } },
+                    "required": ["tool", "arguments"]
+                }
+            },
+            "capture": { "type": "object" },
+            "notes": { "type": "array", "items": { "type": "string" } }
+        },
+        "required": ["ref", "source", "shown", "total", "complete", "next"]
+    }))
+}
+
+/// The search answer.
+pub fn search() -> Arc<JsonObject> {
+    one_of(&json!({
+        "type": "object",
+        "properties": {
+            "query": { "type": "object" },
+            "scope": { "type": "object" },
+            "hits": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "path": { "type": "string" },
+                        "line": { "type": "integer" },
+                        "byte_offset": { "type": "integer" },
+                        "text": { "type": "string" }
+                    },
+                    "required": ["line", "text"]
+                }
+            },
+            "hit_count": { "type": "integer" },
+            "hit_count_exact": { "type": "boolean" },
+            "truncated": { "type": "boolean" },
+            "next_cursor": { "type": ["string", "null"] },
+            "ref": { "type": ["string", "null"] },
+            "reason": { "type": "object" }
+        },
+        "required": ["query", "scope", "hits", "hit_count", "hit_count_exact", "truncated", "next_cursor"]
+    }))
+}
+
+/// A page of a list.
+pub fn page() -> Arc<JsonObject> {
+    one_of(&json!({
+        "type": "object",
+        "properties": {
+            "items": { "type": "array", "items": { "type": "object" } },
+            "next_cursor": { "type": ["string", "null"] },
+            "has_more": { "type": "boolean" },
+            "page_size": { "type": "integer" },
+            "max_page_size": { "type": "integer" },
+            "total": { "type": "integer" }
+        },
+        "required": ["items", "next_cursor", "has_more", "page_size", "max_page_size"]
+    }))
+}
+
+/// `_meta` of every tool.
+pub fn tool_meta() -> MetaObject {
+    let mut m = MetaObject::new();
+    m.insert(
+        "anthropic/maxResultSizeChars".to_owned(),
+        json!(MAX_RESULT_SIZE_CHARS),
+    );
+    m
+}

@@ -1,0 +1,403 @@
+//! The MCP server: each tool checks its arguments, calls the core on a blocking thread, and
+//! returns the answer. No business logic lives here.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, Implementation, ProgressNotificationParam, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
+use serde_json::Value;
+use spool_core::exec::{RunControl, RunSpec};
+use spool_core::render::Dialect;
+use spool_core::roots::Roots;
+use spool_core::search::{Paging, Query};
+use spool_core::store::Stream;
+use spool_core::window::{WindowRequest, read_window, window};
+use spool_core::{Error, Result, Store};
+
+use crate::answer::{Answer, error_result};
+use crate::descriptions;
+use crate::params::{ArtifactsParams, ListParams, ReadParams, RunParams, SearchParams};
+use crate::schema;
+
+/// How the server answers.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Default answer cap, in tokens.
+    pub max_tokens: u64,
+    /// Hide the `run` tool (a read-only server).
+    pub no_run: bool,
+    /// Default and largest `timeout_s` of `run`.
+    pub run_timeout: Duration,
+    /// Time budget of a directory search.
+    pub search_budget: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            max_tokens: spool_core::DEFAULT_MAX_TOKENS,
+            no_run: false,
+            run_timeout: Duration::from_mins(10),
+            search_budget: spool_core::search::tree::DEFAULT_BUDGET,
+        }
+    }
+}
+
+struct Inner {
+    store: Arc<Store>,
+    roots: Roots,
+    settings: Settings,
+}
+
+/// spool's MCP server. Cheap to clone: one per HTTP session shares the store.
+#[derive(Clone)]
+pub struct SpoolServer {
+    inner: Arc<Inner>,
+    tool_router: ToolRouter<Self>,
+}
+
+fn args_of<T: serde::Serialize>(p: &T) -> Value {
+    serde_json::to_value(p).unwrap_or(Value::Null)
+}
+
+#[tool_router]
+impl SpoolServer {
+    pub fn new(store: Arc<Store>, roots: Roots, settings: Settings) -> Self {
+        let mut tool_router = Self::tool_router();
+        if settings.no_run {
+            tool_router.remove_route("run");
+        }
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                roots,
+                settings,
+            }),
+            tool_router,
+        }
+    }
+
+    /// Runs `f` on a blocking thread; its answer or error becomes the tool result. A panic
+    /// becomes an `internal` error: the server stays up.
+    async fn blocking<F>(&self, tool: &'static str, args: Value, f: F) -> CallToolResult
+    where
+        F: FnOnce(&Inner) -> Result<Answer> + Send + 'static,
+    {
+        let inner = Arc::clone(&self.inner);
+        let started = Instant::now();
+        let outcome = tokio::task::spawn_blocking(move || f(&inner)).await;
+        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let store = &self.inner.store;
+        match outcome {
+            Ok(Ok(answer)) => answer.into_result(store, tool, &args, ms),
+            Ok(Err(err)) => error_result(store, tool, &args, &err, ms),
+            Err(join) => {
+                let err = Error::Unavailable {
+                    what: format!("the `{tool}` tool"),
+                    cause: format!("it failed unexpectedly ({join})"),
+                };
+                error_result(store, tool, &args, &err, ms)
+            }
+        }
+    }
+
+    #[tool(
+        name = "run",
+        description = descriptions::RUN,
+        output_schema = schema::envelope(),
+        meta = schema::tool_meta(),
+        annotations(title = "Run a command", read_only_hint = false, destructive_hint = true, open_world_hint = true)
+    )]
+    async fn run(
+        &self,
+        Parameters(p): Parameters<RunParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let args = args_of(&p);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancel);
+        let ct = ctx.ct.clone();
+        // Cancelling the request stops the command; what it printed is kept, marked cancelled.
+        let watcher = tokio::spawn(async move {
+            ct.cancelled().await;
+            flag.store(true, Ordering::SeqCst);
+        });
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u64, u64)>();
+        let progress = ctx.meta.get_progress_token().map(|token| {
+            let peer = ctx.peer.clone();
+            tokio::spawn(async move {
+                while let Some((bytes, lines)) = rx.recv().await {
+                    let note = ProgressNotificationParam::new(token.clone(), bytes as f64)
+                        .with_message(format!(
+                            "{} lines, {} so far",
+                            spool_core::render::thousands(lines),
+                            spool_core::render::human_bytes(bytes)
+                        ));
+                    let _ = peer.notify_progress(note).await;
+                }
+            })
+        });
+        let control = RunControl {
+            cancel,
+            progress: Some(Box::new(move |bytes, lines| {
+                let _ = tx.send((bytes, lines));
+            })),
+        };
+        let result = self
+            .blocking("run", args, move |inner| inner.run(p, control))
+            .await;
+        watcher.abort();
+        if let Some(task) = progress {
+            let _ = task.await;
+        }
+        result
+    }
+
+    #[tool(
+        name = "read",
+        description = descriptions::READ,
+        output_schema = schema::envelope(),
+        meta = schema::tool_meta(),
+        annotations(title = "Read a window", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn read(&self, Parameters(p): Parameters<ReadParams>) -> CallToolResult {
+        let args = args_of(&p);
+        self.blocking("read", args, move |inner| inner.read(&p))
+            .await
+    }
+
+    #[tool(
+        name = "search",
+        description = descriptions::SEARCH,
+        output_schema = schema::search(),
+        meta = schema::tool_meta(),
+        annotations(title = "Search everything", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn search(&self, Parameters(p): Parameters<SearchParams>) -> CallToolResult {
+        let args = args_of(&p);
+        self.blocking("search", args, move |inner| inner.search(&p))
+            .await
+    }
+
+    #[tool(
+        name = "list",
+        description = descriptions::LIST,
+        output_schema = schema::page(),
+        meta = schema::tool_meta(),
+        annotations(title = "List a directory", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn list(&self, Parameters(p): Parameters<ListParams>) -> CallToolResult {
+        let args = args_of(&p);
+        self.blocking("list", args, move |inner| inner.list(&p))
+            .await
+    }
+
+    #[tool(
+        name = "artifacts",
+        description = descriptions::ARTIFACTS,
+        output_schema = schema::page(),
+        meta = schema::tool_meta(),
+        annotations(title = "Stored artifacts", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn artifacts(&self, Parameters(p): Parameters<ArtifactsParams>) -> CallToolResult {
+        let args = args_of(&p);
+        self.blocking("artifacts", args, move |inner| inner.artifacts(&p))
+            .await
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for SpoolServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("spool", env!("CARGO_PKG_VERSION")))
+            .with_instructions(descriptions::INSTRUCTIONS)
+    }
+}
+
+fn one_of<'a>(reference: Option<&'a str>, path: Option<&'a str>, tool: &str) -> Result<Target<'a>> {
+    match (reference, path) {
+        (Some(r), None) => Ok(Target::Ref(r)),
+        (None, Some(p)) => Ok(Target::Path(p)),
+        _ => Err(Error::InvalidArgument {
+            message: format!("`{tool}` takes either `ref` or `path`, exactly one of them"),
+            hint: Some(format!(
+                "for example {tool} ref=sp_... or {tool} path=README.md"
+            )),
+        }),
+    }
+}
+
+enum Target<'a> {
+    Ref(&'a str),
+    Path(&'a str),
+}
+
+impl Inner {
+    fn max_tokens(&self, asked: Option<u64>) -> u64 {
+        asked.unwrap_or(self.settings.max_tokens)
+    }
+
+    fn run(&self, p: RunParams, control: RunControl) -> Result<Answer> {
+        let (argv, command) = match (p.argv, p.command) {
+            (Some(argv), None) if !argv.is_empty() => (argv, None),
+            (None, Some(c)) if !c.trim().is_empty() => (Vec::new(), Some(c)),
+            _ => {
+                return Err(Error::InvalidArgument {
+                    message: "`run` takes either `command` (a string for sh -c) or `argv` (a non-empty array)".into(),
+                    hint: Some("for example run command=\"cargo test\"".into()),
+                });
+            }
+        };
+        let cwd = match &p.cwd {
+            Some(dir) => self.roots.resolve(dir)?,
+            None => self.roots.primary().to_owned(),
+        };
+        let limit = self.settings.run_timeout.as_secs_f64();
+        let timeout = match p.timeout_s {
+            Some(t) if !(t.is_finite() && t > 0.0 && t <= limit) => {
+                return Err(Error::InvalidArgument {
+                    message: format!("`timeout_s` must be between 0 and {limit} seconds (got {t})"),
+                    hint: Some(format!("ask for `timeout_s` {}", limit.min(60.0))),
+                });
+            }
+            Some(t) => Duration::from_secs_f64(t),
+            None => self.settings.run_timeout,
+        };
+        let spec = RunSpec {
+            argv,
+            command,
+            cwd: Some(PathBuf::from(&cwd)),
+            timeout: Some(timeout),
+            stdin: p.stdin.map(String::into_bytes),
+        };
+        let outcome = spool_core::exec::run(&self.store, &spec, control)?;
+        let reader = self.store.open_artifact(&outcome.meta.reference)?;
+        let preview = p.preview.map(Into::into);
+        Ok(Answer::Envelope(Box::new(window(
+            &reader,
+            WindowRequest::Preview(preview),
+            self.max_tokens(p.max_tokens),
+        )?)))
+    }
+
+    fn read(&self, p: &ReadParams) -> Result<Answer> {
+        let mut reference = match one_of(p.reference.as_deref(), p.path.as_deref(), "read")? {
+            Target::Ref(r) => r.to_owned(),
+            Target::Path(path) => {
+                spool_core::files::snapshot(&self.store, &self.roots.resolve(path)?)?.reference
+            }
+        };
+        if let Some(stream) = &p.stream {
+            reference =
+                spool_core::streams::stream_view(&self.store, &reference, Stream::parse(stream)?)?
+                    .reference;
+        }
+        let request = read_request(p)?;
+        Ok(Answer::Envelope(Box::new(read_window(
+            &self.store,
+            &reference,
+            request,
+            self.max_tokens(p.max_tokens),
+        )?)))
+    }
+
+    fn search(&self, p: &SearchParams) -> Result<Answer> {
+        let query = Query {
+            pattern: p.pattern.clone(),
+            literal: p.literal,
+            case_insensitive: p.case_insensitive,
+        };
+        let paging = Paging {
+            context: p.context.unwrap_or(0),
+            limit: p.limit,
+            cursor: p.cursor.clone(),
+        };
+        let answer = match one_of(p.reference.as_deref(), p.path.as_deref(), "search")? {
+            Target::Ref(r) => spool_core::search::search_artifact(&self.store, r, &query, &paging)?,
+            Target::Path(path) => spool_core::search::tree::search_path(
+                &self.store,
+                &self.roots,
+                path,
+                &query,
+                &p.glob,
+                &paging,
+                self.settings.search_budget,
+            )?,
+        };
+        Ok(Answer::Search(Box::new(answer)))
+    }
+
+    fn list(&self, p: &ListParams) -> Result<Answer> {
+        let path = p.path.as_deref().unwrap_or(".");
+        let page = spool_core::listing::list(
+            &self.store,
+            &self.roots,
+            path,
+            p.glob.as_deref(),
+            p.recursive,
+            p.limit,
+            p.cursor.as_deref(),
+        )?;
+        let text = spool_core::render::entries_text(&page, path);
+        Ok(Answer::Page(
+            serde_json::to_value(&page).unwrap_or(Value::Null),
+            text,
+        ))
+    }
+
+    fn artifacts(&self, p: &ArtifactsParams) -> Result<Answer> {
+        let page = spool_core::page::artifacts(
+            &self.store,
+            p.kind.as_deref(),
+            p.limit.unwrap_or(50),
+            p.cursor.as_deref(),
+        )?;
+        let text = spool_core::render::artifacts_text(&page, p.kind.as_deref(), Dialect::Mcp);
+        Ok(Answer::Page(
+            serde_json::to_value(&page).unwrap_or(Value::Null),
+            text,
+        ))
+    }
+}
+
+/// The window a `read` asks for; ranges of different units cannot be mixed.
+fn read_request(p: &ReadParams) -> Result<WindowRequest> {
+    let lines = p.line.is_some() || p.limit.is_some();
+    let chars = p.char_offset.is_some() || p.max_chars.is_some();
+    let bytes = p.byte_offset.is_some() || p.max_bytes.is_some();
+    if u8::from(lines) + u8::from(chars) + u8::from(bytes) > 1
+        || (p.preview.is_some() && (lines || chars || bytes))
+    {
+        return Err(Error::InvalidArgument {
+            message: "`read` takes one kind of range: lines (`line`, `limit`), chars (`char_offset`, `max_chars`), bytes (`byte_offset`, `max_bytes`), or a `preview`".into(),
+            hint: Some("for example read ref=sp_... line=97 limit=400".into()),
+        });
+    }
+    Ok(if lines {
+        WindowRequest::Lines {
+            line: p.line.unwrap_or(1),
+            limit: p.limit,
+        }
+    } else if chars {
+        WindowRequest::Chars {
+            offset: p.char_offset.unwrap_or(0),
+            max: p.max_chars,
+        }
+    } else if bytes {
+        WindowRequest::Bytes {
+            offset: p.byte_offset.unwrap_or(0),
+            max: p.max_bytes,
+        }
+    } else {
+        WindowRequest::Preview(p.preview.map(Into::into))
+    })
+}

@@ -1,0 +1,6 @@
+//! spool-mcp against the real rmcp client, in process over a duplex pipe.
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+mod agent;
+mod support;
+mod tools;

@@ -1,0 +1,195 @@
+//! Each tool through a real client: shapes, errors, pages, the read-only mode.
+
+use rmcp::model::CallToolRequestParams;
+use serde_json::json;
+use spool_mcp::Settings;
+
+use crate::support::{start, structured, texts};
+
+#[tokio::test]
+async fn tools_list_is_the_product_copy() {
+    let h = start(Settings::default()).await;
+    let tools = h.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["artifacts", "list", "read", "run", "search"]);
+    insta::assert_json_snapshot!("tools_list", tools);
+    let info = h.client.peer_info().unwrap();
+    assert_eq!(info.server_info.as_ref().unwrap().name, "spool");
+}
+
+#[tokio::test]
+async fn no_run_leaves_a_read_only_server() {
+    let h = start(Settings {
+        no_run: true,
+        ..Settings::default()
+    })
+    .await;
+    let tools = h.client.list_all_tools().await.unwrap();
+    assert!(tools.iter().all(|t| t.name != "run"));
+    let params = CallToolRequestParams::new("run")
+        .with_arguments(json!({ "command": "true" }).as_object().cloned().unwrap());
+    assert!(
+        h.client.call_tool(params).await.is_err(),
+        "an unknown tool is a protocol error"
+    );
+}
+
+#[tokio::test]
+async fn run_answers_an_envelope_with_the_banner_first() {
+    let h = start(Settings::default()).await;
+    let r = h
+        .call(
+            "run",
+            json!({ "command": "echo hello; echo oops >&2; exit 2" }),
+        )
+        .await;
+    assert_eq!(r.is_error, Some(false));
+    let e = structured(&r);
+    assert_eq!(e["complete"], true);
+    assert_eq!(e["source"]["version"]["exit_code"], 2);
+    assert!(
+        e.get("content").is_none(),
+        "content travels once, in text blocks"
+    );
+    let blocks = texts(&r);
+    assert!(blocks[0].starts_with("[COMPLETE: 2 lines"), "{}", blocks[0]);
+    assert_eq!(blocks[1], "hello\noops\n");
+}
+
+#[tokio::test]
+async fn errors_are_tool_results_with_the_contract_error_object() {
+    let h = start(Settings::default()).await;
+    h.write("inside.txt", b"x\n");
+    let cases = [
+        ("read", json!({ "path": "../../etc/passwd" }), "forbidden"),
+        ("read", json!({ "path": "missing.txt" }), "not_found"),
+        ("read", json!({ "ref": "sp_nosuchthing" }), "not_found"),
+        (
+            "read",
+            json!({ "path": "inside.txt", "line": 5 }),
+            "invalid_argument",
+        ),
+        (
+            "read",
+            json!({ "path": "inside.txt", "line": 1, "char_offset": 0 }),
+            "invalid_argument",
+        ),
+        ("read", json!({}), "invalid_argument"),
+        (
+            "search",
+            json!({ "pattern": "(", "path": "." }),
+            "invalid_argument",
+        ),
+        (
+            "search",
+            json!({ "pattern": "x", "path": ".", "cursor": "forged.cursor" }),
+            "invalid_argument",
+        ),
+        ("list", json!({ "path": "/" }), "forbidden"),
+        (
+            "run",
+            json!({ "command": "true", "cwd": "/tmp" }),
+            "forbidden",
+        ),
+        ("run", json!({}), "invalid_argument"),
+    ];
+    for (tool, args, code) in cases {
+        let r = h.call(tool, args.clone()).await;
+        assert_eq!(r.is_error, Some(true), "{tool} {args}");
+        assert_eq!(structured(&r)["error"]["code"], code, "{tool} {args}");
+        let text = &texts(&r)[0];
+        assert!(text.starts_with(&format!("[ERROR {code}:")), "{text}");
+    }
+    // Still serving.
+    let r = h.call("read", json!({ "path": "inside.txt" })).await;
+    assert_eq!(r.is_error, Some(false));
+}
+
+#[tokio::test]
+async fn search_a_directory_and_page_its_hits() {
+    let h = start(Settings::default()).await;
+    for i in 0..12 {
+        h.write(&format!("src/m{i:02}.rs"), b"fn f() { todo_marker(); }\n");
+    }
+    let r = h
+        .call(
+            "search",
+            json!({ "pattern": "todo_marker", "path": "src", "limit": 5 }),
+        )
+        .await;
+    let a = structured(&r);
+    assert_eq!(a["hit_count"], 12);
+    assert_eq!(a["truncated"], true);
+    assert_eq!(a["scope"]["files_searched"], 12);
+    let cursor = a["next_cursor"].as_str().unwrap().to_owned();
+    let r = h
+        .call(
+            "search",
+            json!({ "pattern": "todo_marker", "path": "src", "limit": 5, "cursor": cursor }),
+        )
+        .await;
+    let b = structured(&r);
+    assert_eq!(b["hits"][0]["path"], "m05.rs");
+    assert_eq!(b["ref"], a["ref"], "pages come from one stored hit list");
+}
+
+#[tokio::test]
+async fn list_pages_by_cursor() {
+    let h = start(Settings::default()).await;
+    for i in 0..7 {
+        h.write(&format!("d/f{i}"), b"");
+    }
+    let r = h.call("list", json!({ "path": "d", "limit": 5 })).await;
+    let p = structured(&r);
+    assert_eq!(p["items"].as_array().unwrap().len(), 5);
+    assert_eq!(p["has_more"], true);
+    assert_eq!(p["total"], 7);
+    let r = h
+        .call(
+            "list",
+            json!({ "path": "d", "limit": 5, "cursor": p["next_cursor"] }),
+        )
+        .await;
+    let q = structured(&r);
+    assert_eq!(q["items"][0]["name"], "f5");
+    assert_eq!(q["has_more"], false);
+    let r = h.call("artifacts", json!({})).await;
+    assert_eq!(r.is_error, Some(false));
+}
+
+#[tokio::test]
+async fn cancelling_a_run_keeps_what_it_printed() {
+    use rmcp::model::{ClientRequest, Request};
+    use rmcp::service::PeerRequestOptions;
+    let h = start(Settings::default()).await;
+    let params = CallToolRequestParams::new("run").with_arguments(
+        json!({ "command": "echo before; sleep 30" })
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let handle = h
+        .client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    handle.cancel(Some("test".into())).await.unwrap();
+    // The artifact appears as cancelled, with what was captured.
+    let mut state = String::new();
+    for _ in 0..50 {
+        let r = h.call("artifacts", json!({ "kind": "exec" })).await;
+        state = structured(&r)["items"][0]["state"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        if state == "cancelled" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(state, "cancelled");
+}
