@@ -65,9 +65,10 @@ async fn reads_back_a_failing_command_of_3000_lines() {
             .ends_with("error[E0308]: mismatched types\n")
     );
     let text = follow(&h, first).await;
-    let mut expected: String = (1..=3000)
-        .map(|i| format!("build step {i} of 3000: compiling module_{i}\n"))
-        .collect();
+    let mut expected = (1..=3000).fold(String::new(), |mut s, i| {
+        s.push_str(&format!("build step {i} of 3000: compiling module_{i}\n"));
+        s
+    });
     expected.push_str("error[E0308]: mismatched types\n");
     assert!(text == expected, "read back byte for byte");
 }
