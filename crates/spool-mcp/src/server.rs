@@ -216,6 +216,39 @@ impl SpoolServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SpoolServer {
+    /// Routes the call; arguments that do not fit a tool's input schema come back (as the MCP
+    /// spec asks, so the model can correct them) as a tool error, given the contract's error
+    /// object with code `invalid_argument`.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let tool = request.name.to_string();
+        let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let response = self.tool_router.call(tcc).await?;
+        Ok(match response {
+            rmcp::model::CallToolResponse::Complete(result)
+                if result.is_error == Some(true) && result.structured_content.is_none() =>
+            {
+                let message = result
+                    .content
+                    .iter()
+                    .find_map(|c| c.as_text().map(|t| t.text.clone()))
+                    .unwrap_or_else(|| "the arguments do not fit the tool".to_owned());
+                let err = Error::InvalidArgument {
+                    message: format!("`{tool}`: {message}"),
+                    hint: Some(format!(
+                        "call `{tool}` with the arguments its inputSchema lists"
+                    )),
+                };
+                let args = Value::Null;
+                error_result(&self.inner.store, &tool, &args, &err, 0).into()
+            }
+            other => other,
+        })
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("spool", env!("CARGO_PKG_VERSION")))

@@ -193,3 +193,70 @@ async fn cancelling_a_run_keeps_what_it_printed() {
     }
     assert_eq!(state, "cancelled");
 }
+
+#[tokio::test]
+async fn malformed_arguments_name_the_field() {
+    let h = start(Settings::default()).await;
+    let r = h.call("search", json!({ "ref": "sp_x" })).await;
+    assert_eq!(r.is_error, Some(true));
+    let e = &structured(&r)["error"];
+    assert_eq!(e["code"], "invalid_argument");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("missing field `pattern`"),
+        "{e}"
+    );
+    let r = h.call("read", json!({ "ref": "sp_x", "lines": 3 })).await;
+    assert!(
+        structured(&r)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field `lines`")
+    );
+}
+
+/// Counts progress notifications.
+#[derive(Clone, Default)]
+struct ProgressCounter(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl rmcp::ClientHandler for ProgressCounter {
+    async fn on_progress(
+        &self,
+        _params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn run_reports_progress_while_the_command_runs() {
+    use rmcp::ServiceExt;
+    let home = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let store = std::sync::Arc::new(
+        spool_core::Store::open(home.path(), spool_core::StoreConfig::default()).unwrap(),
+    );
+    let roots = spool_core::roots::Roots::new(&[root.path().to_owned()]).unwrap();
+    let server = spool_mcp::SpoolServer::new(store, roots, Settings::default());
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let counter = ProgressCounter::default();
+    let client = counter.clone().serve(client_io).await.unwrap();
+    let params = CallToolRequestParams::new("run").with_arguments(
+        json!({ "command": "for i in 1 2 3 4 5 6 7 8; do echo tick $i; sleep 0.2; done" })
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let r = client.call_tool(params).await.unwrap();
+    assert_eq!(r.is_error, Some(false));
+    let seen = counter.0.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(seen >= 2, "progress notifications while running: {seen}");
+}

@@ -1,0 +1,99 @@
+"""End to end: the Python MCP SDK (mcp 2.3.0) drives the built `spool serve`.
+
+Over stdio in both protocol modes ("auto" negotiates 2026-07-28 through server/discover,
+"legacy" uses the initialize handshake, 2025-11-25) and over Streamable HTTP.
+Usage: python3 python_client.py PATH/TO/spool
+Prints one line per check and "N passed, M failed"; exits 1 on any failure.
+"""
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from mcp import Client, StdioServerParameters
+
+SPOOL = os.path.abspath(sys.argv[1])
+RESULTS = []
+
+
+def check(name, ok, detail=""):
+    RESULTS.append((name, bool(ok)))
+    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"), flush=True)
+
+
+async def scenario(label, client):
+    async with client as c:
+        check(f"{label}: protocol {c.protocol_version}", c.protocol_version is not None)
+        tools = await c.list_tools()
+        names = sorted(t.name for t in tools.tools)
+        check(f"{label}: tools/list", names == ["artifacts", "list", "read", "run", "search"], names)
+        run = next(t for t in tools.tools if t.name == "run")
+        check(f"{label}: run has an outputSchema", run.output_schema is not None, run)
+
+        r = await c.call_tool("run", {"command": "seq 1 3000; echo boom >&2; exit 3", "max_tokens": 1000})
+        sc = r.structured_content or {}
+        check(f"{label}: run is partial and says why", r.is_error is False and sc.get("complete") is False
+              and sc.get("reason", {}).get("code") == "token_cap", sc)
+        check(f"{label}: run records the exit code", sc.get("source", {}).get("version", {}).get("exit_code") == 3, sc)
+        check(f"{label}: banner first", r.content[0].text.startswith("[PARTIAL: lines 1-"), r.content[0].text[:80])
+        check(f"{label}: the real tail is shown", r.content[-1].text.endswith("3000\nboom\n"), r.content[-1].text[-40:])
+
+        nxt = sc["next"][0]
+        r2 = await c.call_tool(nxt["tool"], nxt["arguments"])
+        sc2 = r2.structured_content or {}
+        check(f"{label}: next[0] works verbatim", r2.is_error is False
+              and sc2.get("shown", [{}])[0].get("start") == nxt["arguments"]["line"], sc2)
+
+        r3 = await c.call_tool("search", {"ref": sc["ref"], "pattern": "^2999$"})
+        check(f"{label}: search covers the whole output", (r3.structured_content or {}).get("hit_count") == 1,
+              r3.structured_content)
+
+        r4 = await c.call_tool("read", {"path": "../../etc/passwd"})
+        check(f"{label}: outside the roots is a forbidden tool error", r4.is_error is True
+              and (r4.structured_content or {}).get("error", {}).get("code") == "forbidden", r4)
+
+        r5 = await c.call_tool("list", {"path": ".", "limit": 2})
+        sc5 = r5.structured_content or {}
+        check(f"{label}: list pages", r5.is_error is False and len(sc5.get("items", [])) == 2
+              and sc5.get("has_more") is True, sc5)
+
+
+async def main():
+    home = tempfile.mkdtemp(prefix="spool-e2e-home-")
+    root = tempfile.mkdtemp(prefix="spool-e2e-root-")
+    for name in ("a.txt", "b.txt", "c.txt"):
+        with open(os.path.join(root, name), "w") as f:
+            f.write(f"{name}\n")
+    env = {"SPOOL_HOME": home, "PATH": os.environ["PATH"]}
+    params = StdioServerParameters(command=SPOOL, args=["serve", "--root", root], env=env)
+    for mode in ("auto", "legacy"):
+        await scenario(f"stdio/{mode}", Client(params, mode=mode))
+
+    server = subprocess.Popen([SPOOL, "serve", "--http", "127.0.0.1:0", "--root", root],
+                              env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        url = None
+        for _ in range(50):
+            line = server.stderr.readline()
+            m = re.search(r"serving MCP at (http://\S+)", line)
+            if m:
+                url = m.group(1)
+                break
+        check("http: server announced its address", url is not None)
+        if url:
+            for mode in ("auto", "legacy"):
+                await scenario(f"http/{mode}", Client(url, mode=mode))
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+    passed = sum(1 for _, ok in RESULTS if ok)
+    failed = len(RESULTS) - passed
+    print(f"python-sdk: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+asyncio.run(main())
