@@ -13,7 +13,7 @@ use spool_mcp::{Settings, SpoolServer};
 pub struct Harness {
     pub client: RunningService<RoleClient, ()>,
     pub root: tempfile::TempDir,
-    _home: tempfile::TempDir,
+    pub home: tempfile::TempDir,
 }
 
 pub async fn start(settings: Settings) -> Harness {
@@ -29,11 +29,7 @@ pub async fn start(settings: Settings) -> Harness {
         }
     });
     let client = ().serve(client_io).await.unwrap();
-    Harness {
-        client,
-        root,
-        _home: home,
-    }
+    Harness { client, root, home }
 }
 
 impl Harness {

@@ -260,3 +260,34 @@ async fn run_reports_progress_while_the_command_runs() {
     let seen = counter.0.load(std::sync::atomic::Ordering::SeqCst);
     assert!(seen >= 2, "progress notifications while running: {seen}");
 }
+
+#[tokio::test]
+async fn a_client_gone_mid_call_leaves_no_complete_looking_artifact() {
+    let h = start(Settings::default()).await;
+    let params = CallToolRequestParams::new("run").with_arguments(
+        json!({ "command": "echo partial; sleep 30" })
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let peer = h.client.peer().clone();
+    let call = tokio::spawn(async move { peer.call_tool(params).await });
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    let home = h.home.path().to_owned();
+    // The client goes away without a word.
+    call.abort();
+    drop(h.client);
+    let store = spool_core::Store::open(&home, spool_core::StoreConfig::default()).unwrap();
+    let mut state = None;
+    for _ in 0..60 {
+        let items = store
+            .list(Some(spool_core::SourceKind::Exec), None, 10)
+            .unwrap();
+        state = items.first().map(|m| m.state);
+        if state.is_some_and(|s| s != spool_core::envelope::ArtifactState::Capturing) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(state, Some(spool_core::envelope::ArtifactState::Cancelled));
+}
