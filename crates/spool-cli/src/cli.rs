@@ -38,6 +38,8 @@ pub enum Command {
     Audit(AuditArgs),
     /// Apply expiry and the store quota now.
     Gc(GcArgs),
+    /// List a directory, a page at a time.
+    Ls(LsArgs),
     /// Serve the tools over MCP: stdio by default, Streamable HTTP with --http.
     Serve(ServeArgs),
 }
@@ -120,8 +122,12 @@ pub struct ReadArgs {
 pub struct SearchArgs {
     /// A regular expression (or, with --literal, plain text).
     pub pattern: String,
-    /// An artifact ref (sp_...) or a file path.
+    /// An artifact ref (sp_...), a file, or a directory (searched whole, .gitignore respected).
+    #[arg(default_value = ".")]
     pub target: String,
+    /// Only files matching these globs, for a directory (repeatable), e.g. `-g '*.rs'`.
+    #[arg(short = 'g', long = "glob")]
+    pub globs: Vec<String>,
     /// Search for the pattern as plain text.
     #[arg(short = 'F', long)]
     pub literal: bool,
@@ -190,4 +196,25 @@ pub struct ServeArgs {
     /// Require `Authorization: Bearer TOKEN` on HTTP requests.
     #[arg(long, env = "SPOOL_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LsArgs {
+    /// The directory (default: the working directory).
+    #[arg(default_value = ".")]
+    pub path: String,
+    /// Only entries whose name or path matches this glob.
+    #[arg(long)]
+    pub glob: Option<String>,
+    /// Include subdirectories (respecting .gitignore).
+    #[arg(short, long)]
+    pub recursive: bool,
+    /// Entries per page.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Continue from a previous answer's `next_cursor`.
+    #[arg(long)]
+    pub cursor: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
 }

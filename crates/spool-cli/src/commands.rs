@@ -3,6 +3,7 @@
 mod artifacts;
 mod audit;
 mod gc;
+mod ls;
 mod read;
 mod run;
 mod search;
@@ -21,6 +22,7 @@ pub fn wants_json(cmd: &Command) -> bool {
         Command::Audit(a) => a.common.json,
         Command::Gc(a) => a.common.json,
         Command::Serve(_) => false,
+        Command::Ls(a) => a.common.json,
     }
 }
 
@@ -33,6 +35,7 @@ pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error
         Command::Audit(a) => audit::audit(store, &a),
         Command::Gc(a) => gc::gc(store, &a),
         Command::Serve(a) => serve::serve(std::sync::Arc::clone(store), &a),
+        Command::Ls(a) => ls::ls(store, &a),
     }
 }
 
@@ -42,6 +45,25 @@ pub fn resolve_target(store: &Store, target: &str) -> Result<String, Error> {
         return Ok(target.to_owned());
     }
     Ok(spool_core::files::snapshot(store, std::path::Path::new(target))?.reference)
+}
+
+/// A person at the command line may read whatever they can: the whole file system is the root,
+/// and paths are shown as given.
+pub fn everything() -> Result<spool_core::roots::Roots, Error> {
+    spool_core::roots::Roots::new(&[std::path::PathBuf::from("/")])
+}
+
+/// `path` made absolute against the working directory.
+pub fn absolute(path: &str) -> Result<String, Error> {
+    let p = std::path::Path::new(path);
+    if p.is_absolute() {
+        return Ok(path.to_owned());
+    }
+    let cwd = std::env::current_dir().map_err(|e| Error::Unavailable {
+        what: "the working directory".into(),
+        cause: e.to_string(),
+    })?;
+    Ok(cwd.join(p).display().to_string())
 }
 
 /// Audit failures never fail the answer; they are logged.

@@ -164,7 +164,11 @@ pub fn cli_text(call: &NextCall) -> String {
             } else {
                 shell_word(pattern)
             };
-            let mut out = format!("spool search {pattern} {reference}");
+            let target = a
+                .get("path")
+                .and_then(Value::as_str)
+                .map_or_else(|| reference.to_owned(), shell_word);
+            let mut out = format!("spool search {pattern} {target}");
             if let Some(cursor) = a.get("cursor").and_then(Value::as_str) {
                 out.push_str(&format!(" --cursor {cursor}"));
             }
@@ -426,7 +430,11 @@ pub fn artifacts_text(
 }
 
 /// A page of directory entries, with the totals and the call for the next page.
-pub fn entries_text(page: &crate::page::Page<crate::listing::Entry>, dir: &str) -> String {
+pub fn entries_text(
+    page: &crate::page::Page<crate::listing::Entry>,
+    dir: &str,
+    dialect: Dialect,
+) -> String {
     let total = page
         .total
         .map_or_else(String::new, |t| format!(" of {}", thousands(t)));
@@ -452,7 +460,11 @@ pub fn entries_text(page: &crate::page::Page<crate::listing::Entry>, dir: &str) 
         ));
     }
     if let Some(c) = &page.next_cursor {
-        out.push_str(&format!("[more entries: list path={dir} cursor={c}]\n"));
+        let next = match dialect {
+            Dialect::Mcp => format!("list path={dir} cursor={c}"),
+            Dialect::Cli => format!("spool ls {} --cursor {c}", shell_word(dir)),
+        };
+        out.push_str(&format!("[more entries: {next}]\n"));
     }
     out
 }

@@ -1,7 +1,10 @@
 //! Search over a whole artifact: every hit counted, a page of them returned, the rest by cursor.
 
 mod sink;
+mod text;
 pub mod tree;
+
+pub use text::render_answer;
 
 use std::time::Instant;
 
@@ -12,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::cursor;
 use crate::error::{Error, Result};
-use crate::render::{self, thousands};
+
 use crate::store::Store;
 use sink::HitSink;
 
@@ -236,109 +239,4 @@ pub fn search_artifact(
         reference: Some(reference.to_owned()),
         reason: None,
     })
-}
-
-/// The search answer in words: counts and scope first, then the hits.
-pub fn render_answer(a: &SearchAnswer, dialect: render::Dialect) -> String {
-    let scope = &a.scope;
-    let reference = scope.get("ref").and_then(Value::as_str).unwrap_or("?");
-    let lines = scope
-        .get("lines_searched")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    let bytes = scope
-        .get("bytes_searched")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    let source = scope
-        .get("source")
-        .and_then(|s| serde_json::from_value::<crate::envelope::Source>(s.clone()).ok())
-        .map(|s| render::describe_source(&s))
-        .unwrap_or_default();
-    let pattern = if a.query.literal {
-        format!("\"{}\"", a.query.pattern)
-    } else {
-        format!("/{}/", a.query.pattern)
-    };
-    let flags = if a.query.case_insensitive {
-        " (case-insensitive)"
-    } else {
-        ""
-    };
-    let where_ = format!(
-        "all {} lines ({}) of {reference} ({source})",
-        thousands(lines),
-        render::human_bytes(bytes)
-    );
-    let mut out = String::new();
-    if a.hit_count == 0 {
-        out.push_str(&format!(
-            "[SEARCH: no hits for {pattern}{flags}; searched {where_}.]\n"
-        ));
-        return out;
-    }
-    let first = scope
-        .get("first_hit_index")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    let hits_word = if a.hit_count == 1 { "hit" } else { "hits" };
-    if a.hits.is_empty() {
-        out.push_str(&format!(
-            "[SEARCH: {} {hits_word} for {pattern}{flags} in {where_}; no hits after this position.]\n",
-            thousands(a.hit_count)
-        ));
-        return out;
-    }
-    let shown = format!(
-        "hits {}-{}",
-        thousands(first + 1),
-        thousands(first + a.hits.len() as u64)
-    );
-    if a.truncated || first > 0 {
-        out.push_str(&format!(
-            "[SEARCH: {} {hits_word} (matching lines) for {pattern}{flags} in {where_}. Showing {shown}.\n",
-            thousands(a.hit_count)
-        ));
-        if let Some(c) = &a.next_cursor {
-            let call = crate::envelope::NextCall::new(
-                "search",
-                [
-                    ("ref", Value::from(reference)),
-                    ("pattern", Value::from(a.query.pattern.clone())),
-                    ("cursor", Value::from(c.clone())),
-                ],
-            );
-            let text = match dialect {
-                render::Dialect::Mcp => render::call_text(&call),
-                render::Dialect::Cli => render::cli_text(&call),
-            };
-            out.push_str(&format!(" Next hits: {text}\n"));
-        }
-        out.push_str(&format!(
-            " See a hit in context: read ref={reference} line=N.]\n"
-        ));
-    } else {
-        out.push_str(&format!(
-            "[SEARCH: {} {hits_word} (matching lines) for {pattern}{flags}, all shown; searched {where_}.]\n",
-            thousands(a.hit_count)
-        ));
-    }
-    for hit in &a.hits {
-        for c in &hit.before {
-            out.push_str(&format!("{}-{}\n", c.line, c.text));
-        }
-        let trim = hit.trimmed.map_or(String::new(), |t| {
-            format!(
-                " [line trimmed: chars {}-{} of {}]",
-                thousands(t.start_char),
-                thousands(t.end_char),
-                thousands(t.line_chars)
-            )
-        });
-        out.push_str(&format!("{}:{}{trim}\n", hit.line, hit.text));
-        for c in &hit.after {
-            out.push_str(&format!("{}-{}\n", c.line, c.text));
-        }
-    }
-    out
 }

@@ -216,37 +216,38 @@ impl SpoolServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SpoolServer {
-    /// Routes the call; arguments that do not fit a tool's input schema come back (as the MCP
-    /// spec asks, so the model can correct them) as a tool error, given the contract's error
-    /// object with code `invalid_argument`.
+    /// Routes the call. Arguments that do not fit a tool's input schema are a malformed
+    /// request: a JSON-RPC `invalid_params` error that names the field (rmcp would answer them as
+    /// a tool result), carrying the contract's error object as its data.
     async fn call_tool(
         &self,
         request: rmcp::model::CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        /// How rmcp 3.11 words a deserialization failure (pinned; a test guards it).
+        const BAD_ARGUMENTS: &str = "failed to deserialize parameters:";
         let tool = request.name.to_string();
         let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         let response = self.tool_router.call(tcc).await?;
-        Ok(match response {
-            rmcp::model::CallToolResponse::Complete(result)
-                if result.is_error == Some(true) && result.structured_content.is_none() =>
-            {
-                let message = result
-                    .content
-                    .iter()
-                    .find_map(|c| c.as_text().map(|t| t.text.clone()))
-                    .unwrap_or_else(|| "the arguments do not fit the tool".to_owned());
-                let err = Error::InvalidArgument {
-                    message: format!("`{tool}`: {message}"),
-                    hint: Some(format!(
-                        "call `{tool}` with the arguments its inputSchema lists"
-                    )),
-                };
-                let args = Value::Null;
-                error_result(&self.inner.store, &tool, &args, &err, 0).into()
-            }
-            other => other,
-        })
+        if let rmcp::model::CallToolResponse::Complete(result) = &response
+            && result.is_error == Some(true)
+            && result.structured_content.is_none()
+            && let Some(text) = result
+                .content
+                .iter()
+                .find_map(|c| c.as_text().map(|t| t.text.clone()))
+            && let Some(detail) = text.strip_prefix(BAD_ARGUMENTS)
+        {
+            let err = Error::InvalidArgument {
+                message: format!("the arguments of `{tool}` do not fit its input schema:{detail}"),
+                hint: Some(format!(
+                    "call `{tool}` with the arguments its inputSchema lists"
+                )),
+            };
+            let data = serde_json::to_value(err.to_wire()).ok();
+            return Err(rmcp::ErrorData::invalid_params(err.to_string(), data));
+        }
+        Ok(response)
     }
 
     fn get_info(&self) -> ServerConfig {
@@ -380,7 +381,7 @@ impl Inner {
             p.limit,
             p.cursor.as_deref(),
         )?;
-        let text = spool_core::render::entries_text(&page, path);
+        let text = spool_core::render::entries_text(&page, path, Dialect::Mcp);
         Ok(Answer::Page(
             serde_json::to_value(&page).unwrap_or(Value::Null),
             text,

@@ -13,7 +13,6 @@ use crate::output;
 
 pub fn search(store: &Store, args: &SearchArgs) -> Result<u8, Error> {
     let started = Instant::now();
-    let reference = resolve_target(store, &args.target)?;
     let query = Query {
         pattern: args.pattern.clone(),
         literal: args.literal,
@@ -24,9 +23,27 @@ pub fn search(store: &Store, args: &SearchArgs) -> Result<u8, Error> {
         limit: args.limit,
         cursor: args.cursor.clone(),
     };
-    let arguments = json!({ "pattern": args.pattern, "ref": reference, "literal": args.literal,
+    let is_dir = std::path::Path::new(&args.target).is_dir();
+    let reference = if is_dir {
+        None
+    } else {
+        Some(resolve_target(store, &args.target)?)
+    };
+    let arguments = json!({ "pattern": args.pattern, "target": args.target, "ref": reference, "glob": args.globs, "literal": args.literal,
         "case_insensitive": args.ignore_case, "context": args.context, "limit": args.limit, "cursor": args.cursor });
-    match search_artifact(store, &reference, &query, &paging) {
+    let answer = match &reference {
+        Some(r) => search_artifact(store, r, &query, &paging),
+        None => spool_core::search::tree::search_path(
+            store,
+            &super::everything()?,
+            &super::absolute(&args.target)?,
+            &query,
+            &args.globs,
+            &paging,
+            spool_core::search::tree::DEFAULT_BUDGET,
+        ),
+    };
+    match answer {
         Ok(answer) => {
             audited(audit::record_search(
                 store,

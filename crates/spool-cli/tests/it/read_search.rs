@@ -102,3 +102,42 @@ fn an_expired_ref_says_what_it_was_and_how_to_make_it_again() {
     let list = home.json(&["artifacts"]);
     assert_eq!(list["items"][0]["state"], "expired");
 }
+
+#[test]
+fn ls_and_search_a_directory() {
+    let home = Home::new();
+    let dir = home.path().join("proj");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    for i in 0..5 {
+        std::fs::write(
+            dir.join(format!("src/f{i}.rs")),
+            format!("// TODO item {i}\n"),
+        )
+        .unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let page = home.json(&["ls", d, "--recursive", "--limit", "3"]);
+    assert_eq!(page["items"].as_array().unwrap().len(), 3);
+    assert_eq!(page["has_more"], true);
+    let rest = home.json(&[
+        "ls",
+        d,
+        "--recursive",
+        "--limit",
+        "3",
+        "--cursor",
+        page["next_cursor"].as_str().unwrap(),
+    ]);
+    assert_eq!(
+        rest["items"].as_array().unwrap().len(),
+        3,
+        "src plus five files: six in all"
+    );
+    let hits = home.json(&["search", "TODO", d, "-g", "*.rs", "--limit", "2"]);
+    assert_eq!(hits["hit_count"], 5);
+    assert_eq!(hits["truncated"], true);
+    assert_eq!(hits["scope"]["files_searched"], 5);
+    let out = home.run(&["search", "TODO", d, "--limit", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Next hits: spool search TODO"), "{text}");
+}

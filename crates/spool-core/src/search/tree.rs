@@ -47,7 +47,7 @@ pub fn search_path(
         let meta = crate::files::snapshot(store, &real)?;
         let mut answer = super::search_artifact(store, &meta.reference, query, paging)?;
         if let Some(scope) = answer.scope.as_object_mut() {
-            scope.insert("root".into(), json!(roots.display(&real)));
+            scope.insert("root".into(), json!(path));
         }
         return Ok(answer);
     }
@@ -67,14 +67,14 @@ pub fn search_path(
         }
         return page_of_hits(store, &p.h, query, &digest, p.i, limit);
     }
-    let fresh = run_search(store, roots, &real, query, globs, paging, budget)?;
+    let fresh = run_search(store, path, &real, query, globs, paging, budget)?;
     page_of_hits(store, &fresh, query, &digest, 0, limit)
 }
 
 /// Walks and searches the tree, storing every hit; returns the hit list's ref.
 fn run_search(
     store: &Store,
-    roots: &Roots,
+    shown_root: &str,
     dir: &Path,
     query: &Query,
     globs: &[String],
@@ -105,7 +105,7 @@ fn run_search(
         .after_context(paging.context as usize)
         .binary_detection(BinaryDetection::none())
         .build();
-    let root_shown = roots.display(dir);
+    let root_shown = shown_root.to_owned();
     let mut writer = store.create(NewArtifact::new(Source {
         kind: SourceKind::Search,
         desc: format!(

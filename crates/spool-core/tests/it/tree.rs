@@ -301,3 +301,57 @@ fn listing_2500_entries_under_churn_shows_each_survivor_once() {
     .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
 }
+
+#[test]
+fn directory_search_answers_in_words() {
+    let s = store();
+    let dir = repo();
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let a = search_path(
+        &s.store,
+        &roots,
+        ".",
+        &q("timeout"),
+        &[],
+        &Paging {
+            limit: Some(1),
+            ..Paging::default()
+        },
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    let commit = a.scope["version"]["commit"].as_str().unwrap()[..12].to_owned();
+    let cursor = a.next_cursor.clone().unwrap();
+    let stable = |t: String| t.replace(&commit, "[COMMIT]").replace(&cursor, "[CURSOR]");
+    insta::assert_snapshot!(
+        "tree_mcp",
+        stable(spool_core::search::render_answer(
+            &a,
+            spool_core::render::Dialect::Mcp
+        ))
+    );
+    insta::assert_snapshot!(
+        "tree_cli",
+        stable(spool_core::search::render_answer(
+            &a,
+            spool_core::render::Dialect::Cli
+        ))
+    );
+    let none = search_path(
+        &s.store,
+        &roots,
+        "src",
+        &q("absent"),
+        &[],
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    insta::assert_snapshot!(
+        "tree_none",
+        stable(spool_core::search::render_answer(
+            &none,
+            spool_core::render::Dialect::Mcp
+        ))
+    );
+}

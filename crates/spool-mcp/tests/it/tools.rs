@@ -195,26 +195,31 @@ async fn cancelling_a_run_keeps_what_it_printed() {
 }
 
 #[tokio::test]
-async fn malformed_arguments_name_the_field() {
+async fn malformed_arguments_are_a_protocol_error_naming_the_field() {
     let h = start(Settings::default()).await;
-    let r = h.call("search", json!({ "ref": "sp_x" })).await;
-    assert_eq!(r.is_error, Some(true));
-    let e = &structured(&r)["error"];
-    assert_eq!(e["code"], "invalid_argument");
-    assert!(
-        e["message"]
-            .as_str()
-            .unwrap()
-            .contains("missing field `pattern`"),
-        "{e}"
-    );
-    let r = h.call("read", json!({ "ref": "sp_x", "lines": 3 })).await;
-    assert!(
-        structured(&r)["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("unknown field `lines`")
-    );
+    for (tool, args, field) in [
+        (
+            "search",
+            json!({ "ref": "sp_x" }),
+            "missing field `pattern`",
+        ),
+        (
+            "read",
+            json!({ "ref": "sp_x", "lines": 3 }),
+            "unknown field `lines`",
+        ),
+        ("run", json!({ "command": 5 }), "invalid type"),
+    ] {
+        let params =
+            CallToolRequestParams::new(tool).with_arguments(args.as_object().cloned().unwrap());
+        let err = h.client.call_tool(params).await.unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(field), "{tool}: {text}");
+        assert!(text.contains("do not fit its input schema"), "{text}");
+    }
+    // The server stays up.
+    let r = h.call("artifacts", json!({})).await;
+    assert_eq!(r.is_error, Some(false));
 }
 
 /// Counts progress notifications.

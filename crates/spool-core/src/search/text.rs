@@ -1,0 +1,163 @@
+//! The search answer in words: what was searched and how much was found first, then the hits.
+
+use serde_json::Value;
+
+use super::SearchAnswer;
+use crate::envelope::NextCall;
+use crate::render::{self, Dialect, thousands};
+
+fn say(call: &NextCall, dialect: Dialect) -> String {
+    match dialect {
+        Dialect::Mcp => render::call_text(call),
+        Dialect::Cli => render::cli_text(call),
+    }
+}
+
+/// Where the search looked, in words.
+fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
+    let s = &a.scope;
+    let num = |k: &str| s.get(k).and_then(Value::as_u64).unwrap_or(0);
+    if let Some(files) = s.get("files_searched").and_then(Value::as_u64) {
+        let root = s.get("root").and_then(Value::as_str).unwrap_or(".");
+        let version = s.get("version");
+        let commit = version
+            .and_then(|v| v.get("commit"))
+            .and_then(Value::as_str)
+            .map(|c| {
+                let dirty = version
+                    .and_then(|v| v.get("dirty"))
+                    .and_then(Value::as_bool)
+                    == Some(true);
+                format!(
+                    " at commit {}{}",
+                    &c[..c.len().min(12)],
+                    if dirty { " with local changes" } else { "" }
+                )
+            })
+            .unwrap_or_default();
+        let skipped = s.get("files_skipped");
+        let skip = |k: &str| skipped.and_then(|v| v.get(k)).and_then(Value::as_u64);
+        let ignored = skip("ignored").map_or_else(
+            || "ignored: not counted".to_owned(),
+            |n| format!("{} ignored", thousands(n)),
+        );
+        (
+            format!(
+                "{} under `{root}`{commit} (skipped: {} binary, {ignored}, {} too large)",
+                if files == 1 {
+                    "1 file".to_owned()
+                } else {
+                    format!("{} files", thousands(files))
+                },
+                thousands(skip("binary").unwrap_or(0)),
+                thousands(skip("too_large").unwrap_or(0)),
+            ),
+            vec![("path", Value::from(root))],
+        )
+    } else {
+        let reference = s.get("ref").and_then(Value::as_str).unwrap_or("?");
+        let source = s
+            .get("source")
+            .and_then(|v| serde_json::from_value::<crate::envelope::Source>(v.clone()).ok())
+            .map(|src| render::describe_source(&src))
+            .unwrap_or_default();
+        (
+            format!(
+                "all {} lines ({}) of {reference} ({source})",
+                thousands(num("lines_searched")),
+                render::human_bytes(num("bytes_searched"))
+            ),
+            vec![("ref", Value::from(reference))],
+        )
+    }
+}
+
+/// The search answer in words: counts and scope first, then the hits.
+pub fn render_answer(a: &SearchAnswer, dialect: Dialect) -> String {
+    let pattern = if a.query.literal {
+        format!("\"{}\"", a.query.pattern)
+    } else {
+        format!("/{}/", a.query.pattern)
+    };
+    let flags = if a.query.case_insensitive {
+        " (case-insensitive)"
+    } else {
+        ""
+    };
+    let (where_, target) = scope_text(a);
+    let stopped = a.reason.as_ref().map_or(String::new(), |r| {
+        format!(
+            "\n Stopped early: {}. The count covers only what was searched.",
+            r.detail
+        )
+    });
+    let mut out = String::new();
+    if a.hit_count == 0 {
+        out.push_str(&format!(
+            "[SEARCH: no hits for {pattern}{flags}; searched {where_}.{stopped}]\n"
+        ));
+        return out;
+    }
+    let first = a
+        .scope
+        .get("first_hit_index")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let hits_word = if a.hit_count == 1 { "hit" } else { "hits" };
+    let count = format!("{} {hits_word} (matching lines)", thousands(a.hit_count));
+    if a.hits.is_empty() {
+        out.push_str(&format!("[SEARCH: {count} for {pattern}{flags} in {where_}; no hits after this position.{stopped}]\n"));
+        return out;
+    }
+    let shown = format!(
+        "hits {}-{}",
+        thousands(first + 1),
+        thousands(first + a.hits.len() as u64)
+    );
+    if a.truncated || first > 0 {
+        out.push_str(&format!(
+            "[SEARCH: {count} for {pattern}{flags} in {where_}. Showing {shown}.{stopped}\n"
+        ));
+        if let Some(c) = &a.next_cursor {
+            let mut args = target.clone();
+            args.push(("pattern", Value::from(a.query.pattern.clone())));
+            args.push(("cursor", Value::from(c.clone())));
+            out.push_str(&format!(
+                " Next hits: {}\n",
+                say(&NextCall::new("search", args), dialect)
+            ));
+        }
+    } else {
+        out.push_str(&format!(
+            "[SEARCH: {count} for {pattern}{flags}, all shown; searched {where_}.{stopped}\n"
+        ));
+    }
+    let see = match target.first() {
+        Some(("ref", r)) => format!("read ref={} line=N", r.as_str().unwrap_or("?")),
+        Some(("path", root)) => match root.as_str().unwrap_or(".") {
+            "." | "" => "read path=PATH line=N".to_owned(),
+            root => format!("read path={}/PATH line=N", root.trim_end_matches('/')),
+        },
+        _ => "read path=PATH line=N".to_owned(),
+    };
+    out.push_str(&format!(" See a hit in context: {see}.]\n"));
+    for hit in &a.hits {
+        let prefix = hit.path.as_ref().map_or(String::new(), |p| format!("{p}:"));
+        for c in &hit.before {
+            out.push_str(&format!("{prefix}{}-{}\n", c.line, c.text));
+        }
+        let trim = hit.trimmed.map_or(String::new(), |t| {
+            format!(
+                " [line trimmed: chars {}-{} of {}]",
+                thousands(t.start_char),
+                thousands(t.end_char),
+                thousands(t.line_chars)
+            )
+        });
+        out.push_str(&format!("{prefix}{}:{}{trim}\n", hit.line, hit.text));
+        for c in &hit.after {
+            out.push_str(&format!("{prefix}{}-{}\n", c.line, c.text));
+        }
+    }
+    out
+}
