@@ -370,10 +370,16 @@ fn assemble(
                 },
             ));
         }
-        next.push(NextCall::new(
+        let search = NextCall::new(
             "search",
             [("ref", json!(reference)), ("pattern", json!("<regex>"))],
-        ));
+        );
+        if meta.source.kind == crate::envelope::SourceKind::Fetch {
+            // "Is X in this page?" is answered by searching the whole copy, not by paging.
+            next.insert(0, search);
+        } else {
+            next.push(search);
+        }
     }
     let capture = match meta.state {
         ArtifactState::Complete | ArtifactState::Expired => None,

@@ -1,0 +1,155 @@
+//! Bytes of a response to the text stored: charset detection, HTML to markdown or text, JSON
+//! pretty-printed, plain text as it is, anything else kept as bytes.
+
+use encoding_rs::Encoding;
+
+/// How a page is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Markdown,
+    Text,
+    Raw,
+}
+
+impl Format {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "markdown" => Self::Markdown,
+            "text" => Self::Text,
+            "raw" => Self::Raw,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Markdown => "markdown",
+            Self::Text => "text",
+            Self::Raw => "raw",
+        }
+    }
+}
+
+/// What was stored, and in what form.
+pub struct Converted {
+    pub bytes: Vec<u8>,
+    /// `markdown`, `text`, `json`, `raw` or `binary`.
+    pub form: &'static str,
+    pub charset: Option<&'static str>,
+}
+
+fn mime(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+fn is_texty(mime: &str) -> bool {
+    mime.starts_with("text/")
+        || mime.ends_with("+json")
+        || mime.ends_with("+xml")
+        || matches!(
+            mime,
+            "application/json"
+                | "application/xml"
+                | "application/javascript"
+                | "application/x-javascript"
+                | "application/xhtml+xml"
+                | ""
+        )
+}
+
+/// The charset named by the header, a BOM, or (for HTML) a meta tag in the first 2 KiB.
+fn charset(content_type: &str, body: &[u8], html: bool) -> &'static Encoding {
+    if let Some((enc, _)) = Encoding::for_bom(body) {
+        return enc;
+    }
+    let from_header = content_type.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        (k.trim().eq_ignore_ascii_case("charset")).then(|| v.trim().trim_matches('"').to_owned())
+    });
+    if let Some(enc) = from_header.and_then(|l| Encoding::for_label(l.as_bytes())) {
+        return enc;
+    }
+    if html {
+        let head = String::from_utf8_lossy(&body[..body.len().min(2048)]).to_ascii_lowercase();
+        if let Some(i) = head.find("charset=") {
+            let rest = &head[i + 8..];
+            let label: String = rest
+                .trim_start_matches(['"', '\''])
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            if let Some(enc) = Encoding::for_label(label.as_bytes()) {
+                return enc;
+            }
+        }
+    }
+    encoding_rs::UTF_8
+}
+
+/// Converts a response body for storage.
+pub fn convert(content_type: &str, body: &[u8], format: Format) -> Converted {
+    let mime = mime(content_type);
+    let html = mime == "text/html"
+        || mime == "application/xhtml+xml"
+        || (mime.is_empty() && sniff_html(body));
+    if !is_texty(&mime) && !html {
+        return Converted {
+            bytes: body.to_vec(),
+            form: "binary",
+            charset: None,
+        };
+    }
+    let enc = charset(content_type, body, html);
+    let (text, _, _) = enc.decode(body);
+    let charset = Some(enc.name());
+    if format == Format::Raw {
+        return Converted {
+            bytes: text.into_owned().into_bytes(),
+            form: "raw",
+            charset,
+        };
+    }
+    if html {
+        return match format {
+            Format::Text => Converted {
+                bytes: html2text::from_read(text.as_bytes(), 100)
+                    .unwrap_or_else(|_| text.clone().into_owned())
+                    .into_bytes(),
+                form: "text",
+                charset,
+            },
+            _ => Converted {
+                bytes: htmd::convert(&text)
+                    .unwrap_or_else(|_| text.clone().into_owned())
+                    .into_bytes(),
+                form: "markdown",
+                charset,
+            },
+        };
+    }
+    if (mime == "application/json" || mime.ends_with("+json"))
+        && let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
+        && let Ok(pretty) = serde_json::to_string_pretty(&value)
+    {
+        return Converted {
+            bytes: pretty.into_bytes(),
+            form: "json",
+            charset,
+        };
+    }
+    Converted {
+        bytes: text.into_owned().into_bytes(),
+        form: "text",
+        charset,
+    }
+}
+
+fn sniff_html(body: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&body[..body.len().min(512)]).to_ascii_lowercase();
+    head.contains("<html") || head.contains("<!doctype html")
+}

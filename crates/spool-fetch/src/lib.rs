@@ -1,0 +1,370 @@
+//! `spool-fetch`: a web page downloaded once and stored as a versioned document, so every
+//! continuation, re-read and search reads that same copy. Refetching is explicit (`refresh`)
+//! and conditional (`If-None-Match`, `If-Modified-Since`); a new download never splices onto an
+//! old one.
+
+mod convert;
+pub mod guard;
+
+use std::io::Read;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use spool_core::envelope::{ArtifactState, NextCall, Source, SourceKind};
+use spool_core::store::{ArtifactMeta, NewArtifact};
+use spool_core::{Error, Result, Store, clock};
+
+pub use convert::Format;
+
+/// Limits and permissions of fetching.
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// Allow private, loopback and link-local addresses (off by default).
+    pub allow_private: bool,
+    pub connect_timeout: Duration,
+    /// The whole download, redirects included.
+    pub timeout: Duration,
+    /// Bytes downloaded at most; past it the copy is kept, marked partial.
+    pub max_bytes: u64,
+    /// A page fetched again by the same URL within this window reuses the stored copy.
+    pub reuse_window: Duration,
+}
+
+impl Default for FetchOptions {
+    fn default() -> Self {
+        Self {
+            allow_private: false,
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_mins(1),
+            max_bytes: 50 << 20,
+            reuse_window: Duration::from_mins(5),
+        }
+    }
+}
+
+/// The stored copy a fetch answers with, and what the reader should know about it.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    pub meta: ArtifactMeta,
+    /// Reused, unchanged, changed since an older ref, an HTTP error status, ...
+    pub notes: Vec<String>,
+}
+
+const USER_AGENT: &str = concat!(
+    "spool/",
+    env!("CARGO_PKG_VERSION"),
+    " (+fetches once, stores the whole page)"
+);
+
+fn version_text(meta: &ArtifactMeta, key: &str) -> Option<String> {
+    meta.source
+        .version
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// Fetches `url` (or reuses a recent copy) and stores it. `progress` hears (bytes, total).
+pub fn fetch(
+    store: &Store,
+    url: &str,
+    format: Format,
+    refresh: bool,
+    opts: &FetchOptions,
+    progress: &mut dyn FnMut(u64, Option<u64>),
+) -> Result<Fetched> {
+    let parsed = url::Url::parse(url).map_err(|e| Error::InvalidArgument {
+        message: format!("`{url}` is not a URL: {e}"),
+        hint: Some("give an absolute http:// or https:// URL".into()),
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(Error::Forbidden {
+            path: url.into(),
+            reason: format!(
+                "only http and https URLs are fetched (not `{}:`)",
+                parsed.scheme()
+            ),
+        });
+    }
+    if !opts.allow_private
+        && let Some(refused) = guard::literal_refusal(&parsed)
+    {
+        return Err(refusal(url, &refused));
+    }
+    let key = format!("fetch:{}:{parsed}", format.as_str());
+    let previous = store.find_by_dedup(&key)?;
+    if let Some(prev) = &previous
+        && !refresh
+    {
+        let age_ms = clock::now_ms() - prev.created_at;
+        if age_ms >= 0 && (age_ms as u128) < opts.reuse_window.as_millis() {
+            return Ok(Fetched {
+                meta: prev.clone(),
+                notes: vec![format!(
+                    "this is the copy {} fetched {} s ago (copies are reused for {} s); fetch with refresh=true to download again",
+                    prev.reference,
+                    age_ms / 1000,
+                    opts.reuse_window.as_secs()
+                )],
+            });
+        }
+    }
+    download(
+        store,
+        &parsed,
+        format,
+        key,
+        previous.filter(|_| refresh),
+        opts,
+        progress,
+    )
+}
+
+fn refusal(url: &str, refused: &guard::Refused) -> Error {
+    Error::Forbidden {
+        path: url.into(),
+        reason: format!(
+            "{refused}; fetching private networks is off (start the server with --allow-private-network)"
+        ),
+    }
+}
+
+fn client(
+    opts: &FetchOptions,
+    redirects: Arc<Mutex<Vec<String>>>,
+) -> Result<reqwest::blocking::Client> {
+    // Several installs race harmlessly: the first provider wins.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let allow_private = opts.allow_private;
+    let policy = reqwest::redirect::Policy::custom(move |attempt| {
+        let next = attempt.url().clone();
+        if let Ok(mut seen) = redirects.lock() {
+            seen.push(next.to_string());
+        }
+        if attempt.previous().len() >= 10 {
+            attempt.error("more than 10 redirects")
+        } else if !matches!(next.scheme(), "http" | "https") {
+            attempt.error(format!("a redirect to a `{}:` URL", next.scheme()))
+        } else if let Some(refused) = guard::literal_refusal(&next).filter(|_| !allow_private) {
+            attempt.error(refused)
+        } else {
+            attempt.follow()
+        }
+    });
+    let mut builder = reqwest::blocking::Client::builder()
+        .user_agent(USER_AGENT)
+        .redirect(policy)
+        .connect_timeout(opts.connect_timeout)
+        .timeout(opts.timeout);
+    if !opts.allow_private {
+        builder = builder.dns_resolver(Arc::new(guard::GuardedResolver));
+    }
+    builder.build().map_err(|e| Error::Unavailable {
+        what: "the HTTP client".into(),
+        cause: e.to_string(),
+    })
+}
+
+/// Maps a transport failure to the contract's codes, naming what was reached.
+fn transport_error(url: &str, e: &reqwest::Error, opts: &FetchOptions) -> Error {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(refused) = s.downcast_ref::<guard::Refused>() {
+            return refusal(url, refused);
+        }
+        source = s.source();
+    }
+    if e.is_timeout() {
+        return Error::Timeout {
+            what: format!("fetching `{url}`"),
+            seconds: opts.timeout.as_secs_f64(),
+        };
+    }
+    let mut cause = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        cause.push_str(": ");
+        cause.push_str(&s.to_string());
+        source = s.source();
+    }
+    Error::Unavailable {
+        what: format!("`{url}`"),
+        cause,
+    }
+}
+
+fn download(
+    store: &Store,
+    url: &url::Url,
+    format: Format,
+    key: String,
+    previous: Option<ArtifactMeta>,
+    opts: &FetchOptions,
+    progress: &mut dyn FnMut(u64, Option<u64>),
+) -> Result<Fetched> {
+    let shown = url.as_str();
+    let redirects = Arc::new(Mutex::new(Vec::new()));
+    let http = client(opts, Arc::clone(&redirects))?;
+    let mut request = http.get(url.clone());
+    if let Some(prev) = &previous {
+        if let Some(etag) = version_text(prev, "etag") {
+            request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+        }
+        if let Some(modified) = version_text(prev, "last_modified") {
+            request = request.header(reqwest::header::IF_MODIFIED_SINCE, modified);
+        }
+    }
+    let fetched_at = clock::now_ms();
+    let mut response = request
+        .send()
+        .map_err(|e| transport_error(shown, &e, opts))?;
+    let status = response.status();
+    if status == reqwest::StatusCode::NOT_MODIFIED
+        && let Some(prev) = previous
+    {
+        let note = format!(
+            "the page is unchanged since {} (HTTP 304 Not Modified); that copy is shown",
+            prev.reference
+        );
+        return Ok(Fetched {
+            meta: prev,
+            notes: vec![note],
+        });
+    }
+    let header = |name: reqwest::header::HeaderName| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let content_type = header(reqwest::header::CONTENT_TYPE).unwrap_or_default();
+    let etag = header(reqwest::header::ETAG);
+    let last_modified = header(reqwest::header::LAST_MODIFIED);
+    let final_url = response.url().to_string();
+    let total = response.content_length();
+    let mut body = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut truncated = false;
+    let mut last_report = 0u64;
+    loop {
+        let n = match response.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let timed_out = e.to_string().contains("timed out");
+                return Err(if timed_out {
+                    Error::Timeout {
+                        what: format!("fetching `{shown}` (after {} bytes)", body.len()),
+                        seconds: opts.timeout.as_secs_f64(),
+                    }
+                } else {
+                    Error::Unavailable {
+                        what: format!("`{shown}`"),
+                        cause: format!("the download broke after {} bytes: {e}", body.len()),
+                    }
+                });
+            }
+        };
+        let room = opts.max_bytes.saturating_sub(body.len() as u64) as usize;
+        body.extend_from_slice(&buf[..n.min(room)]);
+        if n > room {
+            truncated = true;
+            break;
+        }
+        if body.len() as u64 >= last_report + (1 << 20) {
+            last_report = body.len() as u64;
+            progress(last_report, total);
+        }
+    }
+    progress(body.len() as u64, total);
+    let converted = convert::convert(&content_type, &body, format);
+    let sha256 =
+        Sha256::digest(&converted.bytes)
+            .iter()
+            .fold(String::with_capacity(64), |mut s, b| {
+                use std::fmt::Write as _;
+                let _ = write!(s, "{b:02x}");
+                s
+            });
+    let mut notes = Vec::new();
+    if let Some(prev) = &previous {
+        if version_text(prev, "sha256").as_deref() == Some(sha256.as_str()) && !truncated {
+            notes.push(format!(
+                "the page is unchanged since {} (same sha256); that copy is shown",
+                prev.reference
+            ));
+            return Ok(Fetched {
+                meta: prev.clone(),
+                notes,
+            });
+        }
+        notes.push(format!(
+            "the page changed since {} (fetched {}): this is a new version; the old one stays readable by its ref",
+            prev.reference,
+            clock::rfc3339(prev.created_at)
+        ));
+    }
+    if !status.is_success() {
+        notes.push(format!(
+            "the server answered HTTP {status}; its body is what is stored"
+        ));
+    }
+    let mut version = Map::new();
+    version.insert("fetched_at".into(), json!(clock::rfc3339(fetched_at)));
+    version.insert("final_url".into(), json!(final_url));
+    version.insert("status".into(), json!(status.as_u16()));
+    version.insert("content_type".into(), json!(content_type));
+    version.insert("etag".into(), etag.map_or(Value::Null, Value::from));
+    version.insert(
+        "last_modified".into(),
+        last_modified.map_or(Value::Null, Value::from),
+    );
+    version.insert("sha256".into(), json!(sha256));
+    version.insert("format".into(), json!(converted.form));
+    if let Some(charset) = converted.charset {
+        version.insert("charset".into(), json!(charset));
+    }
+    version.insert("bytes_downloaded".into(), json!(body.len()));
+    let hops = redirects.lock().map(|r| r.clone()).unwrap_or_default();
+    if !hops.is_empty() {
+        version.insert("redirects".into(), json!(hops));
+    }
+    let mut new = NewArtifact::new(Source {
+        kind: SourceKind::Fetch,
+        desc: shown.to_owned(),
+        version,
+    });
+    new.dedup_key = Some(key);
+    new.redo = Some(NextCall::new(
+        "fetch",
+        [
+            ("url", json!(shown)),
+            ("format", json!(format.as_str())),
+            ("refresh", json!(true)),
+        ],
+    ));
+    let mut writer = store.create(new)?;
+    writer.write(&converted.bytes);
+    let (state, detail) = if truncated {
+        (
+            ArtifactState::Interrupted,
+            Some(format!(
+                "the download stopped at the {} cap ({} bytes reached{})",
+                spool_core::render::human_bytes(opts.max_bytes),
+                spool_core::render::thousands(body.len() as u64),
+                total.map_or(String::new(), |t| format!(
+                    " of {}",
+                    spool_core::render::thousands(t)
+                ))
+            )),
+        )
+    } else {
+        (ArtifactState::Complete, None)
+    };
+    let meta = writer.finish(state, detail, Map::new())?;
+    Ok(Fetched { meta, notes })
+}

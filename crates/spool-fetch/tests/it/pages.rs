@@ -1,0 +1,277 @@
+//! Pages fetched once, stored with their version, read and searched from that copy.
+
+use std::time::Duration;
+
+use spool_core::envelope::ReasonCode;
+use spool_core::search::{Paging, Query, search_artifact};
+use spool_core::window::{WindowRequest, read_window};
+use spool_core::{ErrorCode, Store, StoreConfig};
+use spool_fetch::{FetchOptions, Fetched, Format, fetch};
+
+use crate::server::start;
+
+fn open() -> (Store, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    (
+        Store::open(dir.path(), StoreConfig::default()).unwrap(),
+        dir,
+    )
+}
+
+fn loopback() -> FetchOptions {
+    FetchOptions {
+        allow_private: true,
+        ..FetchOptions::default()
+    }
+}
+
+fn get(
+    store: &Store,
+    url: &str,
+    refresh: bool,
+    opts: &FetchOptions,
+) -> spool_core::Result<Fetched> {
+    fetch(store, url, Format::Markdown, refresh, opts, &mut |_, _| {})
+}
+
+fn text(store: &Store, f: &Fetched) -> String {
+    read_window(
+        store,
+        &f.meta.reference,
+        WindowRequest::Lines {
+            line: 1,
+            limit: None,
+        },
+        100_000,
+    )
+    .unwrap()
+    .content
+}
+
+#[test]
+fn a_long_page_is_downloaded_once_and_its_answer_found_by_search() {
+    let (addr, log) = start();
+    let (store, _d) = open();
+    let url = format!("http://{addr}/doc");
+    let f = get(&store, &url, false, &loopback()).unwrap();
+    let first = read_window(
+        &store,
+        &f.meta.reference,
+        WindowRequest::Preview(None),
+        8_000,
+    )
+    .unwrap();
+    assert!(
+        !first.complete,
+        "a 156,000-char page does not fit one answer"
+    );
+    assert!(
+        !first.content.contains("frobnicate_timeout"),
+        "the answer is past the first window"
+    );
+    // Following the envelope: its first next call is a search of the whole copy.
+    assert_eq!(first.next[0].tool, "search");
+    let q = Query {
+        pattern: "frobnicate_timeout".into(),
+        literal: true,
+        case_insensitive: false,
+    };
+    let hits = search_artifact(&store, &f.meta.reference, &q, &Paging::default()).unwrap();
+    assert_eq!(hits.hit_count, 1);
+    let line = hits.hits[0].line;
+    let around = read_window(
+        &store,
+        &f.meta.reference,
+        WindowRequest::Lines {
+            line,
+            limit: Some(1),
+        },
+        8_000,
+    )
+    .unwrap();
+    assert!(
+        around
+            .content
+            .contains("controls how long a request may take")
+    );
+    // The same URL again within the window: the stored copy, no second download.
+    let again = get(&store, &url, false, &loopback()).unwrap();
+    assert_eq!(again.meta.reference, f.meta.reference);
+    assert!(
+        again.notes[0].contains("fetched 0 s ago"),
+        "{:?}",
+        again.notes
+    );
+    assert_eq!(log.count("/doc"), 1, "exactly one download");
+    let v = &f.meta.source.version;
+    assert_eq!(v["status"], 200);
+    assert_eq!(v["format"], "markdown");
+    assert_eq!(v["sha256"].as_str().unwrap().len(), 64);
+    assert!(v["fetched_at"].is_string());
+}
+
+#[test]
+fn redirects_are_followed_and_recorded() {
+    let (addr, _log) = start();
+    let (store, _d) = open();
+    let f = get(
+        &store,
+        &format!("http://{addr}/redirect"),
+        false,
+        &loopback(),
+    )
+    .unwrap();
+    let v = &f.meta.source.version;
+    assert!(v["final_url"].as_str().unwrap().ends_with("/doc"));
+    assert!(v["redirects"][0].as_str().unwrap().ends_with("/doc"));
+}
+
+#[test]
+fn charsets_are_decoded() {
+    let (addr, _log) = start();
+    let (store, _d) = open();
+    for (path, expected, charset) in [
+        ("big5", "繁體中文測試：設定說明", "Big5"),
+        ("sjis", "日本語のテキスト", "Shift_JIS"),
+        ("cp1252", "café – naïve “quotes”", "windows-1252"),
+    ] {
+        let f = get(&store, &format!("http://{addr}/{path}"), false, &loopback()).unwrap();
+        assert!(
+            text(&store, &f).contains(expected),
+            "{path}: {}",
+            text(&store, &f)
+        );
+        assert_eq!(f.meta.source.version["charset"], charset, "{path}");
+    }
+}
+
+#[test]
+fn gzip_json_and_binary_bodies() {
+    let (addr, _log) = start();
+    let (store, _d) = open();
+    let f = get(&store, &format!("http://{addr}/gzip"), false, &loopback()).unwrap();
+    assert!(text(&store, &f).starts_with("compressed body, line one\n"));
+    let f = get(&store, &format!("http://{addr}/json"), false, &loopback()).unwrap();
+    assert_eq!(
+        text(&store, &f),
+        "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2\n  ]\n}"
+    );
+    let f = get(&store, &format!("http://{addr}/binary"), false, &loopback()).unwrap();
+    let e = read_window(
+        &store,
+        &f.meta.reference,
+        WindowRequest::Preview(None),
+        8_000,
+    )
+    .unwrap();
+    assert_eq!(e.reason.unwrap().code, ReasonCode::Binary);
+    assert_eq!(f.meta.source.version["content_type"], "image/png");
+    assert_eq!(e.total.bytes, Some(10));
+}
+
+#[test]
+fn refresh_is_conditional_and_never_splices() {
+    let (addr, log) = start();
+    let (store, _d) = open();
+    let url = format!("http://{addr}/etag");
+    let first = get(&store, &url, false, &loopback()).unwrap();
+    let again = get(&store, &url, true, &loopback()).unwrap();
+    assert_eq!(
+        again.meta.reference, first.meta.reference,
+        "304 keeps the ref"
+    );
+    assert!(
+        again.notes[0].contains("304 Not Modified"),
+        "{:?}",
+        again.notes
+    );
+    assert_eq!(log.last_if_none_match("/etag").as_deref(), Some("\"v1\""));
+
+    let url = format!("http://{addr}/changing");
+    let v0 = get(&store, &url, false, &loopback()).unwrap();
+    let v1 = get(&store, &url, true, &loopback()).unwrap();
+    assert_ne!(v1.meta.reference, v0.meta.reference);
+    assert!(
+        v1.notes[0].contains(&v0.meta.reference),
+        "names the old ref: {:?}",
+        v1.notes
+    );
+    assert_eq!(
+        text(&store, &v0),
+        "version 0\n",
+        "the old copy is untouched"
+    );
+    assert_eq!(text(&store, &v1), "version 1\n");
+}
+
+#[test]
+fn http_errors_are_answers_and_transport_errors_are_errors() {
+    let (addr, _log) = start();
+    let (store, _d) = open();
+    let f = get(
+        &store,
+        &format!("http://{addr}/missing"),
+        false,
+        &loopback(),
+    )
+    .unwrap();
+    assert_eq!(f.meta.source.version["status"], 404);
+    assert_eq!(text(&store, &f), "not here\n");
+    assert!(f.notes.iter().any(|n| n.contains("HTTP 404")));
+
+    let quick = FetchOptions {
+        timeout: Duration::from_millis(500),
+        ..loopback()
+    };
+    let err = get(&store, &format!("http://{addr}/slow"), false, &quick).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Timeout);
+
+    // Nothing listens on port 9 of loopback: refused, so unavailable.
+    let err = get(&store, "http://127.0.0.1:9/", false, &loopback()).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Unavailable);
+}
+
+#[test]
+fn a_body_over_the_cap_is_kept_and_marked_partial() {
+    let (addr, _log) = start();
+    let (store, _d) = open();
+    let small = FetchOptions {
+        max_bytes: 1 << 20,
+        ..loopback()
+    };
+    let f = get(&store, &format!("http://{addr}/huge"), false, &small).unwrap();
+    assert_eq!(f.meta.bytes, 1 << 20);
+    let e = read_window(
+        &store,
+        &f.meta.reference,
+        WindowRequest::LastLines { lines: 1 },
+        8_000,
+    )
+    .unwrap();
+    assert_eq!(e.reason.unwrap().code, ReasonCode::SizeCap);
+    assert!(e.capture.unwrap().detail.contains("1.0 MiB cap"));
+}
+
+#[test]
+fn private_addresses_and_other_schemes_are_refused_by_default() {
+    let (addr, log) = start();
+    let (store, _d) = open();
+    let strict = FetchOptions::default();
+    for url in [
+        format!("http://{addr}/doc"),
+        format!("http://localhost:{}/doc", addr.port()),
+        "http://[::1]/".to_owned(),
+    ] {
+        let err = get(&store, &url, false, &strict).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Forbidden, "{url}");
+        assert!(
+            err.to_string().contains("--allow-private-network") || err.hint().is_some(),
+            "{err}"
+        );
+    }
+    assert_eq!(log.count("/doc"), 0, "nothing was sent");
+    let err = get(&store, "file:///etc/passwd", false, &strict).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Forbidden);
+    let err = get(&store, "not a url", false, &strict).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument);
+}

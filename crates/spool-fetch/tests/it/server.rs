@@ -1,0 +1,147 @@
+//! A real HTTP server on a free loopback port, with a log of every request it served.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+/// Path and `If-None-Match` header of one request.
+type Seen = (String, Option<String>);
+
+#[derive(Clone, Default)]
+pub struct Log {
+    pub requests: Arc<Mutex<Vec<Seen>>>,
+    changes: Arc<AtomicUsize>,
+}
+
+impl Log {
+    /// How many requests reached `path`.
+    pub fn count(&self, path: &str) -> usize {
+        self.requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(p, _)| p == path)
+            .count()
+    }
+
+    /// The `If-None-Match` header of the last request to `path`.
+    pub fn last_if_none_match(&self, path: &str) -> Option<String> {
+        self.requests
+            .lock()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|(p, _)| p == path)
+            .and_then(|(_, h)| h.clone())
+    }
+}
+
+/// A documentation page of about 156,000 chars whose answer lies at 88% of it.
+pub fn long_doc() -> String {
+    let mut html = String::from("<html><head><title>Manual</title></head><body><h1>Manual</h1>\n");
+    let mut i = 0;
+    while html.len() < 137_000 {
+        i += 1;
+        html.push_str(&format!("<h2>Section {i}</h2>\n<p>Paragraph {i} explains an ordinary option in some detail, with words that fill a page.</p>\n"));
+    }
+    html.push_str("<h2>Timeouts</h2>\n<p>The setting <code>frobnicate_timeout</code> controls how long a request may take.</p>\n");
+    while html.len() < 156_000 {
+        i += 1;
+        html.push_str(&format!("<h2>Section {i}</h2>\n<p>Paragraph {i} explains an ordinary option in some detail, with words that fill a page.</p>\n"));
+    }
+    html.push_str("</body></html>\n");
+    html
+}
+
+fn with_type(content_type: &'static str, body: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}
+
+async fn log_layer(
+    State(log): State<Log>,
+    req: Request<Body>,
+    next: axum::middleware::Next,
+) -> Response {
+    let inm = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    log.requests
+        .lock()
+        .unwrap()
+        .push((req.uri().path().to_owned(), inm));
+    next.run(req).await
+}
+
+fn app(log: Log) -> Router {
+    Router::new()
+        .route("/doc", get(|| async { with_type("text/html; charset=utf-8", long_doc().into_bytes()) }))
+        .route("/redirect", get(|| async { (StatusCode::FOUND, [(header::LOCATION, "/doc")]).into_response() }))
+        .route("/big5", get(|| async {
+            let (bytes, _, _) = encoding_rs::BIG5.encode("繁體中文測試：設定說明\n");
+            with_type("text/plain; charset=big5", bytes.into_owned())
+        }))
+        .route("/sjis", get(|| async {
+            let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode("<html><head><meta charset=\"shift_jis\"></head><body><p>日本語のテキスト</p></body></html>");
+            with_type("text/html", bytes.into_owned())
+        }))
+        .route("/cp1252", get(|| async {
+            let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode("café – naïve “quotes”\n");
+            with_type("text/plain; charset=windows-1252", bytes.into_owned())
+        }))
+        .route("/gzip", get(|| async {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            gz.write_all("compressed body, line one\nline two\n".repeat(200).as_bytes()).unwrap();
+            ([(header::CONTENT_TYPE, "text/plain"), (header::CONTENT_ENCODING, "gzip")], gz.finish().unwrap()).into_response()
+        }))
+        .route("/etag", get(|headers: HeaderMap| async move {
+            if headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some("\"v1\"") {
+                return StatusCode::NOT_MODIFIED.into_response();
+            }
+            ([(header::CONTENT_TYPE, "text/plain"), (header::ETAG, "\"v1\"")], "stable content\n").into_response()
+        }))
+        .route("/changing", get(|State(log): State<Log>| async move {
+            let n = log.changes.fetch_add(1, Ordering::SeqCst);
+            with_type("text/plain", format!("version {n}\n").into_bytes())
+        }))
+        .route("/missing", get(|| async { (StatusCode::NOT_FOUND, [(header::CONTENT_TYPE, "text/plain")], "not here\n").into_response() }))
+        .route("/slow", get(|| async {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            "late\n"
+        }))
+        .route("/huge", get(|| async { with_type("text/plain", "0123456789abcdef\n".repeat(200_000).into_bytes()) }))
+        .route("/binary", get(|| async { with_type("image/png", vec![0x89, b'P', b'N', b'G', 0, 0, 0, 13, 0xff, 0xfe]) }))
+        .route("/json", get(|| async { with_type("application/json", br#"{"a":1,"b":[1,2]}"#.to_vec()) }))
+        .layer(axum::middleware::from_fn_with_state(log.clone(), log_layer))
+        .with_state(log)
+}
+
+/// Starts the server on its own thread; returns its address and request log.
+pub fn start() -> (SocketAddr, Log) {
+    let log = Log::default();
+    let router = app(log.clone());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            axum::serve(listener, router).await.unwrap();
+        });
+    });
+    (rx.recv().unwrap(), log)
+}
