@@ -28,6 +28,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a command, store all of its output, show an honest preview.
     Run(RunArgs),
+    /// Fetch a web page once, store it whole, show its head.
+    Fetch(FetchArgs),
     /// Read a window of a stored artifact or a file.
     Read(ReadArgs),
     /// Search the whole of a stored artifact or a file.
@@ -193,6 +195,9 @@ pub struct ServeArgs {
     /// Leave out the `run` tool: a read-only server.
     #[arg(long)]
     pub no_run: bool,
+    /// Let `fetch` reach private, loopback and link-local addresses.
+    #[arg(long)]
+    pub allow_private_network: bool,
     /// Require `Authorization: Bearer TOKEN` on HTTP requests.
     #[arg(long, env = "SPOOL_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
@@ -215,6 +220,33 @@ pub struct LsArgs {
     /// Continue from a previous answer's `next_cursor`.
     #[arg(long)]
     pub cursor: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    Markdown,
+    Text,
+    Raw,
+}
+
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// An http:// or https:// URL.
+    pub url: String,
+    /// How the page is stored.
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: FormatArg,
+    /// Download again (conditionally) instead of reusing a copy from the last 5 minutes.
+    #[arg(long)]
+    pub refresh: bool,
+    /// Allow private, loopback and link-local addresses.
+    #[arg(long)]
+    pub allow_private_network: bool,
+    /// Cap of the shown part, in tokens.
+    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u64,
     #[command(flatten)]
     pub common: Common,
 }

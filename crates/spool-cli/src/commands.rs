@@ -2,6 +2,7 @@
 
 mod artifacts;
 mod audit;
+mod fetch;
 mod gc;
 mod ls;
 mod read;
@@ -16,6 +17,7 @@ use crate::cli::Command;
 pub fn wants_json(cmd: &Command) -> bool {
     match cmd {
         Command::Run(a) => a.common.json,
+        Command::Fetch(a) => a.common.json,
         Command::Read(a) => a.common.json,
         Command::Search(a) => a.common.json,
         Command::Artifacts(a) => a.common.json,
@@ -29,6 +31,7 @@ pub fn wants_json(cmd: &Command) -> bool {
 pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error> {
     match cmd {
         Command::Run(a) => run::run(store, &a),
+        Command::Fetch(a) => fetch::fetch(store, &a),
         Command::Read(a) => read::read(store, &a),
         Command::Search(a) => search::search(store, &a),
         Command::Artifacts(a) => artifacts::artifacts(store, &a),

@@ -83,6 +83,17 @@ pub fn window(
     request: WindowRequest,
     max_tokens: u64,
 ) -> Result<Envelope> {
+    window_with_notes(reader, request, max_tokens, &[])
+}
+
+/// The same, with notes of the caller's (a reused or changed page, ...) shown first in the
+/// banner and counted within the cap.
+pub fn window_with_notes(
+    reader: &ArtifactReader,
+    request: WindowRequest,
+    max_tokens: u64,
+    notes: &[String],
+) -> Result<Envelope> {
     if max_tokens < MIN_MAX_TOKENS {
         return Err(Error::invalid(
             format!("`max_tokens` must be at least {MIN_MAX_TOKENS} (got {max_tokens})"),
@@ -94,7 +105,9 @@ pub fn window(
     let meta = reader.meta();
     // The banner names the source; a long command line must not push the answer over the cap.
     // Its byte length bounds its tokens without loading the tokenizer.
-    let reserve = RESERVE_TOKENS + render::describe_source(&meta.source).len() as u64;
+    let reserve = RESERVE_TOKENS
+        + render::describe_source(&meta.source).len() as u64
+        + notes.iter().map(|n| n.len() as u64).sum::<u64>();
     if max_tokens < reserve + MIN_MAX_TOKENS / 2 {
         return Err(Error::invalid(
             format!(
@@ -118,6 +131,7 @@ pub fn window(
             reader.check_whole(&bytes)?;
         }
         let mut envelope = assemble(reader, &pieces, whole, requested, cut_by_cap, max_tokens);
+        envelope.notes.splice(0..0, notes.iter().cloned());
         let total = answer_bound(&envelope, &pieces, max_tokens);
         if total <= max_tokens || content_tokens <= MIN_MAX_TOKENS / 4 {
             envelope.delivered.tokens = pieces

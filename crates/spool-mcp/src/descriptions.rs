@@ -35,3 +35,11 @@ entries created or deleted meanwhile neither repeat nor hide the others.";
 pub const ARTIFACTS: &str = "List stored artifacts, newest first: ref, source and version, sizes, state (complete, \
 cancelled, interrupted, expired) and expiry. Expired ones stay as tombstones that say what they \
 were and how to make them again.";
+
+pub const FETCH: &str = "Fetch a web page once and keep it: the page is stored whole (HTML as markdown, JSON \
+pretty-printed) with its version (fetch time, final URL after redirects, status, ETag, \
+Last-Modified, sha256). The answer shows the head and says how long the page is; to find \
+something in it, `search` the ref (the first `next` call) rather than paging, then `read` \
+around the hit. The same URL within 5 minutes reuses the stored copy; `refresh: true` asks the \
+server again and says whether the page changed. HTTP errors are answers with their status; \
+private and loopback addresses are refused unless the server allows them.";

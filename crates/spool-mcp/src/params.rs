@@ -151,3 +151,38 @@ pub struct ArtifactsParams {
     #[serde(default)]
     pub cursor: Option<String>,
 }
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FormatArg {
+    Markdown,
+    Text,
+    Raw,
+}
+
+impl From<FormatArg> for spool_fetch::Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Markdown => Self::Markdown,
+            FormatArg::Text => Self::Text,
+            FormatArg::Raw => Self::Raw,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FetchParams {
+    /// An http:// or https:// URL.
+    pub url: String,
+    /// How the page is stored: `markdown` (default; HTML converted), `text`, or `raw` (as served).
+    #[serde(default)]
+    pub format: Option<FormatArg>,
+    /// Download again (conditionally, with the stored `ETag` and `Last-Modified`) instead of reusing a
+    /// copy fetched in the last 5 minutes.
+    #[serde(default)]
+    pub refresh: bool,
+    /// Cap of this answer in tokens (default: the server's cap, 8000).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+}

@@ -24,7 +24,9 @@ use spool_core::{Error, Result, Store};
 
 use crate::answer::{Answer, error_result};
 use crate::descriptions;
-use crate::params::{ArtifactsParams, ListParams, ReadParams, RunParams, SearchParams};
+use crate::params::{
+    ArtifactsParams, FetchParams, ListParams, ReadParams, RunParams, SearchParams,
+};
 use crate::schema;
 
 /// How the server answers.
@@ -38,6 +40,8 @@ pub struct Settings {
     pub run_timeout: Duration,
     /// Time budget of a directory search.
     pub search_budget: Duration,
+    /// Let `fetch` reach private, loopback and link-local addresses.
+    pub allow_private_network: bool,
 }
 
 impl Default for Settings {
@@ -47,6 +51,7 @@ impl Default for Settings {
             no_run: false,
             run_timeout: Duration::from_mins(10),
             search_budget: spool_core::search::tree::DEFAULT_BUDGET,
+            allow_private_network: false,
         }
     }
 }
@@ -155,6 +160,48 @@ impl SpoolServer {
             .blocking("run", args, move |inner| inner.run(p, control))
             .await;
         watcher.abort();
+        if let Some(task) = progress {
+            let _ = task.await;
+        }
+        result
+    }
+
+    #[tool(
+        name = "fetch",
+        description = descriptions::FETCH,
+        output_schema = schema::envelope(),
+        meta = schema::tool_meta(),
+        annotations(title = "Fetch a page once", read_only_hint = true, open_world_hint = true)
+    )]
+    async fn fetch(
+        &self,
+        Parameters(p): Parameters<FetchParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let args = args_of(&p);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u64, Option<u64>)>();
+        let progress = ctx.meta.get_progress_token().map(|token| {
+            let peer = ctx.peer.clone();
+            tokio::spawn(async move {
+                while let Some((bytes, total)) = rx.recv().await {
+                    let mut note =
+                        ProgressNotificationParam::new(token.clone(), bytes as f64).with_message(
+                            format!("{} downloaded", spool_core::render::human_bytes(bytes)),
+                        );
+                    if let Some(total) = total {
+                        note = note.with_total(total as f64);
+                    }
+                    let _ = peer.notify_progress(note).await;
+                }
+            })
+        });
+        let result = self
+            .blocking("fetch", args, move |inner| {
+                inner.fetch(&p, &mut |bytes, total| {
+                    let _ = tx.send((bytes, total));
+                })
+            })
+            .await;
         if let Some(task) = progress {
             let _ = task.await;
         }
@@ -321,6 +368,23 @@ impl Inner {
             WindowRequest::Preview(preview),
             self.max_tokens(p.max_tokens),
         )?)))
+    }
+
+    fn fetch(&self, p: &FetchParams, progress: &mut dyn FnMut(u64, Option<u64>)) -> Result<Answer> {
+        let opts = spool_fetch::FetchOptions {
+            allow_private: self.settings.allow_private_network,
+            ..spool_fetch::FetchOptions::default()
+        };
+        let format = p.format.map_or(spool_fetch::Format::Markdown, Into::into);
+        let fetched = spool_fetch::fetch(&self.store, &p.url, format, p.refresh, &opts, progress)?;
+        let reader = self.store.open_artifact(&fetched.meta.reference)?;
+        let envelope = spool_core::window::window_with_notes(
+            &reader,
+            WindowRequest::Preview(None),
+            self.max_tokens(p.max_tokens),
+            &fetched.notes,
+        )?;
+        Ok(Answer::Envelope(Box::new(envelope)))
     }
 
     fn read(&self, p: &ReadParams) -> Result<Answer> {

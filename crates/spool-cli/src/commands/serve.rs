@@ -22,6 +22,7 @@ pub fn serve(store: Arc<Store>, args: &ServeArgs) -> Result<u8, Error> {
     let settings = Settings {
         max_tokens: args.max_tokens,
         no_run: args.no_run,
+        allow_private_network: args.allow_private_network,
         ..Settings::default()
     };
     let server = SpoolServer::new(store, roots, settings);

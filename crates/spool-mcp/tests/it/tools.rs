@@ -11,7 +11,10 @@ async fn tools_list_is_the_product_copy() {
     let h = start(Settings::default()).await;
     let tools = h.client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["artifacts", "list", "read", "run", "search"]);
+    assert_eq!(
+        names,
+        ["artifacts", "fetch", "list", "read", "run", "search"]
+    );
     insta::assert_json_snapshot!("tools_list", tools);
     let info = h.client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "spool");
@@ -295,4 +298,75 @@ async fn a_client_gone_mid_call_leaves_no_complete_looking_artifact() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(state, Some(spool_core::envelope::ArtifactState::Cancelled));
+}
+
+/// Serves `body` at `/page` on a free loopback port; returns the base URL and a hit counter.
+fn serve_page(body: String) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = std::sync::Arc::clone(&hits);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let app = axum::Router::new().route(
+                "/page",
+                axum::routing::get(move || {
+                    counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let body = body.clone();
+                    async move { ([(axum::http::header::CONTENT_TYPE, "text/html")], body) }
+                }),
+            );
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    (format!("http://{}", rx.recv().unwrap()), hits)
+}
+
+#[tokio::test]
+async fn fetch_stores_the_page_and_points_at_search_first() {
+    let mut html = String::from("<html><body>");
+    for i in 0..3000 {
+        html.push_str(&format!("<p>Paragraph {i} of an ordinary page.</p>"));
+    }
+    html.push_str("<p>The answer is ultraviolet.</p></body></html>");
+    let (base, hits) = serve_page(html);
+    let h = start(Settings {
+        allow_private_network: true,
+        ..Settings::default()
+    })
+    .await;
+    let r = h
+        .call("fetch", json!({ "url": format!("{base}/page") }))
+        .await;
+    assert_eq!(r.is_error, Some(false), "{:?}", texts(&r));
+    let e = structured(&r).clone();
+    assert_eq!(e["complete"], false);
+    assert_eq!(e["source"]["kind"], "fetch");
+    assert_eq!(e["next"][0]["tool"], "search");
+    let mut search = e["next"][0]["arguments"].clone();
+    search["pattern"] = json!("ultraviolet");
+    let found = h.call("search", search).await;
+    assert_eq!(structured(&found)["hit_count"], 1);
+    // Again: the stored copy, one download in all.
+    let again = h
+        .call("fetch", json!({ "url": format!("{base}/page") }))
+        .await;
+    assert_eq!(structured(&again)["ref"], e["ref"]);
+    assert!(
+        texts(&again)[0].contains("fetched 0 s ago"),
+        "{}",
+        texts(&again)[0]
+    );
+    assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // Without the flag, loopback is refused.
+    let strict = start(Settings::default()).await;
+    let r = strict
+        .call("fetch", json!({ "url": format!("{base}/page") }))
+        .await;
+    assert_eq!(structured(&r)["error"]["code"], "forbidden");
 }
