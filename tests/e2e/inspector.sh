@@ -6,6 +6,7 @@
 set -uo pipefail
 SPOOL=$(realpath "$1") || exit 1
 cd "$(dirname "$0")"
+. ./lib.sh
 export SPOOL_HOME=$(mktemp -d)
 ROOT=$(mktemp -d)
 printf 'alpha\nbeta\n' > "$ROOT/notes.txt"
@@ -43,12 +44,7 @@ check "stdio: an unknown tool fails the call (exit $code)" test "$code" -ne 0
 log=$(mktemp)
 "$SPOOL" serve --http 127.0.0.1:0 --root "$ROOT" 2> "$log" &
 server=$!
-url=""
-for _ in $(seq 1 50); do
-  url=$(sed -n 's/.*serving MCP at \(http:[^ ]*\).*/\1/p' "$log" | head -1)
-  [ -n "$url" ] && break
-  sleep 0.1
-done
+url=$(wait_for_url "$log")
 check "http: server announced its address" test -n "$url"
 "${INSPECT[@]}" --server-url "$url" --transport http --method tools/list > "$out" 2>/dev/null
 check "http: tools/list" json_has "$out" 'len(d["tools"]) == 6'
@@ -59,12 +55,7 @@ kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
 # With a token, requests without it are refused; with it, they are served.
 "$SPOOL" serve --http 127.0.0.1:0 --root "$ROOT" --token s3cret 2> "$log" &
 server=$!
-url=""
-for _ in $(seq 1 50); do
-  url=$(sed -n 's/.*serving MCP at \(http:[^ ]*\).*/\1/p' "$log" | head -1)
-  [ -n "$url" ] && break
-  sleep 0.1
-done
+url=$(wait_for_url "$log")
 status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
   -H 'Accept: application/json, text/event-stream' --data '{"jsonrpc":"2.0","id":1,"method":"ping"}' "$url")
 check "http: no bearer token is 401 (got $status)" test "$status" = 401

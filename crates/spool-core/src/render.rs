@@ -80,6 +80,9 @@ pub fn describe_source(source: &Source) -> String {
             if let Some(status) = v.get("status").and_then(Value::as_u64) {
                 parts.push(format!("HTTP {status}"));
             }
+            if let Some(ct) = text("content_type").filter(|c| !c.is_empty()) {
+                parts.push(ct);
+            }
             parts.extend(text("fetched_at"));
         }
         SourceKind::File => {
