@@ -213,6 +213,7 @@ fn cut(
         let cut_by_cap = piece.cut_by_cap;
         (vec![piece], true, cut_by_cap)
     };
+    check_sizes(request)?;
     Ok(match request {
         WindowRequest::Preview(_) if meta.binary => (Vec::new(), false, false),
         WindowRequest::Preview(preview) => {
@@ -252,6 +253,26 @@ fn failed(meta: &crate::store::ArtifactMeta) -> bool {
         .is_some_and(|c| c != 0)
         || v.get("signal").is_some_and(|s| !s.is_null())
         || v.get("timed_out").and_then(Value::as_bool) == Some(true)
+}
+
+/// A window of zero lines, chars or bytes shows nothing: say so instead of guessing.
+fn check_sizes(request: WindowRequest) -> Result<()> {
+    let zero = match request {
+        WindowRequest::Lines { limit: Some(0), .. } => Some("limit"),
+        WindowRequest::LastLines { lines: 0 } => Some("lines"),
+        WindowRequest::Chars { max: Some(0), .. } => Some("max_chars"),
+        WindowRequest::Bytes { max: Some(0), .. } => Some("max_bytes"),
+        _ => None,
+    };
+    match zero {
+        Some(arg) => Err(Error::invalid(
+            format!("`{arg}` must be at least 1"),
+            Some(format!(
+                "leave `{arg}` out to get as much as one answer holds"
+            )),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn check_line(total: u64, line: u64) -> Result<()> {

@@ -338,3 +338,28 @@ fn token_totals_are_exact_when_small_and_estimated_when_large() {
         "estimate {estimate} vs {exact}"
     );
 }
+
+/// Regression: a `limit` of 0 fell through to the long-line path and showed chars.
+#[test]
+fn zero_sized_windows_are_invalid_arguments() {
+    let s = store();
+    let meta = put(&s.store, numbered_lines(10).as_bytes());
+    for req in [
+        WindowRequest::Lines {
+            line: 1,
+            limit: Some(0),
+        },
+        WindowRequest::LastLines { lines: 0 },
+        WindowRequest::Chars {
+            offset: 0,
+            max: Some(0),
+        },
+        WindowRequest::Bytes {
+            offset: 0,
+            max: Some(0),
+        },
+    ] {
+        let err = read_window(&s.store, &meta.reference, req, 8000).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArgument, "{req:?}");
+    }
+}
