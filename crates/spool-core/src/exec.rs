@@ -171,9 +171,16 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
     let mut last_progress = Instant::now();
     let mut lingered = false;
     while pipes.open() {
-        if pipes.pump(&mut writer)? {
+        let got = pipes.pump(&mut writer)?;
+        if got {
             last_data = Instant::now();
-        } else if exited_at.is_some_and(|t| t.elapsed() >= LINGER && last_data.elapsed() >= LINGER)
+        }
+        // A process that left the group may keep writing: once the command has exited and
+        // been stopped a while ago, or has exited and the pipes went quiet, stop reading.
+        let stopped_long_ago = stopped_at.is_some_and(|t| t.elapsed() >= GRACE * 2);
+        if exited_at.is_some() && stopped_long_ago
+            || !got
+                && exited_at.is_some_and(|t| t.elapsed() >= LINGER && last_data.elapsed() >= LINGER)
         {
             // The command is gone but something it started still holds the pipes.
             lingered = true;
@@ -204,7 +211,27 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         }
     }
     drop(pipes);
-    let status = child.wait().map_err(|e| Error::io(&program, e))?;
+    // The pipes can close while the command still runs (it redirected its output): keep
+    // honouring the timeout and cancellation until it has exited.
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| Error::io(&program, e))? {
+            break status;
+        }
+        if stopped_at.is_none() {
+            if control.cancel.load(Ordering::SeqCst) {
+                cancelled = true;
+            } else if deadline.is_some_and(|d| Instant::now() >= d) {
+                timed_out = true;
+            }
+            if cancelled || timed_out {
+                signal_group(&child, nix::sys::signal::Signal::SIGTERM);
+                stopped_at = Some(Instant::now());
+            }
+        } else if stopped_at.is_some_and(|t| t.elapsed() >= GRACE) {
+            signal_group(&child, nix::sys::signal::Signal::SIGKILL);
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
     let finished_at = clock::now_ms();
     let mut version = Map::new();
     version.insert("finished_at".into(), clock::rfc3339(finished_at).into());

@@ -62,9 +62,20 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 
 /// The source in words: `cargo test, exit 101, 2026-11-30T09:00:00Z`.
 pub fn describe_source(source: &Source) -> String {
+    /// Longer descriptions (a whole script as a command) are cut in the banner.
+    const LONGEST: usize = 200;
     let v = &source.version;
     let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-    let mut parts = vec![source.desc.clone()];
+    let desc = if source.desc.chars().count() > LONGEST {
+        let cut: String = source.desc.chars().take(LONGEST).collect();
+        format!(
+            "{cut}... ({} chars)",
+            thousands(source.desc.chars().count() as u64)
+        )
+    } else {
+        source.desc.clone()
+    };
+    let mut parts = vec![desc];
     match source.kind {
         SourceKind::Exec => {
             if v.get("timed_out").and_then(Value::as_bool) == Some(true) {

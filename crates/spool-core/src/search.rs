@@ -128,6 +128,41 @@ pub(crate) fn page_limit(paging: &Paging) -> Result<usize> {
     Ok(limit)
 }
 
+/// Why a search of a stored copy that is not the whole output may miss things.
+fn incomplete_copy(meta: &crate::store::ArtifactMeta) -> Option<crate::envelope::Reason> {
+    use crate::envelope::{ArtifactState, Reason, ReasonCode};
+    let detail = || {
+        format!(
+            "the stored copy is {} ({}); hits count only what it holds",
+            meta.state.as_str(),
+            meta.capture_detail
+                .as_deref()
+                .unwrap_or("not the whole output")
+        )
+    };
+    let timed_out = meta
+        .source
+        .version
+        .get("timed_out")
+        .and_then(Value::as_bool)
+        == Some(true);
+    match meta.state {
+        ArtifactState::Complete | ArtifactState::Expired | ArtifactState::Capturing => None,
+        ArtifactState::Interrupted if timed_out => Some(Reason {
+            code: ReasonCode::Timeout,
+            detail: detail(),
+        }),
+        ArtifactState::Interrupted => Some(Reason {
+            code: ReasonCode::SizeCap,
+            detail: detail(),
+        }),
+        ArtifactState::Cancelled => Some(Reason {
+            code: ReasonCode::Cancelled,
+            detail: detail(),
+        }),
+    }
+}
+
 /// Searches all of artifact `reference`.
 pub fn search_artifact(
     store: &Store,
@@ -237,6 +272,6 @@ pub fn search_artifact(
         truncated,
         next_cursor,
         reference: Some(reference.to_owned()),
-        reason: None,
+        reason: incomplete_copy(&meta),
     })
 }

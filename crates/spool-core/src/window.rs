@@ -16,6 +16,8 @@ pub use pieces::{Continuation, Piece};
 
 /// Default answer cap, in tokens.
 pub const DEFAULT_MAX_TOKENS: u64 = 8_000;
+/// The largest cap an answer may ask for.
+pub const MAX_MAX_TOKENS: u64 = 1_000_000;
 /// The smallest cap an answer may ask for.
 pub const MIN_MAX_TOKENS: u64 = 256;
 /// Tokens kept back from the cap for the banner and gap marker.
@@ -94,6 +96,17 @@ pub fn window_with_notes(
     max_tokens: u64,
     notes: &[String],
 ) -> Result<Envelope> {
+    if max_tokens > MAX_MAX_TOKENS {
+        return Err(Error::invalid(
+            format!(
+                "`max_tokens` must be at most {} (got {max_tokens})",
+                render::thousands(MAX_MAX_TOKENS)
+            ),
+            Some(format!(
+                "ask for `max_tokens` {DEFAULT_MAX_TOKENS}, or up to {MAX_MAX_TOKENS}"
+            )),
+        ));
+    }
     if max_tokens < MIN_MAX_TOKENS {
         return Err(Error::invalid(
             format!("`max_tokens` must be at least {MIN_MAX_TOKENS} (got {max_tokens})"),
@@ -346,7 +359,10 @@ fn assemble(
         notes.extend(piece.note.clone());
     }
     let complete = whole && meta.state == ArtifactState::Complete
-        || meta.bytes == 0 && pieces.is_empty() && !meta.binary;
+        || meta.bytes == 0
+            && pieces.is_empty()
+            && !meta.binary
+            && meta.state == ArtifactState::Complete;
     let reached_end = pieces.last().is_some_and(|p| p.span.1 == meta.bytes);
     let cap = || Reason {
         code: ReasonCode::TokenCap,

@@ -159,7 +159,10 @@ fn client(
         .connect_timeout(opts.connect_timeout)
         .timeout(opts.timeout);
     if !opts.allow_private {
-        builder = builder.dns_resolver(Arc::new(guard::GuardedResolver));
+        // A proxy would resolve the target itself, past the guard: go direct.
+        builder = builder
+            .no_proxy()
+            .dns_resolver(Arc::new(guard::GuardedResolver));
     }
     builder.build().map_err(|e| Error::Unavailable {
         what: "the HTTP client".into(),

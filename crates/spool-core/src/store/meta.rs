@@ -320,6 +320,11 @@ impl Store {
                 if again.state != ArtifactState::Capturing {
                     return Ok(again);
                 }
+                // Another process is recovering it right now.
+                return Err(Error::Capturing {
+                    reference: meta.reference.clone(),
+                    bytes: 0,
+                });
             }
             Err(e) => return Err(Error::io(&partial, e)),
         }

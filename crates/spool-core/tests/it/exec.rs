@@ -238,3 +238,46 @@ fn a_read_can_ask_for_one_stream() {
     let bad = stream_view(&s.store, &text.reference, Stream::Stderr).unwrap_err();
     assert_eq!(bad.code(), spool_core::ErrorCode::InvalidArgument);
 }
+
+/// Regression: a command that closed its output kept running past its timeout (the wait after
+/// the pipes closed had no deadline), and an empty timed-out capture claimed to be complete.
+#[test]
+fn the_timeout_holds_after_the_command_closes_its_output() {
+    let s = store();
+    let mut spec = sh("exec >/dev/null 2>&1; sleep 30");
+    spec.timeout = Some(Duration::from_millis(500));
+    let started = std::time::Instant::now();
+    let out = run(&s.store, &spec, RunControl::default()).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(out.timed_out);
+    let e = read_window(
+        &s.store,
+        &out.meta.reference,
+        WindowRequest::Preview(None),
+        8000,
+    )
+    .unwrap();
+    assert!(
+        !e.complete,
+        "an empty timed-out capture is not the whole output"
+    );
+    assert_eq!(e.reason.unwrap().code, ReasonCode::Timeout);
+    // A search of it says the copy is not the whole output.
+    let q = spool_core::search::Query {
+        pattern: "x".into(),
+        literal: true,
+        case_insensitive: false,
+    };
+    let a = spool_core::search::search_artifact(
+        &s.store,
+        &out.meta.reference,
+        &q,
+        &spool_core::search::Paging::default(),
+    )
+    .unwrap();
+    assert_eq!(a.reason.unwrap().code, ReasonCode::Timeout);
+}
