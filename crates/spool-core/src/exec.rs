@@ -162,11 +162,13 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         buf: vec![0u8; PIECE],
     };
     pipes.widen();
-    let deadline = spec.timeout.map(|t| started + t);
-    let mut timed_out = false;
-    let mut cancelled = false;
+    let mut stop = Stopper {
+        deadline: spec.timeout.map(|t| started + t),
+        timed_out: false,
+        cancelled: false,
+        stopped_at: None,
+    };
     let mut exited_at: Option<Instant> = None;
-    let mut stopped_at: Option<Instant> = None;
     let mut last_data = Instant::now();
     let mut last_progress = Instant::now();
     let mut lingered = false;
@@ -177,7 +179,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         }
         // A process that left the group may keep writing: once the command has exited and
         // been stopped a while ago, or has exited and the pipes went quiet, stop reading.
-        let stopped_long_ago = stopped_at.is_some_and(|t| t.elapsed() >= GRACE * 2);
+        let stopped_long_ago = stop.stopped_at.is_some_and(|t| t.elapsed() >= GRACE * 2);
         if exited_at.is_some() && stopped_long_ago
             || !got
                 && exited_at.is_some_and(|t| t.elapsed() >= LINGER && last_data.elapsed() >= LINGER)
@@ -193,19 +195,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
             cb(bytes, lines);
             last_progress = Instant::now();
         }
-        if stopped_at.is_none() {
-            if control.cancel.load(Ordering::SeqCst) {
-                cancelled = true;
-            } else if deadline.is_some_and(|d| Instant::now() >= d) {
-                timed_out = true;
-            }
-            if cancelled || timed_out {
-                signal_group(&child, nix::sys::signal::Signal::SIGTERM);
-                stopped_at = Some(Instant::now());
-            }
-        } else if stopped_at.is_some_and(|t| t.elapsed() >= GRACE) {
-            signal_group(&child, nix::sys::signal::Signal::SIGKILL);
-        }
+        stop.check(&child, &control.cancel);
         if exited_at.is_none() && matches!(child.try_wait(), Ok(Some(_))) {
             exited_at = Some(Instant::now());
         }
@@ -217,19 +207,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         if let Some(status) = child.try_wait().map_err(|e| Error::io(&program, e))? {
             break status;
         }
-        if stopped_at.is_none() {
-            if control.cancel.load(Ordering::SeqCst) {
-                cancelled = true;
-            } else if deadline.is_some_and(|d| Instant::now() >= d) {
-                timed_out = true;
-            }
-            if cancelled || timed_out {
-                signal_group(&child, nix::sys::signal::Signal::SIGTERM);
-                stopped_at = Some(Instant::now());
-            }
-        } else if stopped_at.is_some_and(|t| t.elapsed() >= GRACE) {
-            signal_group(&child, nix::sys::signal::Signal::SIGKILL);
-        }
+        stop.check(&child, &control.cancel);
         thread::sleep(Duration::from_millis(20));
     };
     let finished_at = clock::now_ms();
@@ -245,6 +223,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
             .signal()
             .map_or(Value::Null, |s| signal_name(s).into()),
     );
+    let (timed_out, cancelled) = (stop.timed_out, stop.cancelled);
     version.insert("timed_out".into(), timed_out.into());
     version.insert(
         "duration_ms".into(),
@@ -360,6 +339,36 @@ impl Pipes {
             }
         }
         Ok(got)
+    }
+}
+
+/// Stops the command on timeout or cancellation: SIGTERM to its group, SIGKILL after `GRACE`.
+struct Stopper {
+    deadline: Option<Instant>,
+    timed_out: bool,
+    cancelled: bool,
+    stopped_at: Option<Instant>,
+}
+
+impl Stopper {
+    fn check(&mut self, child: &Child, cancel: &AtomicBool) {
+        match self.stopped_at {
+            None => {
+                if cancel.load(Ordering::SeqCst) {
+                    self.cancelled = true;
+                } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    self.timed_out = true;
+                }
+                if self.cancelled || self.timed_out {
+                    signal_group(child, nix::sys::signal::Signal::SIGTERM);
+                    self.stopped_at = Some(Instant::now());
+                }
+            }
+            Some(t) if t.elapsed() >= GRACE => {
+                signal_group(child, nix::sys::signal::Signal::SIGKILL);
+            }
+            Some(_) => {}
+        }
     }
 }
 
