@@ -232,7 +232,7 @@ pub fn for_ref(store: &Store, reference: &str) -> Result<RefAudit> {
     if at < meta.bytes {
         gaps.push((at, meta.bytes));
     }
-    let never_delivered_lines = store.open_artifact(reference).ok().and_then(|reader| {
+    let never_delivered_lines = store.inspect_artifact(reference).ok().and_then(|reader| {
         gaps.iter()
             .map(|&(s, e)| {
                 let first = reader.pos_at_byte(s).ok()?.line + 1;

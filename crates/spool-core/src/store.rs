@@ -172,8 +172,15 @@ impl Store {
 
     /// Opens an artifact for reading: `not_found`, `expired` and `capturing` are answered here.
     pub fn open_artifact(&self, reference: &str) -> Result<ArtifactReader> {
-        let meta = self.live_meta(reference)?;
+        let reader = self.inspect_artifact(reference)?;
         self.touch(reference)?;
+        Ok(reader)
+    }
+
+    /// Opens an artifact without counting it as read: looking at it (the audit) must not
+    /// change which artifacts the quota evicts first.
+    pub(crate) fn inspect_artifact(&self, reference: &str) -> Result<ArtifactReader> {
+        let meta = self.live_meta(reference)?;
         ArtifactReader::open(self, meta)
     }
 
