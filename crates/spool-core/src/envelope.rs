@@ -95,6 +95,9 @@ pub struct Totals {
     pub tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tokens_estimated: bool,
+    /// Items of a list (an upstream JSON array paged by items).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<u64>,
 }
 
 /// Why an answer is partial.

@@ -82,6 +82,22 @@ pub enum Error {
     #[error("{what} timed out after {seconds} s")]
     Timeout { what: String, seconds: f64 },
 
+    /// An upstream MCP server that is down (crashed, unreachable, closed its transport).
+    #[error("{what} is unavailable: {cause}")]
+    UpstreamUnavailable {
+        what: String,
+        cause: String,
+        hint: String,
+    },
+
+    /// An upstream MCP server that did not answer in time.
+    #[error("{what} did not answer within {seconds} s")]
+    UpstreamTimeout {
+        what: String,
+        seconds: f64,
+        hint: String,
+    },
+
     #[error("i/o error at `{}`: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -122,7 +138,8 @@ impl Error {
             Self::Capturing { .. } | Self::Unavailable { .. } | Self::StoreOpen { .. } => {
                 ErrorCode::Unavailable
             }
-            Self::Timeout { .. } => ErrorCode::Timeout,
+            Self::Timeout { .. } | Self::UpstreamTimeout { .. } => ErrorCode::Timeout,
+            Self::UpstreamUnavailable { .. } => ErrorCode::Unavailable,
             Self::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
                 ErrorCode::Forbidden
             }
@@ -144,6 +161,9 @@ impl Error {
                 None => "the content is gone; produce it again from its source".into(),
             }),
             Self::InvalidArgument { hint, .. } => hint.clone(),
+            Self::UpstreamUnavailable { hint, .. } | Self::UpstreamTimeout { hint, .. } => {
+                Some(hint.clone())
+            }
             Self::Corrupt { .. } => {
                 Some("the stored copy cannot be trusted; produce it again from its source".into())
             }

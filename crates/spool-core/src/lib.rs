@@ -10,6 +10,7 @@ pub mod envelope;
 pub mod error;
 pub mod exec;
 pub mod files;
+pub mod items;
 pub mod listing;
 pub mod page;
 pub mod refs;

@@ -296,6 +296,7 @@ fn whole_text(e: &Envelope) -> String {
     let count = match unit {
         Unit::Chars => t.chars.map(|c| plural(c, "char", "chars")),
         Unit::Bytes => t.bytes.map(|b| plural(b, "byte", "bytes")),
+        Unit::Items => t.items.map(|n| plural(n, "item", "items")),
         _ => t.lines.map(|l| plural(l, "line", "lines")),
     };
     match count {
@@ -313,10 +314,11 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
     let stored_as = describe_source(&e.source);
     let mut lines = Vec::new();
     if e.complete {
-        let count = e
-            .total
-            .lines
-            .map_or_else(String::new, |l| plural(l, "line", "lines"));
+        let count = match (e.total.items, e.total.lines) {
+            (Some(n), _) => plural(n, "item", "items"),
+            (None, Some(l)) => plural(l, "line", "lines"),
+            (None, None) => String::new(),
+        };
         lines.push(format!(
             "[COMPLETE: {count} ({}); {stored_as}; stored as {}]",
             totals_text(e),
@@ -375,6 +377,11 @@ pub fn envelope_text(e: &Envelope, dialect: Dialect) -> String {
     out.push('\n');
     out.push_str(&e.content);
     out
+}
+
+/// A page of items: the banner, then one item per line.
+pub fn item_page_text(page: &crate::items::ItemPage, dialect: Dialect) -> String {
+    envelope_text(&page.envelope, dialect)
 }
 
 /// An error as text: what went wrong, then the call that works.

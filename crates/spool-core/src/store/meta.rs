@@ -149,6 +149,7 @@ impl ArtifactMeta {
             bytes: Some(self.bytes),
             tokens: self.tokens,
             tokens_estimated: self.tokens_estimated,
+            items: None,
         }
     }
 

@@ -1,0 +1,387 @@
+//! JSON lists paged as items.
+//!
+//! An upstream answer that is a JSON array (or an object holding one large array) is kept whole
+//! as it came, and its list is stored a second time as a view with one compact item per line.
+//! Lines are then items: a page never cuts an item, pages are windows of one immutable copy
+//! (so a cursor is a keyset position that nothing can shift), and a search of the view names
+//! the item of every hit (line N is item N-1).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::cursor;
+use crate::envelope::{
+    Delivery, Envelope, NextCall, Range, Reason, ReasonCode, Source, Totals, Unit,
+};
+use crate::error::{Error, Result};
+use crate::render::{self, Dialect};
+use crate::store::{ArtifactMeta, ArtifactReader, NewArtifact, Store};
+
+/// The most items one page holds.
+pub const ITEMS_MAX_PAGE: usize = 1_000;
+
+/// Tokens kept for the banner before a page is filled; the page is checked whole afterwards.
+const BANNER_RESERVE: u64 = 400;
+
+/// The list inside a JSON document: the document itself when it is an array, else the
+/// object field holding the longest array (`key` names it).
+pub fn find_list(doc: &Value) -> Option<(Option<&str>, &[Value])> {
+    match doc {
+        Value::Array(items) => Some((None, items)),
+        Value::Object(fields) => fields
+            .iter()
+            .filter_map(|(k, v)| v.as_array().map(|a| (k.as_str(), a)))
+            .filter(|(_, a)| a.len() > 1)
+            .max_by_key(|(_, a)| a.len())
+            .map(|(k, a)| (Some(k), a.as_slice())),
+        _ => None,
+    }
+}
+
+/// Stores `items` as an item view of the artifact `whole`: one compact JSON item per line.
+pub fn store_items(
+    store: &Store,
+    whole: &ArtifactMeta,
+    key: Option<&str>,
+    items: &[Value],
+) -> Result<ArtifactMeta> {
+    let mut version = whole.source.version.clone();
+    version.insert("view_of".into(), json!(whole.reference));
+    version.insert("items_at".into(), key.map_or(Value::Null, |k| json!(k)));
+    let mut new = NewArtifact::new(Source {
+        kind: whole.source.kind,
+        desc: whole.source.desc.clone(),
+        version,
+    });
+    new.redo.clone_from(&whole.redo);
+    let mut writer = store.create(new)?;
+    let mut line = Vec::new();
+    for item in items {
+        line.clear();
+        // Compact JSON escapes every newline, so one item is exactly one line.
+        serde_json::to_writer(&mut line, item).map_err(|e| Error::invalid(e.to_string(), None))?;
+        line.push(b'\n');
+        writer.write(&line);
+    }
+    writer.finish(
+        crate::envelope::ArtifactState::Complete,
+        None,
+        serde_json::Map::new(),
+    )
+}
+
+/// Where a page starts.
+#[derive(Debug, Clone, Copy)]
+pub enum PageStart<'a> {
+    /// The 0-based item.
+    At(u64),
+    /// A `next_cursor` of an earlier page.
+    Cursor(&'a str),
+}
+
+/// A page of items: an envelope (measured in items) and a page, in one answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemPage {
+    #[serde(flatten)]
+    pub envelope: Envelope,
+    pub items: Vec<Value>,
+    pub next_cursor: Option<String>,
+    pub has_more: bool,
+    pub page_size: usize,
+    pub max_page_size: usize,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ItemsCursor {
+    k: String,
+    r: String,
+    at: u64,
+}
+
+fn items_cursor(store: &Store, reference: &str, at: u64) -> String {
+    cursor::seal(
+        store,
+        &ItemsCursor {
+            k: "items".into(),
+            r: reference.to_owned(),
+            at,
+        },
+    )
+}
+
+/// One page of the item view `reference`, under `max_tokens` with its banner.
+pub fn item_page(
+    store: &Store,
+    reference: &str,
+    start: PageStart<'_>,
+    limit: Option<usize>,
+    max_tokens: u64,
+) -> Result<ItemPage> {
+    let at = match start {
+        PageStart::At(at) => at,
+        PageStart::Cursor(c) => {
+            let p: ItemsCursor = cursor::open(store, c)?;
+            if p.k != "items" || p.r != reference {
+                return Err(cursor::mismatch("another list"));
+            }
+            p.at
+        }
+    };
+    if let Some(l) = limit
+        && (l == 0 || l > ITEMS_MAX_PAGE)
+    {
+        return Err(Error::invalid(
+            format!("`limit` must be between 1 and {ITEMS_MAX_PAGE} items (got {l})"),
+            Some("ask for `limit` 100".to_owned()),
+        ));
+    }
+    let reader = store.open_artifact(reference)?;
+    let meta = reader.meta().clone();
+    if meta.source.version.get("view_of").is_none()
+        || !meta.source.version.contains_key("items_at")
+    {
+        return Err(Error::invalid(
+            format!("`{reference}` is not a list of items: it has no item cursor"),
+            Some(format!("read `{reference}` by lines, e.g. read ref={reference} line=1")),
+        ));
+    }
+    let total = meta.lines;
+    if at > total {
+        return Err(Error::invalid(
+            format!("no items at this position: item {at} is past the end (total {total})"),
+            Some(format!("read ref={reference} from the first page, without `cursor`")),
+        ));
+    }
+    let wanted = limit.unwrap_or(ITEMS_MAX_PAGE);
+    let mut budget = max_tokens.saturating_sub(BANNER_RESERVE).max(1);
+    loop {
+        let page = fill(store, &reader, at, wanted, budget, max_tokens, limit.is_some())?;
+        let text = render::item_page_text(&page, Dialect::Mcp);
+        let used = crate::tokens::count(&text);
+        if used <= max_tokens || page.items.is_empty() {
+            return Ok(page);
+        }
+        // The banner took more than reserved: shrink the items' share and fill again.
+        budget = budget.saturating_sub(used - max_tokens).max(1);
+    }
+}
+
+/// Reads items from `at` until `wanted` items or `budget` tokens.
+fn fill(
+    store: &Store,
+    reader: &ArtifactReader,
+    at: u64,
+    wanted: usize,
+    budget: u64,
+    max_tokens: u64,
+    limited: bool,
+) -> Result<ItemPage> {
+    let meta = reader.meta();
+    let reference = meta.reference.clone();
+    let total = meta.lines;
+    let start_byte = reader.line_start(at + 1)?.byte;
+    let mut lines = LineReader::new(reader, start_byte);
+    let mut items = Vec::new();
+    let mut content = String::new();
+    let mut used = 0u64;
+    let mut oversize = None;
+    let mut stopped_by_tokens = false;
+    while items.len() < wanted && at + (items.len() as u64) < total {
+        // A token is at least one byte, and rarely more than 16: an item of more bytes than
+        // that cannot fit, and is not read whole to find out.
+        let room = budget.saturating_sub(used);
+        let Some(line) = lines.next_line(room.saturating_mul(16) as usize)? else {
+            if items.is_empty() {
+                oversize = Some(lines.skipped);
+            }
+            stopped_by_tokens = true;
+            break;
+        };
+        let text = String::from_utf8_lossy(&line);
+        let tokens = crate::tokens::count(&text);
+        if tokens > room {
+            if items.is_empty() {
+                oversize = Some(line.len() as u64);
+            }
+            stopped_by_tokens = true;
+            break;
+        }
+        let item: Value = serde_json::from_slice(&line).map_err(|e| Error::Corrupt {
+            reference: reference.clone(),
+            expected: "one JSON item per line".into(),
+            actual: format!("line {}: {e}", at + items.len() as u64 + 1),
+        })?;
+        used += tokens;
+        content.push_str(&text);
+        content.push('\n');
+        items.push(item);
+    }
+    let end = at + items.len() as u64;
+    let has_more = end < total;
+    let next_cursor = has_more.then(|| items_cursor(store, &reference, end.max(at + 1).min(total)));
+    let mut notes = Vec::new();
+    let mut next = Vec::new();
+    if let Some(bytes) = oversize {
+        // Not even one item fits: say which, and how to read it by chars or step over it.
+        notes.push(format!(
+            "item {at} alone is larger than one answer ({}); read it by chars, or skip it with the cursor",
+            render::human_bytes(bytes)
+        ));
+        next.push(NextCall::new(
+            "read",
+            [("ref", json!(reference)), ("line", json!(at + 1))],
+        ));
+    }
+    if let Some(c) = &next_cursor {
+        next.push(NextCall::new(
+            "read",
+            [("ref", json!(reference)), ("cursor", json!(c))],
+        ));
+    }
+    let complete = at == 0 && !has_more;
+    if !complete {
+        notes.push("the list is stored one item per line: a search hit on line N is item N-1".into());
+        next.push(NextCall::new(
+            "search",
+            [("ref", json!(reference)), ("pattern", json!("<regex>"))],
+        ));
+    }
+    let reason = if complete {
+        None
+    } else if has_more && stopped_by_tokens {
+        Some(Reason {
+            code: ReasonCode::TokenCap,
+            detail: format!("answers are capped at {max_tokens} tokens"),
+        })
+    } else if has_more && limited {
+        Some(Reason {
+            code: ReasonCode::RequestedRange,
+            detail: format!("the page holds at most {wanted} items, as asked"),
+        })
+    } else if has_more {
+        Some(Reason {
+            code: ReasonCode::SizeCap,
+            detail: format!("pages hold at most {ITEMS_MAX_PAGE} items"),
+        })
+    } else {
+        Some(Reason {
+            code: ReasonCode::RequestedRange,
+            detail: format!("this page starts at item {at}"),
+        })
+    };
+    let end_byte = start_byte + content.len() as u64;
+    let shown = if items.is_empty() {
+        Vec::new()
+    } else {
+        vec![Range {
+            unit: Unit::Items,
+            start: at,
+            end,
+        }]
+    };
+    let envelope = Envelope {
+        reference: reference.clone(),
+        source: meta.source.clone(),
+        shown,
+        total: Totals {
+            items: Some(total),
+            bytes: Some(meta.bytes),
+            tokens: meta.tokens,
+            tokens_estimated: meta.tokens_estimated,
+            ..Totals::default()
+        },
+        complete,
+        reason,
+        next,
+        capture: None,
+        notes,
+        pieces: if content.is_empty() {
+            Vec::new()
+        } else {
+            vec![content.clone()]
+        },
+        delivered: Delivery {
+            byte_spans: if content.is_empty() {
+                Vec::new()
+            } else {
+                vec![(start_byte, end_byte)]
+            },
+            bytes: content.len() as u64,
+            chars: content.chars().count() as u64,
+            tokens: Some(used),
+        },
+        content,
+        created_at: meta.created_at,
+        redo: meta.redo.clone(),
+    };
+    Ok(ItemPage {
+        envelope,
+        page_size: items.len(),
+        items,
+        next_cursor,
+        has_more,
+        max_page_size: ITEMS_MAX_PAGE,
+    })
+}
+
+/// The structured answer of a page without its text (which travels in text blocks).
+pub fn structured(page: &ItemPage) -> Value {
+    let mut v = serde_json::to_value(page).unwrap_or(Value::Null);
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("content");
+    }
+    v
+}
+
+/// The version fields of an upstream MCP result: server, tool, arguments and call time.
+pub fn mcp_version(server: &str, tool: &str, arguments: &Value, called_at: &str) -> Map<String, Value> {
+    let mut v = Map::new();
+    v.insert("server".into(), json!(server));
+    v.insert("tool".into(), json!(tool));
+    v.insert("arguments".into(), arguments.clone());
+    v.insert("called_at".into(), json!(called_at));
+    v
+}
+
+/// Lines read forward from a byte, each at most a given length.
+struct LineReader<'r> {
+    reader: &'r ArtifactReader,
+    at: u64,
+    buf: Vec<u8>,
+    /// Bytes of the line that was too long (when `next_line` answered `None` for that).
+    skipped: u64,
+}
+
+impl<'r> LineReader<'r> {
+    fn new(reader: &'r ArtifactReader, at: u64) -> Self {
+        Self {
+            reader,
+            at,
+            buf: Vec::new(),
+            skipped: 0,
+        }
+    }
+
+    /// The next line without its newline, or `None` when it is longer than `max` bytes (its
+    /// length, as far as it was read, is then in `skipped`).
+    fn next_line(&mut self, max: usize) -> Result<Option<Vec<u8>>> {
+        const CHUNK: usize = 64 << 10;
+        loop {
+            if let Some(nl) = memchr::memchr(b'\n', &self.buf) {
+                let line: Vec<u8> = self.buf.drain(..=nl).collect();
+                return Ok(Some(line[..line.len() - 1].to_vec()));
+            }
+            if self.buf.len() > max {
+                self.skipped = self.buf.len() as u64;
+                return Ok(None);
+            }
+            let chunk = self.reader.read_at(self.at, CHUNK)?;
+            if chunk.is_empty() {
+                // The last item without a final newline (never written so, but read safely).
+                return Ok((!self.buf.is_empty()).then(|| std::mem::take(&mut self.buf)));
+            }
+            self.at += chunk.len() as u64;
+            self.buf.extend_from_slice(&chunk);
+        }
+    }
+}
