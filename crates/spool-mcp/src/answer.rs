@@ -4,6 +4,7 @@
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 use spool_core::envelope::Envelope;
+use spool_core::items::ItemPage;
 use spool_core::render::{self, Dialect};
 use spool_core::search::SearchAnswer;
 use spool_core::{Error, Store, audit};
@@ -14,6 +15,8 @@ pub enum Answer {
     Search(Box<SearchAnswer>),
     /// A page of a list: its structured form and its text.
     Page(Value, String),
+    /// A page of a list of items (an upstream JSON array).
+    Items(Box<ItemPage>),
 }
 
 impl Answer {
@@ -27,6 +30,9 @@ impl Answer {
     ) -> CallToolResult {
         let recorded = match &self {
             Answer::Envelope(e) => audit::record_envelope(store, tool, arguments, e, duration_ms),
+            Answer::Items(p) => {
+                audit::record_envelope(store, tool, arguments, &p.envelope, duration_ms)
+            }
             Answer::Search(a) => audit::record_search(store, tool, arguments, a, duration_ms),
             Answer::Page(v, _) => {
                 let items = v.get("items").and_then(Value::as_array).map_or(0, Vec::len);
@@ -46,6 +52,7 @@ impl Answer {
         }
         match self {
             Answer::Envelope(e) => envelope_result(&e),
+            Answer::Items(p) => items_result(&p),
             Answer::Search(a) => {
                 let mut r = CallToolResult::success(vec![ContentBlock::text(
                     spool_core::search::render_answer(&a, Dialect::Mcp),
@@ -77,6 +84,13 @@ pub fn envelope_result(e: &Envelope) -> CallToolResult {
     }
     let mut r = CallToolResult::success(blocks);
     r.structured_content = Some(structured);
+    r
+}
+
+/// A page of items as a tool result: the banner, then the items one per line.
+pub fn items_result(p: &ItemPage) -> CallToolResult {
+    let mut r = envelope_result(&p.envelope);
+    r.structured_content = Some(spool_core::items::structured(p));
     r
 }
 

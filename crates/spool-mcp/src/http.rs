@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use crate::{ServeError, SpoolServer};
+use crate::ServeError;
 
 fn same(a: &[u8], b: &[u8]) -> bool {
     // Constant time in the length of the token.
@@ -38,12 +38,15 @@ async fn require_bearer(State(token): State<Arc<String>>, req: Request, next: Ne
 
 /// Binds `addr` and serves MCP at `/mcp` until the process is stopped. `on_bound` learns the
 /// address actually bound (port 0 picks a free one).
-pub async fn serve_http(
-    server: SpoolServer,
+pub async fn serve_http<S>(
+    server: S,
     addr: SocketAddr,
     token: Option<String>,
     on_bound: impl FnOnce(SocketAddr),
-) -> Result<(), ServeError> {
+) -> Result<(), ServeError>
+where
+    S: rmcp::ServerHandler + Clone + Send + Sync + 'static,
+{
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| ServeError::Bind {

@@ -3,17 +3,17 @@
 //! Nothing here prints to stdout: on stdio, stdout is the transport.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-mod answer;
+pub mod answer;
 mod descriptions;
 pub mod http;
 mod params;
-mod schema;
+pub mod schema;
 mod server;
 
 pub use server::{Settings, SpoolServer};
 
 /// Serves MCP on stdin and stdout until the client goes away.
-pub async fn serve_stdio(server: SpoolServer) -> Result<(), ServeError> {
+pub async fn serve_stdio<S: rmcp::ServerHandler>(server: S) -> Result<(), ServeError> {
     use rmcp::ServiceExt;
     let running = server
         .serve(rmcp::transport::stdio())

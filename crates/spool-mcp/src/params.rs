@@ -81,6 +81,10 @@ pub struct ReadParams {
     /// Only this stream of a command's output: `stdout` or `stderr`.
     #[serde(default)]
     pub stream: Option<String>,
+    /// The next page of a list of items: the `next_cursor` of its previous page (with the same
+    /// `ref`; `limit` then counts items).
+    #[serde(default)]
+    pub cursor: Option<String>,
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
     pub max_tokens: Option<u64>,

@@ -28,6 +28,11 @@ fn error_shape() -> Value {
     })
 }
 
+/// The error object every tool may answer, as a schema.
+pub fn error_schema() -> Value {
+    error_shape()
+}
+
 fn one_of(answer: &Value) -> Arc<JsonObject> {
     let schema = json!({ "type": "object", "oneOf": [answer, error_shape()] });
     Arc::new(schema.as_object().cloned().unwrap_or_default())
@@ -35,7 +40,12 @@ fn one_of(answer: &Value) -> Arc<JsonObject> {
 
 /// The envelope (without `content`, which travels in text blocks).
 pub fn envelope() -> Arc<JsonObject> {
-    one_of(&json!({
+    one_of(&envelope_shape())
+}
+
+/// The envelope's own schema; a page of items adds the page's fields to it.
+pub fn envelope_shape() -> Value {
+    json!({
         "type": "object",
         "properties": {
             "ref": { "type": "string", "description": "the stored artifact; pass it to read and search" },
@@ -67,7 +77,8 @@ pub fn envelope() -> Arc<JsonObject> {
                     "chars": { "type": "integer" },
                     "bytes": { "type": "integer" },
                     "tokens": { "type": "integer" },
-                    "tokens_estimated": { "type": "boolean" }
+                    "tokens_estimated": { "type": "boolean" },
+                    "items": { "type": "integer" }
                 }
             },
             "complete": { "type": "boolean" },
@@ -88,10 +99,15 @@ pub fn envelope() -> Arc<JsonObject> {
                 }
             },
             "capture": { "type": "object" },
-            "notes": { "type": "array", "items": { "type": "string" } }
+            "notes": { "type": "array", "items": { "type": "string" } },
+            "items": { "type": "array", "description": "a page of a list: the items shown" },
+            "next_cursor": { "type": ["string", "null"], "description": "a page of a list: pass to read with the same ref for the next page" },
+            "has_more": { "type": "boolean" },
+            "page_size": { "type": "integer" },
+            "max_page_size": { "type": "integer" }
         },
         "required": ["ref", "source", "shown", "total", "complete", "next"]
-    }))
+    })
 }
 
 /// The search answer.

@@ -73,6 +73,40 @@ fn args_of<T: serde::Serialize>(p: &T) -> Value {
     serde_json::to_value(p).unwrap_or(Value::Null)
 }
 
+impl SpoolServer {
+    /// Keeps only the named tools (the proxy offers `read`, `search` and `artifacts`).
+    #[must_use]
+    pub fn only(mut self, tools: &[&str]) -> Self {
+        let names: Vec<String> = self
+            .tool_router
+            .list_all()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        for name in names {
+            if !tools.contains(&name.as_str()) {
+                self.tool_router.remove_route(&name);
+            }
+        }
+        self
+    }
+
+    /// The tools offered, as `tools/list` shows them.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tool_router.list_all()
+    }
+
+    /// The store every answer is kept in.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.inner.store
+    }
+
+    /// How the server answers.
+    pub fn settings(&self) -> &Settings {
+        &self.inner.settings
+    }
+}
+
 #[tool_router]
 impl SpoolServer {
     pub fn new(store: Arc<Store>, roots: Roots, settings: Settings) -> Self {
@@ -388,6 +422,22 @@ impl Inner {
     }
 
     fn read(&self, p: &ReadParams) -> Result<Answer> {
+        if let Some(cursor) = &p.cursor {
+            let Some(reference) = p.reference.as_deref().filter(|_| p.path.is_none()) else {
+                return Err(Error::InvalidArgument {
+                    message: "`cursor` continues a list of items: give it with the list's `ref`".into(),
+                    hint: Some("pass the `ref` and `next_cursor` of the previous page".into()),
+                });
+            };
+            let limit = p.limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX));
+            return Ok(Answer::Items(Box::new(spool_core::items::item_page(
+                &self.store,
+                reference,
+                spool_core::items::PageStart::Cursor(cursor),
+                limit,
+                self.max_tokens(p.max_tokens),
+            )?)));
+        }
         let mut reference = match one_of(p.reference.as_deref(), p.path.as_deref(), "read")? {
             Target::Ref(r) => r.to_owned(),
             Target::Path(path) => {

@@ -1,0 +1,85 @@
+//! Where upstream notifications go: progress to the client whose request it is about, the rest
+//! (logs, list changes, resource updates) to every connected client.
+#![expect(deprecated, reason = "upstream log messages are a legacy notification, still relayed")]
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use rmcp::model::{
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    ResourceUpdatedNotificationParam,
+};
+use rmcp::{Peer, RoleServer};
+
+/// A notification that every client hears.
+#[derive(Debug, Clone)]
+pub enum Broadcast {
+    Log(LoggingMessageNotificationParam),
+    ResourceUpdated(ResourceUpdatedNotificationParam),
+    ResourcesChanged,
+    ToolsChanged,
+    PromptsChanged,
+}
+
+#[derive(Default)]
+pub struct Hub {
+    clients: Mutex<Vec<Peer<RoleServer>>>,
+    /// Upstream progress token -> the client and the token it asked with.
+    progress: Mutex<HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>>,
+}
+
+impl Hub {
+    pub fn add_client(&self, peer: Peer<RoleServer>) {
+        if let Ok(mut clients) = self.clients.lock() {
+            clients.retain(|p| !p.is_transport_closed());
+            clients.push(peer);
+        }
+    }
+
+    /// Routes progress of the upstream request `upstream` to `peer` as `token`.
+    pub fn route_progress(
+        &self,
+        upstream: ProgressToken,
+        peer: Peer<RoleServer>,
+        token: ProgressToken,
+    ) {
+        if let Ok(mut map) = self.progress.lock() {
+            map.insert(upstream, (peer, token));
+        }
+    }
+
+    pub fn end_progress(&self, upstream: &ProgressToken) {
+        if let Ok(mut map) = self.progress.lock() {
+            map.remove(upstream);
+        }
+    }
+
+    pub async fn progress(&self, mut params: ProgressNotificationParam) {
+        let target = self
+            .progress
+            .lock()
+            .ok()
+            .and_then(|map| map.get(&params.progress_token).cloned());
+        if let Some((peer, token)) = target {
+            params.progress_token = token;
+            let _ = peer.notify_progress(params).await;
+        }
+    }
+
+    pub async fn broadcast(&self, what: Broadcast) {
+        let clients: Vec<Peer<RoleServer>> = self
+            .clients
+            .lock()
+            .map(|c| c.clone())
+            .unwrap_or_default();
+        for peer in clients.iter().filter(|p| !p.is_transport_closed()) {
+            let _ = match &what {
+                Broadcast::Log(p) => peer.notify_logging_message(p.clone()).await,
+                Broadcast::ResourceUpdated(p) => peer.notify_resource_updated(p.clone()).await,
+                Broadcast::ResourcesChanged => peer.notify_resource_list_changed().await,
+                Broadcast::ToolsChanged => peer.notify_tool_list_changed().await,
+                Broadcast::PromptsChanged => peer.notify_prompt_list_changed().await,
+            };
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! An upstream tool result made honest: passed through untouched when it fits, else stored once
+//! and replaced by the envelope (a preview, totals, the reason and the calls that read the
+//! rest), or by a page of items when it is a JSON list.
+
+use base64::Engine as _;
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use serde_json::{Value, json};
+use spool_core::envelope::{NextCall, Source, SourceKind};
+use spool_core::items::{PageStart, find_list, item_page, store_items};
+use spool_core::store::NewArtifact;
+use spool_core::window::{WindowRequest, window_with_notes};
+use spool_core::{Preview, Result, Store, audit};
+use spool_mcp::answer::{envelope_result, items_result};
+
+/// Text past this many bytes is over any cap without counting its tokens.
+const COUNT_LIMIT: usize = 1 << 20;
+
+/// A single image, audio clip or blob past this size is named with its size.
+const LARGE_MEDIA: usize = 1 << 20;
+
+/// The call being relayed.
+pub struct Call<'a> {
+    /// The upstream's name.
+    pub server: &'a str,
+    /// The tool's name upstream.
+    pub tool: &'a str,
+    /// The tool's name as the client calls it.
+    pub exposed: &'a str,
+    pub arguments: &'a Value,
+    pub called_at: &'a str,
+    pub preview: Preview,
+    pub max_tokens: u64,
+}
+
+/// The text the model would read: text blocks and embedded text resources, in order.
+fn text_of(result: &CallToolResult) -> String {
+    let mut text = String::new();
+    for block in &result.content {
+        let piece = match block {
+            ContentBlock::Text(t) => t.text.as_str(),
+            ContentBlock::Resource(r) => match &r.resource {
+                ResourceContents::TextResourceContents { text, .. } => text.as_str(),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(piece);
+    }
+    text
+}
+
+fn over_cap(text: &str, max_tokens: u64) -> bool {
+    // A token is at least one byte.
+    if text.len() as u64 <= max_tokens {
+        return false;
+    }
+    text.len() > COUNT_LIMIT || spool_core::tokens::count(text) > max_tokens
+}
+
+/// Media blocks with their sizes, in words: `image/png, 1.2 MiB`.
+fn media_notes(result: &CallToolResult) -> Vec<String> {
+    result
+        .content
+        .iter()
+        .filter_map(|b| {
+            let (kind, mime, data) = match b {
+                ContentBlock::Image(i) => ("image", &i.mime_type, &i.data),
+                ContentBlock::Audio(a) => ("audio", &a.mime_type, &a.data),
+                _ => return None,
+            };
+            let bytes = data.len() as u64 / 4 * 3;
+            Some(format!(
+                "{kind} ({mime}, {}) passed through as the upstream sent it",
+                spool_core::render::human_bytes(bytes)
+            ))
+        })
+        .collect()
+}
+
+fn source(call: &Call<'_>) -> Source {
+    Source {
+        kind: SourceKind::Mcp,
+        desc: format!("{} {}", call.server, call.tool),
+        version: spool_core::items::mcp_version(
+            call.server,
+            call.tool,
+            call.arguments,
+            call.called_at,
+        ),
+    }
+}
+
+fn redo(call: &Call<'_>) -> NextCall {
+    NextCall {
+        tool: call.exposed.to_owned(),
+        arguments: call.arguments.as_object().cloned().unwrap_or_default(),
+    }
+}
+
+/// Makes `result` honest; records what the client receives in the audit.
+pub fn honest(store: &Store, call: &Call<'_>, result: CallToolResult, ms: u64) -> Result<CallToolResult> {
+    let result = store_large_blobs(store, call, result)?;
+    let mut text = text_of(&result);
+    if text.is_empty()
+        && let Some(structured) = &result.structured_content
+    {
+        text = serde_json::to_string_pretty(structured).unwrap_or_default();
+    }
+    if !over_cap(&text, call.max_tokens) {
+        let mut passed = result;
+        let large: Vec<String> = media_notes(&passed)
+            .into_iter()
+            .zip(passed.content.iter().filter(|b| {
+                matches!(b, ContentBlock::Image(_) | ContentBlock::Audio(_))
+            }))
+            .filter(|(_, b)| match b {
+                ContentBlock::Image(i) => i.data.len() > LARGE_MEDIA,
+                ContentBlock::Audio(a) => a.data.len() > LARGE_MEDIA,
+                _ => false,
+            })
+            .map(|(n, _)| n)
+            .collect();
+        if !large.is_empty() {
+            passed
+                .content
+                .push(ContentBlock::text(format!("[spool: {}]", large.join("; "))));
+        }
+        let recorded = audit::record_other(
+            store,
+            call.exposed,
+            call.arguments,
+            &json!({ "bytes": text.len(), "passed_through": true }),
+            true,
+            ms,
+        );
+        if let Err(e) = recorded {
+            tracing::warn!(error = %e, "could not record the answer in the audit");
+        }
+        return Ok(passed);
+    }
+    let mut new = NewArtifact::new(source(call));
+    new.redo = Some(redo(call));
+    new.preview = call.preview;
+    let whole = store.put(new, text.as_bytes())?;
+    let media = media_notes(&result);
+    let mut answer = match json_list(&text) {
+        Some(doc) => {
+            let (key, items) = find_list(&doc).unwrap_or((None, &[]));
+            let view = store_items(store, &whole, key, items)?;
+            drop(doc);
+            let mut page = item_page(store, &view.reference, PageStart::At(0), None, call.max_tokens)?;
+            page.envelope.notes.push(format!(
+                "the upstream's answer is stored whole, as it came, as {}",
+                whole.reference
+            ));
+            page.envelope.notes.extend(media.iter().cloned());
+            if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &page.envelope, ms) {
+                tracing::warn!(error = %e, "could not record the answer in the audit");
+            }
+            items_result(&page)
+        }
+        None => {
+            let reader = store.open_artifact(&whole.reference)?;
+            let envelope = window_with_notes(
+                &reader,
+                WindowRequest::Preview(Some(call.preview)),
+                call.max_tokens,
+                &media,
+            )?;
+            if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &envelope, ms) {
+                tracing::warn!(error = %e, "could not record the answer in the audit");
+            }
+            envelope_result(&envelope)
+        }
+    };
+    // Media travel as the upstream sent them, after the text.
+    answer.content.extend(
+        result
+            .content
+            .into_iter()
+            .filter(|b| matches!(b, ContentBlock::Image(_) | ContentBlock::Audio(_) | ContentBlock::ResourceLink(_))),
+    );
+    answer.is_error = result.is_error;
+    answer.meta = result.meta;
+    Ok(answer)
+}
+
+/// The document when `text` is a JSON list (or an object holding one), else `None`.
+fn json_list(text: &str) -> Option<Value> {
+    let trimmed = text.trim_start();
+    if !(trimmed.starts_with('[') || trimmed.starts_with('{')) {
+        return None;
+    }
+    let doc: Value = serde_json::from_str(text).ok()?;
+    find_list(&doc).is_some().then_some(doc)
+}
+
+/// Embedded binary resources past the size limit are stored as artifacts of their own and
+/// replaced by a line that names them.
+fn store_large_blobs(store: &Store, call: &Call<'_>, mut result: CallToolResult) -> Result<CallToolResult> {
+    for block in &mut result.content {
+        let ContentBlock::Resource(r) = block else {
+            continue;
+        };
+        let ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            ..
+        } = &r.resource
+        else {
+            continue;
+        };
+        if blob.len() as u64 <= call.max_tokens.min(LARGE_MEDIA as u64) {
+            continue;
+        }
+        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(blob) else {
+            continue;
+        };
+        let mut src = source(call);
+        src.version.insert("uri".into(), json!(uri));
+        let mut new = NewArtifact::new(src);
+        new.redo = Some(redo(call));
+        let meta = store.put(new, &bytes)?;
+        *block = ContentBlock::text(format!(
+            "[spool: the embedded resource {uri} ({}, {}) is stored as {}: read ref={} byte_offset=0 max_bytes=4096]",
+            mime_type.as_deref().unwrap_or("application/octet-stream"),
+            spool_core::render::human_bytes(bytes.len() as u64),
+            meta.reference,
+            meta.reference,
+        ));
+    }
+    Ok(result)
+}

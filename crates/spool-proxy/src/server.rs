@@ -1,0 +1,627 @@
+//! The proxy as an MCP server: upstream tools, prompts and resources relayed, lists followed
+//! through every upstream page, tool results made honest, and spool's `read`, `search` and
+//! `artifacts` beside them.
+#![expect(
+    deprecated,
+    reason = "logging and resources/subscribe are legacy methods, still relayed for legacy peers"
+)]
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
+    CompleteRequest, CompleteRequestParams, CompleteResult, GetPromptRequest,
+    GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
+    Reference, ResultType, ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest,
+    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, Tool, ToolsCapability,
+    UnsubscribeRequest, UnsubscribeRequestParams,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use spool_core::Store;
+use spool_mcp::SpoolServer;
+use spool_mcp::answer::error_result;
+
+use crate::config::ProxyConfig;
+use crate::hub::Hub;
+use crate::lazy;
+use crate::relay::{self, Call};
+use crate::upstream::{Failure, Upstream};
+use crate::ProxyError;
+
+/// spool's own tools, offered beside the upstream's.
+pub const SPOOL_TOOLS: [&str; 3] = ["read", "search", "artifacts"];
+
+/// Names an upstream tool cannot take unprefixed.
+const RESERVED: [&str; 4] = ["read", "search", "artifacts", lazy::DESCRIBE_TOOL];
+
+#[derive(Debug, Clone)]
+struct Route {
+    upstream: usize,
+    tool: String,
+}
+
+struct Inner {
+    upstreams: Vec<Arc<Upstream>>,
+    spool: SpoolServer,
+    hub: Arc<Hub>,
+    lazy: bool,
+    /// Several upstreams: every tool and prompt is prefixed by its upstream's name.
+    prefix_all: bool,
+    info: ServerConfig,
+    /// Exposed tool name -> where it goes, and the tool as fully described.
+    tools: RwLock<HashMap<String, (Route, Tool)>>,
+    prompts: RwLock<HashMap<String, Route>>,
+    resources: RwLock<HashMap<String, usize>>,
+}
+
+/// The proxy. Cheap to clone: one per HTTP session shares the upstreams and the store.
+#[derive(Clone)]
+pub struct ProxyServer {
+    inner: Arc<Inner>,
+}
+
+fn internal(message: impl Into<String>, err: Option<&spool_core::Error>) -> ErrorData {
+    ErrorData::internal_error(
+        message.into(),
+        err.and_then(|e| serde_json::to_value(e.to_wire()).ok()),
+    )
+}
+
+impl ProxyServer {
+    /// Starts every upstream (each must complete its handshake) and builds the proxy.
+    /// `spool` answers `read`, `search` and `artifacts` from the same store.
+    pub async fn start(config: ProxyConfig, spool: SpoolServer) -> Result<Self, ProxyError> {
+        config.check()?;
+        let hub = Arc::new(Hub::default());
+        let mut upstreams = Vec::new();
+        for spec in config.upstreams {
+            let name = spec.name.clone();
+            let u = Upstream::start(spec, Arc::clone(&hub))
+                .await
+                .map_err(|e| ProxyError::Start {
+                    upstream: name,
+                    cause: e.to_string(),
+                })?;
+            upstreams.push(u);
+        }
+        let prefix_all = upstreams.len() > 1;
+        let info = merged_info(&upstreams);
+        Ok(Self {
+            inner: Arc::new(Inner {
+                upstreams,
+                spool: spool.only(&SPOOL_TOOLS),
+                hub,
+                lazy: config.lazy,
+                prefix_all,
+                info,
+                tools: RwLock::new(HashMap::new()),
+                prompts: RwLock::new(HashMap::new()),
+                resources: RwLock::new(HashMap::new()),
+            }),
+        })
+    }
+
+    /// The upstreams, in configuration order.
+    pub fn upstreams(&self) -> &[Arc<Upstream>] {
+        &self.inner.upstreams
+    }
+
+    fn store(&self) -> &Arc<Store> {
+        self.inner.spool.store()
+    }
+
+    fn exposed(&self, upstream: usize, name: &str) -> String {
+        let u = &self.inner.upstreams[upstream];
+        if self.inner.prefix_all || RESERVED.contains(&name) {
+            format!("{}_{name}", u.spec.name)
+        } else {
+            name.to_owned()
+        }
+    }
+
+    /// Every tool of every upstream (all pages), as the client sees them.
+    async fn refresh_tools(&self) -> Result<Vec<Tool>, ErrorData> {
+        let mut listed = Vec::new();
+        let mut table = HashMap::new();
+        for (i, u) in self.inner.upstreams.iter().enumerate() {
+            let peer = u
+                .peer()
+                .await
+                .map_err(|e| internal(e.to_string(), Some(&e)))?;
+            let tools = match tokio::time::timeout(u.spec.timeout(), peer.list_all_tools()).await {
+                Ok(Ok(tools)) => tools,
+                Ok(Err(e)) => {
+                    return Err(internal(
+                        format!("{} could not list its tools: {e}", u.spec.describe()),
+                        None,
+                    ));
+                }
+                Err(_) => {
+                    return Err(internal(
+                        format!("{} did not list its tools in time", u.spec.describe()),
+                        None,
+                    ));
+                }
+            };
+            for tool in tools {
+                let exposed = self.exposed(i, &tool.name);
+                let full = relayed_tool(tool.clone(), &exposed);
+                table.insert(
+                    exposed,
+                    (
+                        Route {
+                            upstream: i,
+                            tool: tool.name.to_string(),
+                        },
+                        full.clone(),
+                    ),
+                );
+                listed.push(if self.inner.lazy {
+                    lazy::short(&full)
+                } else {
+                    full
+                });
+            }
+        }
+        if let Ok(mut t) = self.inner.tools.write() {
+            *t = table;
+        }
+        Ok(listed)
+    }
+
+    async fn route(&self, name: &str) -> Result<(Route, Tool), ErrorData> {
+        let known = |s: &Self| {
+            s.inner
+                .tools
+                .read()
+                .ok()
+                .and_then(|t| t.get(name).cloned())
+        };
+        if let Some(found) = known(self) {
+            return Ok(found);
+        }
+        self.refresh_tools().await?;
+        known(self).ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!("unknown tool `{name}`: it is not one of the tools `tools/list` lists"),
+                None,
+            )
+        })
+    }
+
+    async fn send(
+        &self,
+        upstream: usize,
+        request: ClientRequest,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<ServerResult, Failure> {
+        let progress = ctx
+            .meta
+            .get_progress_token()
+            .map(|t| (ctx.peer.clone(), t));
+        self.inner.upstreams[upstream]
+            .request(request, &ctx.ct, progress)
+            .await
+    }
+
+    /// Relays a request that is not a tool call: upstream errors pass through as they are.
+    async fn forward(
+        &self,
+        upstream: usize,
+        request: ClientRequest,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        match self.send(upstream, request, ctx).await {
+            Ok(r) => Ok(r),
+            Err(Failure::Upstream(e)) => Err(e),
+            Err(Failure::Down(e)) => Err(internal(e.to_string(), Some(&e))),
+            Err(Failure::Cancelled) => Err(internal("cancelled by the client", None)),
+        }
+    }
+
+    async fn call_upstream(
+        &self,
+        name: &str,
+        request: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (route, _) = self.route(name).await?;
+        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+        let mut params = CallToolRequestParams::new(route.tool.clone());
+        params.arguments = request.arguments;
+        let called_at = spool_core::clock::rfc3339(spool_core::clock::now_ms());
+        let started = Instant::now();
+        let outcome = self
+            .send(
+                route.upstream,
+                ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+                &ctx,
+            )
+            .await;
+        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let result = match outcome {
+            Ok(ServerResult::CallToolResult(r)) => r,
+            Ok(ServerResult::EmptyResult(_)) => CallToolResult::success(Vec::new()),
+            Ok(_) => {
+                return Err(internal(
+                    format!("the upstream answered `{name}` with something that is not a tool result"),
+                    None,
+                ));
+            }
+            // An upstream that is down or timed out is a tool error the model can act on.
+            Err(Failure::Down(err)) => {
+                return Ok(CallToolResponse::Complete(error_result(
+                    self.store(),
+                    name,
+                    &arguments,
+                    &err,
+                    ms,
+                )));
+            }
+            Err(Failure::Upstream(e)) => return Err(e),
+            Err(Failure::Cancelled) => return Err(internal("cancelled by the client", None)),
+        };
+        let upstream = &self.inner.upstreams[route.upstream];
+        let server = upstream.spec.name.clone();
+        let preview = upstream.spec.preview_for(&route.tool);
+        let store = Arc::clone(self.store());
+        let max_tokens = self.inner.spool.settings().max_tokens;
+        let exposed = name.to_owned();
+        let honest = tokio::task::spawn_blocking(move || {
+            let call = Call {
+                server: &server,
+                tool: &route.tool,
+                exposed: &exposed,
+                arguments: &arguments,
+                called_at: &called_at,
+                preview,
+                max_tokens,
+            };
+            match relay::honest(&store, &call, result, ms) {
+                Ok(r) => r,
+                Err(e) => error_result(&store, &exposed, &arguments, &e, ms),
+            }
+        })
+        .await
+        .map_err(|e| internal(format!("relaying the result failed: {e}"), None))?;
+        let mut honest = honest;
+        honest.result_type.get_or_insert(ResultType::COMPLETE);
+        Ok(CallToolResponse::Complete(honest))
+    }
+
+    fn owner_of_uri(&self, uri: &str) -> Option<usize> {
+        self.inner
+            .resources
+            .read()
+            .ok()
+            .and_then(|r| r.get(uri).copied())
+            .or_else(|| (self.inner.upstreams.len() == 1).then_some(0))
+    }
+
+    fn prompt_route(&self, name: &str) -> Result<Route, ErrorData> {
+        if !self.inner.prefix_all {
+            return Ok(Route {
+                upstream: 0,
+                tool: name.to_owned(),
+            });
+        }
+        self.inner
+            .prompts
+            .read()
+            .ok()
+            .and_then(|p| p.get(name).cloned())
+            .or_else(|| {
+                self.inner.upstreams.iter().enumerate().find_map(|(i, u)| {
+                    name.strip_prefix(&format!("{}_", u.spec.name))
+                        .map(|rest| Route {
+                            upstream: i,
+                            tool: rest.to_owned(),
+                        })
+                })
+            })
+            .ok_or_else(|| ErrorData::invalid_params(format!("unknown prompt `{name}`"), None))
+    }
+}
+
+/// The tool as the client sees it: renamed, its output schema admitting spool's envelope (a
+/// too-large answer) and error, and its answers' size told to hosts that cap them.
+fn relayed_tool(mut tool: Tool, exposed: &str) -> Tool {
+    tool.name = exposed.to_owned().into();
+    if let Some(schema) = &tool.output_schema {
+        let wrapped = json!({
+            "type": "object",
+            "anyOf": [
+                Value::Object((**schema).clone()),
+                spool_mcp::schema::envelope_shape(),
+                spool_mcp::schema::error_schema(),
+            ]
+        });
+        tool.output_schema = wrapped.as_object().cloned().map(Arc::new);
+    }
+    let mut meta = tool.meta.take().unwrap_or_default();
+    for (k, v) in spool_mcp::schema::tool_meta().iter() {
+        meta.insert(k.clone(), v.clone());
+    }
+    tool.meta = Some(meta);
+    tool
+}
+
+/// The upstreams' capabilities together: what any of them offers, the proxy relays.
+fn merged_info(upstreams: &[Arc<Upstream>]) -> ServerConfig {
+    let infos: Vec<_> = upstreams.iter().filter_map(|u| u.info()).collect();
+    let mut caps = ServerCapabilities::default();
+    for i in &infos {
+        let c = &i.capabilities;
+        if caps.resources.is_none() {
+            caps.resources.clone_from(&c.resources);
+        }
+        if caps.prompts.is_none() {
+            caps.prompts.clone_from(&c.prompts);
+        }
+        if caps.logging.is_none() {
+            caps.logging.clone_from(&c.logging);
+        }
+        if caps.completions.is_none() {
+            caps.completions.clone_from(&c.completions);
+        }
+        if caps.experimental.is_none() {
+            caps.experimental.clone_from(&c.experimental);
+        }
+    }
+    let mut tools = ToolsCapability::default();
+    tools.list_changed = Some(true);
+    caps.tools = Some(tools);
+    let (name, version) = match (upstreams.len(), infos.first().and_then(|i| i.server_info.clone())) {
+        (1, Some(s)) => (s.name, s.version),
+        _ => ("spool-wrap".to_owned(), env!("CARGO_PKG_VERSION").to_owned()),
+    };
+    let mut instructions: Vec<String> = infos
+        .iter()
+        .filter_map(|i| i.instructions.clone())
+        .collect();
+    instructions.push(crate::PROXY_INSTRUCTIONS.to_owned());
+    ServerConfig::new(caps)
+        .with_server_info(Implementation::new(name, version))
+        .with_instructions(instructions.join("\n\n"))
+}
+
+impl ServerHandler for ProxyServer {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.info.clone()
+    }
+
+    async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
+        self.inner.hub.add_client(ctx.peer.clone());
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut tools = self.refresh_tools().await?;
+        tools.extend(self.inner.spool.tools());
+        if self.inner.lazy {
+            tools.push(lazy::describe_tool());
+        }
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if SPOOL_TOOLS.contains(&name.as_str()) {
+            return self.inner.spool.call_tool(request, ctx).await;
+        }
+        if self.inner.lazy && name == lazy::DESCRIBE_TOOL {
+            let wanted = request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let found = self.route(&wanted).await.ok().map(|(_, t)| t);
+            return Ok(CallToolResponse::Complete(lazy::describe(&wanted, found.as_ref())));
+        }
+        self.call_upstream(&name, request, ctx).await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let mut all = Vec::new();
+        let mut table = HashMap::new();
+        for (i, u) in self.inner.upstreams.iter().enumerate() {
+            if u.info().is_some_and(|inf| inf.capabilities.prompts.is_none()) {
+                continue;
+            }
+            let peer = u.peer().await.map_err(|e| internal(e.to_string(), Some(&e)))?;
+            let prompts = tokio::time::timeout(u.spec.timeout(), peer.list_all_prompts())
+                .await
+                .map_err(|_| internal(format!("{} did not list its prompts in time", u.spec.describe()), None))?
+                .map_err(|e| internal(format!("{} could not list its prompts: {e}", u.spec.describe()), None))?;
+            for mut p in prompts {
+                let exposed = if self.inner.prefix_all {
+                    format!("{}_{}", u.spec.name, p.name)
+                } else {
+                    p.name.clone()
+                };
+                table.insert(exposed.clone(), Route { upstream: i, tool: p.name.clone() });
+                p.name = exposed;
+                all.push(p);
+            }
+        }
+        if let Ok(mut p) = self.inner.prompts.write() {
+            *p = table;
+        }
+        Ok(ListPromptsResult::with_all_items(all))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let route = self.prompt_route(&request.name)?;
+        let mut params = request;
+        params.name = route.tool;
+        params.meta = None;
+        match self
+            .forward(route.upstream, ClientRequest::GetPromptRequest(GetPromptRequest::new(params)), &ctx)
+            .await?
+        {
+            ServerResult::GetPromptResult(r) => Ok(GetPromptResponse::from(r)),
+            _ => Err(internal("the upstream answered prompts/get with something else", None)),
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let mut all = Vec::new();
+        let mut owners = HashMap::new();
+        for (i, u) in self.inner.upstreams.iter().enumerate() {
+            if u.info().is_some_and(|inf| inf.capabilities.resources.is_none()) {
+                continue;
+            }
+            let peer = u.peer().await.map_err(|e| internal(e.to_string(), Some(&e)))?;
+            let resources = tokio::time::timeout(u.spec.timeout(), peer.list_all_resources())
+                .await
+                .map_err(|_| internal(format!("{} did not list its resources in time", u.spec.describe()), None))?
+                .map_err(|e| internal(format!("{} could not list its resources: {e}", u.spec.describe()), None))?;
+            for r in resources {
+                owners.insert(r.uri.clone(), i);
+                all.push(r);
+            }
+        }
+        if let Ok(mut o) = self.inner.resources.write() {
+            *o = owners;
+        }
+        Ok(ListResourcesResult::with_all_items(all))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let mut all = Vec::new();
+        for u in &self.inner.upstreams {
+            if u.info().is_some_and(|inf| inf.capabilities.resources.is_none()) {
+                continue;
+            }
+            let peer = u.peer().await.map_err(|e| internal(e.to_string(), Some(&e)))?;
+            let templates = tokio::time::timeout(u.spec.timeout(), peer.list_all_resource_templates())
+                .await
+                .map_err(|_| internal(format!("{} did not list its resource templates in time", u.spec.describe()), None))?
+                .map_err(|e| internal(format!("{} could not list its resource templates: {e}", u.spec.describe()), None))?;
+            all.extend(templates);
+        }
+        Ok(ListResourceTemplatesResult::with_all_items(all))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let mut params = request;
+        params.meta = None;
+        let candidates: Vec<usize> = match self.owner_of_uri(&params.uri) {
+            Some(i) => vec![i],
+            None => (0..self.inner.upstreams.len()).collect(),
+        };
+        let mut last = None;
+        for i in candidates {
+            let req = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params.clone()));
+            match self.forward(i, req, &ctx).await {
+                Ok(ServerResult::ReadResourceResult(r)) => return Ok(ReadResourceResponse::from(r)),
+                Ok(_) => last = Some(internal("the upstream answered resources/read with something else", None)),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| ErrorData::resource_not_found(format!("no upstream has `{}`", params.uri), None)))
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let i = self.owner_of_uri(&request.uri).unwrap_or(0);
+        let mut params = request;
+        params.meta = None;
+        self.forward(i, ClientRequest::SubscribeRequest(SubscribeRequest::new(params)), &ctx)
+            .await
+            .map(|_| ())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let i = self.owner_of_uri(&request.uri).unwrap_or(0);
+        let mut params = request;
+        params.meta = None;
+        self.forward(i, ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(params)), &ctx)
+            .await
+            .map(|_| ())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let mut params = request;
+        params.meta = None;
+        let upstream = match &mut params.r#ref {
+            Reference::Prompt(p) => {
+                let route = self.prompt_route(&p.name)?;
+                p.name = route.tool;
+                route.upstream
+            }
+            Reference::Resource(r) => self.owner_of_uri(&r.uri).unwrap_or(0),
+            _ => 0,
+        };
+        match self
+            .forward(upstream, ClientRequest::CompleteRequest(CompleteRequest::new(params)), &ctx)
+            .await?
+        {
+            ServerResult::CompleteResult(r) => Ok(r),
+            _ => Err(internal("the upstream answered completion/complete with something else", None)),
+        }
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        for (i, u) in self.inner.upstreams.iter().enumerate() {
+            if u.info().is_some_and(|inf| inf.capabilities.logging.is_none()) {
+                continue;
+            }
+            let mut params = request.clone();
+            params.meta = None;
+            self.forward(i, ClientRequest::SetLevelRequest(SetLevelRequest::new(params)), &ctx)
+                .await?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,328 @@
+//! One upstream MCP server: started (or connected) on demand, restarted on the next request
+//! after it crashed or hung, its requests bounded in time, cancellable, and with their progress
+//! routed back to the client that asked.
+#![expect(deprecated, reason = "upstream log messages are a legacy notification, still relayed")]
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientCapabilities, ClientInfo, ClientRequest, Implementation, LoggingMessageNotificationParam,
+    PingRequest, ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam,
+    ServerPeerInfo, ServerResult,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer, ServiceExt};
+use tokio::io::AsyncBufReadExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{Transport, UpstreamSpec};
+use crate::hub::{Broadcast, Hub};
+
+/// Last lines of an upstream's stderr kept to explain a crash.
+const STDERR_TAIL: usize = 20;
+
+/// Why a request to an upstream did not produce a result.
+#[derive(Debug)]
+pub enum Failure {
+    /// The upstream answered with a JSON-RPC error: relayed as it is.
+    Upstream(ErrorData),
+    /// The upstream is down or did not answer in time.
+    Down(spool_core::Error),
+    /// The client cancelled the request.
+    Cancelled,
+}
+
+/// Receives what an upstream sends on its own: notifications go to the hub.
+#[derive(Clone)]
+pub struct UpstreamClient {
+    hub: Arc<Hub>,
+}
+
+impl ClientHandler for UpstreamClient {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
+        self.hub.progress(params).await;
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
+        self.hub.broadcast(Broadcast::Log(params)).await;
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
+        self.hub.broadcast(Broadcast::ResourceUpdated(params)).await;
+    }
+
+    async fn on_resource_list_changed(&self, _ctx: NotificationContext<RoleClient>) {
+        self.hub.broadcast(Broadcast::ResourcesChanged).await;
+    }
+
+    async fn on_tool_list_changed(&self, _ctx: NotificationContext<RoleClient>) {
+        self.hub.broadcast(Broadcast::ToolsChanged).await;
+    }
+
+    async fn on_prompt_list_changed(&self, _ctx: NotificationContext<RoleClient>) {
+        self.hub.broadcast(Broadcast::PromptsChanged).await;
+    }
+
+    fn get_info(&self) -> ClientInfo {
+        ClientInfo::new(
+            ClientCapabilities::default(),
+            Implementation::new("spool-wrap", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+struct Connection {
+    service: RunningService<RoleClient, UpstreamClient>,
+    /// A request timed out: check the upstream answers before trusting it again.
+    suspect: bool,
+}
+
+pub struct Upstream {
+    pub spec: UpstreamSpec,
+    transport: Transport,
+    hub: Arc<Hub>,
+    connection: tokio::sync::Mutex<Option<Connection>>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    info: RwLock<Option<ServerPeerInfo>>,
+    starts: AtomicU64,
+}
+
+impl Upstream {
+    /// Starts the upstream and completes the MCP handshake.
+    pub async fn start(spec: UpstreamSpec, hub: Arc<Hub>) -> Result<Arc<Self>, spool_core::Error> {
+        let transport = spec.transport().map_err(|e| spool_core::Error::InvalidArgument {
+            message: e.to_string(),
+            hint: None,
+        })?;
+        let upstream = Arc::new(Self {
+            spec,
+            transport,
+            hub,
+            connection: tokio::sync::Mutex::new(None),
+            stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
+            info: RwLock::new(None),
+            starts: AtomicU64::new(0),
+        });
+        upstream.peer().await?;
+        Ok(upstream)
+    }
+
+    /// What the upstream said about itself in the handshake.
+    pub fn info(&self) -> Option<ServerPeerInfo> {
+        self.info.read().ok().and_then(|i| i.clone())
+    }
+
+    /// How many times it was started (1 unless it crashed or hung).
+    pub fn starts(&self) -> u64 {
+        self.starts.load(Ordering::SeqCst)
+    }
+
+    fn down(&self, cause: impl Into<String>) -> spool_core::Error {
+        let mut cause = cause.into();
+        let tail: Vec<String> = self
+            .stderr_tail
+            .lock()
+            .map(|t| t.iter().cloned().collect())
+            .unwrap_or_default();
+        if !tail.is_empty() {
+            cause.push_str("; its last stderr lines: ");
+            cause.push_str(&tail.join(" | "));
+        }
+        spool_core::Error::UpstreamUnavailable {
+            what: self.spec.describe(),
+            cause,
+            hint: "spool starts it again on the next call; artifacts already stored stay readable with `read` and `search`".into(),
+        }
+    }
+
+    /// A live connection: the current one, or a new one when the old one died or hangs.
+    pub async fn peer(&self) -> Result<Peer<RoleClient>, spool_core::Error> {
+        let mut guard = self.connection.lock().await;
+        if let Some(conn) = guard.as_mut()
+            && !conn.service.is_closed()
+            && !conn.service.peer().is_transport_closed()
+        {
+            if !conn.suspect {
+                return Ok(conn.service.peer().clone());
+            }
+            // Any answer to a ping, even an error, shows it is listening again.
+            let ping = conn
+                .service
+                .peer()
+                .send_request(ClientRequest::PingRequest(PingRequest::default()));
+            match tokio::time::timeout(Duration::from_secs(2), ping).await {
+                Ok(Ok(_) | Err(ServiceError::McpError(_))) => {
+                    conn.suspect = false;
+                    return Ok(conn.service.peer().clone());
+                }
+                _ => tracing::warn!(upstream = %self.spec.name, "upstream does not answer; restarting it"),
+            }
+        }
+        if let Some(old) = guard.take() {
+            // Dropping the service kills a child process.
+            old.service.cancellation_token().cancel();
+        }
+        let conn = self.connect().await?;
+        let peer = conn.service.peer().clone();
+        *guard = Some(conn);
+        Ok(peer)
+    }
+
+    async fn connect(&self) -> Result<Connection, spool_core::Error> {
+        let client = UpstreamClient {
+            hub: Arc::clone(&self.hub),
+        };
+        let timeout = self.spec.timeout();
+        let service = match &self.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env);
+                if let Some(dir) = cwd {
+                    cmd.current_dir(dir);
+                }
+                let (transport, stderr) = TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .map_err(|e| self.down(format!("cannot start `{command}`: {e}")))?;
+                if let Some(stderr) = stderr {
+                    self.keep_stderr(stderr);
+                }
+                tokio::time::timeout(timeout, client.serve(transport)).await
+            }
+            Transport::Http { url, bearer } => {
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                let http = reqwest::Client::builder()
+                    .build()
+                    .map_err(|e| self.down(format!("cannot make an HTTP client: {e}")))?;
+                let mut config =
+                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                        url.as_str(),
+                    );
+                if let Some(token) = bearer {
+                    config = config.auth_header(token.clone());
+                }
+                let transport =
+                    rmcp::transport::StreamableHttpClientTransport::with_client(http, config);
+                tokio::time::timeout(timeout, client.serve(transport)).await
+            }
+        };
+        let service = match service {
+            Ok(Ok(service)) => service,
+            Ok(Err(e)) => return Err(self.down(format!("the MCP handshake failed: {e}"))),
+            Err(_) => {
+                return Err(self.down(format!(
+                    "it did not complete the MCP handshake within {} s",
+                    timeout.as_secs_f64()
+                )));
+            }
+        };
+        if let Ok(mut info) = self.info.write() {
+            *info = service.peer().peer_info().map(|i| (*i).clone());
+        }
+        self.starts.fetch_add(1, Ordering::SeqCst);
+        Ok(Connection {
+            service,
+            suspect: false,
+        })
+    }
+
+    /// Copies the upstream's stderr to ours, keeping its last lines to explain a crash.
+    fn keep_stderr(&self, stderr: tokio::process::ChildStderr) {
+        let tail = Arc::clone(&self.stderr_tail);
+        if let Ok(mut t) = tail.lock() {
+            t.clear();
+        }
+        let name = self.spec.name.clone();
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::info!(upstream = %name, "{line}");
+                if let Ok(mut t) = tail.lock() {
+                    if t.len() == STDERR_TAIL {
+                        t.pop_front();
+                    }
+                    t.push_back(line);
+                }
+            }
+        });
+    }
+
+    /// Sends `request`, waiting at most the upstream's timeout; `ct` cancels it upstream too.
+    pub async fn request(
+        &self,
+        request: ClientRequest,
+        ct: &CancellationToken,
+        progress: Option<(Peer<RoleServer>, ProgressToken)>,
+    ) -> Result<ServerResult, Failure> {
+        let peer = self.peer().await.map_err(Failure::Down)?;
+        let mut handle = match peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(h) => h,
+            Err(e) => return Err(Failure::Down(self.down(e.to_string()))),
+        };
+        let token = handle.progress_token.clone();
+        if let Some((client, asked)) = progress {
+            self.hub.route_progress(token.clone(), client, asked);
+        }
+        let timeout = self.spec.timeout();
+        let outcome = tokio::select! {
+            r = &mut handle.rx => Some(r),
+            () = tokio::time::sleep(timeout) => None,
+            () = ct.cancelled() => {
+                self.hub.end_progress(&token);
+                let _ = handle.cancel(Some("cancelled by the client".into())).await;
+                return Err(Failure::Cancelled);
+            }
+        };
+        self.hub.end_progress(&token);
+        match outcome {
+            Some(Ok(Ok(result))) => Ok(result),
+            Some(Ok(Err(ServiceError::McpError(e)))) => Err(Failure::Upstream(e)),
+            Some(Ok(Err(e))) => Err(Failure::Down(self.down(format!(
+                "the connection failed during the request ({e})"
+            )))),
+            Some(Err(_)) => Err(Failure::Down(self.down(
+                "the connection closed during the request (the server exited or closed its output)",
+            ))),
+            None => {
+                let _ = handle
+                    .cancel(Some(format!(
+                        "spool: no answer within {} s",
+                        timeout.as_secs_f64()
+                    )))
+                    .await;
+                if let Some(conn) = self.connection.lock().await.as_mut() {
+                    conn.suspect = true;
+                }
+                Err(Failure::Down(spool_core::Error::UpstreamTimeout {
+                    what: self.spec.describe(),
+                    seconds: timeout.as_secs_f64(),
+                    hint: "the request was cancelled upstream; call again (spool restarts the server if it still does not answer), or raise `timeout_s`".into(),
+                }))
+            }
+        }
+    }
+}
