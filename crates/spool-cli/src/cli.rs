@@ -44,6 +44,8 @@ pub enum Command {
     Ls(LsArgs),
     /// Serve the tools over MCP: stdio by default, Streamable HTTP with --http.
     Serve(ServeArgs),
+    /// Relay another MCP server, making its large answers honest: `spool wrap -- CMD ARGS...`.
+    Wrap(WrapArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -201,6 +203,40 @@ pub struct ServeArgs {
     /// Require `Authorization: Bearer TOKEN` on HTTP requests.
     #[arg(long, env = "SPOOL_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct WrapArgs {
+    /// The upstream server's name: in answers, and as its tools' prefix when several are wrapped.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Connect to a Streamable HTTP upstream at this URL instead of running a command.
+    #[arg(long, conflicts_with = "config")]
+    pub url: Option<String>,
+    /// Wrap the upstreams listed in this file (`spool.toml`; see the README).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// How long one upstream request may take, in seconds.
+    #[arg(long, value_name = "S")]
+    pub timeout: Option<f64>,
+    /// Preview of a tool's too-large answer: `TOOL=head`, `tail` or `head_tail` (repeatable).
+    #[arg(long = "preview", value_name = "TOOL=POLICY")]
+    pub previews: Vec<String>,
+    /// List each upstream tool as its name and one line, plus `describe_tool`.
+    #[arg(long)]
+    pub lazy: bool,
+    /// Serve Streamable HTTP at this address instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Require `Authorization: Bearer TOKEN` on HTTP requests.
+    #[arg(long, env = "SPOOL_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Answer cap, in tokens: larger upstream answers are stored and shown in part.
+    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u64,
+    /// The upstream command and its arguments (after `--`).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ mod read;
 mod run;
 mod search;
 mod serve;
+mod wrap;
 
 use spool_core::{Error, Store};
 
@@ -23,7 +24,7 @@ pub fn wants_json(cmd: &Command) -> bool {
         Command::Artifacts(a) => a.common.json,
         Command::Audit(a) => a.common.json,
         Command::Gc(a) => a.common.json,
-        Command::Serve(_) => false,
+        Command::Serve(_) | Command::Wrap(_) => false,
         Command::Ls(a) => a.common.json,
     }
 }
@@ -38,6 +39,7 @@ pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error
         Command::Audit(a) => audit::audit(store, &a),
         Command::Gc(a) => gc::gc(store, &a),
         Command::Serve(a) => serve::serve(std::sync::Arc::clone(store), &a),
+        Command::Wrap(a) => wrap::wrap(std::sync::Arc::clone(store), &a),
         Command::Ls(a) => ls::ls(store, &a),
     }
 }

@@ -137,25 +137,36 @@ pub fn item_page(
     }
     let reader = store.open_artifact(reference)?;
     let meta = reader.meta().clone();
-    if meta.source.version.get("view_of").is_none()
-        || !meta.source.version.contains_key("items_at")
+    if meta.source.version.get("view_of").is_none() || !meta.source.version.contains_key("items_at")
     {
         return Err(Error::invalid(
             format!("`{reference}` is not a list of items: it has no item cursor"),
-            Some(format!("read `{reference}` by lines, e.g. read ref={reference} line=1")),
+            Some(format!(
+                "read `{reference}` by lines, e.g. read ref={reference} line=1"
+            )),
         ));
     }
     let total = meta.lines;
     if at > total {
         return Err(Error::invalid(
             format!("no items at this position: item {at} is past the end (total {total})"),
-            Some(format!("read ref={reference} from the first page, without `cursor`")),
+            Some(format!(
+                "read ref={reference} from the first page, without `cursor`"
+            )),
         ));
     }
     let wanted = limit.unwrap_or(ITEMS_MAX_PAGE);
     let mut budget = max_tokens.saturating_sub(BANNER_RESERVE).max(1);
     loop {
-        let page = fill(store, &reader, at, wanted, budget, max_tokens, limit.is_some())?;
+        let page = fill(
+            store,
+            &reader,
+            at,
+            wanted,
+            budget,
+            max_tokens,
+            limit.is_some(),
+        )?;
         let text = render::item_page_text(&page, Dialect::Mcp);
         let used = crate::tokens::count(&text);
         if used <= max_tokens || page.items.is_empty() {
@@ -240,7 +251,9 @@ fn fill(
     }
     let complete = at == 0 && !has_more;
     if !complete {
-        notes.push("the list is stored one item per line: a search hit on line N is item N-1".into());
+        notes.push(
+            "the list is stored one item per line: a search hit on line N is item N-1".into(),
+        );
         next.push(NextCall::new(
             "search",
             [("ref", json!(reference)), ("pattern", json!("<regex>"))],
@@ -334,7 +347,12 @@ pub fn structured(page: &ItemPage) -> Value {
 }
 
 /// The version fields of an upstream MCP result: server, tool, arguments and call time.
-pub fn mcp_version(server: &str, tool: &str, arguments: &Value, called_at: &str) -> Map<String, Value> {
+pub fn mcp_version(
+    server: &str,
+    tool: &str,
+    arguments: &Value,
+    called_at: &str,
+) -> Map<String, Value> {
     let mut v = Map::new();
     v.insert("server".into(), json!(server));
     v.insert("tool".into(), json!(tool));

@@ -425,7 +425,8 @@ impl Inner {
         if let Some(cursor) = &p.cursor {
             let Some(reference) = p.reference.as_deref().filter(|_| p.path.is_none()) else {
                 return Err(Error::InvalidArgument {
-                    message: "`cursor` continues a list of items: give it with the list's `ref`".into(),
+                    message: "`cursor` continues a list of items: give it with the list's `ref`"
+                        .into(),
                     hint: Some("pass the `ref` and `next_cursor` of the previous page".into()),
                 });
             };

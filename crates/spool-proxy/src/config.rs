@@ -185,9 +185,8 @@ pub fn sanitize_name(s: &str) -> String {
 impl ProxyConfig {
     /// Reads and checks `spool.toml`.
     pub fn load(path: &Path) -> Result<Self, ProxyError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            ProxyError::Config(format!("cannot read `{}`: {e}", path.display()))
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ProxyError::Config(format!("cannot read `{}`: {e}", path.display())))?;
         let config: Self = toml::from_str(&text)
             .map_err(|e| ProxyError::Config(format!("`{}`: {e}", path.display())))?;
         config.check()?;

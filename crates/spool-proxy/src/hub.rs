@@ -1,6 +1,9 @@
 //! Where upstream notifications go: progress to the client whose request it is about, the rest
 //! (logs, list changes, resource updates) to every connected client.
-#![expect(deprecated, reason = "upstream log messages are a legacy notification, still relayed")]
+#![expect(
+    deprecated,
+    reason = "upstream log messages are a legacy notification, still relayed"
+)]
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -67,11 +70,8 @@ impl Hub {
     }
 
     pub async fn broadcast(&self, what: Broadcast) {
-        let clients: Vec<Peer<RoleServer>> = self
-            .clients
-            .lock()
-            .map(|c| c.clone())
-            .unwrap_or_default();
+        let clients: Vec<Peer<RoleServer>> =
+            self.clients.lock().map(|c| c.clone()).unwrap_or_default();
         for peer in clients.iter().filter(|p| !p.is_transport_closed()) {
             let _ = match &what {
                 Broadcast::Log(p) => peer.notify_logging_message(p.clone()).await,

@@ -31,7 +31,11 @@ pub fn short(full: &Tool) -> Tool {
         first.to_owned()
     };
     t.description = Some(
-        format!("{line} [arguments: call {DESCRIBE_TOOL} name={}]", full.name).into(),
+        format!(
+            "{line} [arguments: call {DESCRIBE_TOOL} name={}]",
+            full.name
+        )
+        .into(),
     );
     t.input_schema = object(&json!({ "type": "object", "additionalProperties": true }));
     t.output_schema = None;

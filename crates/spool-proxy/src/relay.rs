@@ -7,7 +7,7 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Value, json};
 use spool_core::envelope::{NextCall, Source, SourceKind};
 use spool_core::items::{PageStart, find_list, item_page, store_items};
-use spool_core::store::NewArtifact;
+use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::window::{WindowRequest, window_with_notes};
 use spool_core::{Preview, Result, Store, audit};
 use spool_mcp::answer::{envelope_result, items_result};
@@ -101,7 +101,12 @@ fn redo(call: &Call<'_>) -> NextCall {
 }
 
 /// Makes `result` honest; records what the client receives in the audit.
-pub fn honest(store: &Store, call: &Call<'_>, result: CallToolResult, ms: u64) -> Result<CallToolResult> {
+pub fn honest(
+    store: &Store,
+    call: &Call<'_>,
+    result: CallToolResult,
+    ms: u64,
+) -> Result<CallToolResult> {
     let result = store_large_blobs(store, call, result)?;
     let mut text = text_of(&result);
     if text.is_empty()
@@ -113,9 +118,12 @@ pub fn honest(store: &Store, call: &Call<'_>, result: CallToolResult, ms: u64) -
         let mut passed = result;
         let large: Vec<String> = media_notes(&passed)
             .into_iter()
-            .zip(passed.content.iter().filter(|b| {
-                matches!(b, ContentBlock::Image(_) | ContentBlock::Audio(_))
-            }))
+            .zip(
+                passed
+                    .content
+                    .iter()
+                    .filter(|b| matches!(b, ContentBlock::Image(_) | ContentBlock::Audio(_))),
+            )
             .filter(|(_, b)| match b {
                 ContentBlock::Image(i) => i.data.len() > LARGE_MEDIA,
                 ContentBlock::Audio(a) => a.data.len() > LARGE_MEDIA,
@@ -147,45 +155,72 @@ pub fn honest(store: &Store, call: &Call<'_>, result: CallToolResult, ms: u64) -
     let whole = store.put(new, text.as_bytes())?;
     let media = media_notes(&result);
     let mut answer = match json_list(&text) {
-        Some(doc) => {
-            let (key, items) = find_list(&doc).unwrap_or((None, &[]));
-            let view = store_items(store, &whole, key, items)?;
-            drop(doc);
-            let mut page = item_page(store, &view.reference, PageStart::At(0), None, call.max_tokens)?;
-            page.envelope.notes.push(format!(
-                "the upstream's answer is stored whole, as it came, as {}",
-                whole.reference
-            ));
-            page.envelope.notes.extend(media.iter().cloned());
-            if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &page.envelope, ms) {
-                tracing::warn!(error = %e, "could not record the answer in the audit");
-            }
-            items_result(&page)
-        }
-        None => {
-            let reader = store.open_artifact(&whole.reference)?;
-            let envelope = window_with_notes(
-                &reader,
-                WindowRequest::Preview(Some(call.preview)),
-                call.max_tokens,
-                &media,
-            )?;
-            if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &envelope, ms) {
-                tracing::warn!(error = %e, "could not record the answer in the audit");
-            }
-            envelope_result(&envelope)
-        }
+        Some(doc) => items_answer(store, call, &whole, &doc, &media, ms)?,
+        None => window_answer(store, call, &whole, &media, ms)?,
     };
     // Media travel as the upstream sent them, after the text.
-    answer.content.extend(
-        result
-            .content
-            .into_iter()
-            .filter(|b| matches!(b, ContentBlock::Image(_) | ContentBlock::Audio(_) | ContentBlock::ResourceLink(_))),
-    );
+    answer
+        .content
+        .extend(result.content.into_iter().filter(|b| {
+            matches!(
+                b,
+                ContentBlock::Image(_) | ContentBlock::Audio(_) | ContentBlock::ResourceLink(_)
+            )
+        }));
     answer.is_error = result.is_error;
     answer.meta = result.meta;
     Ok(answer)
+}
+
+/// The first page of the list in `doc`, stored as an item view of `whole`.
+fn items_answer(
+    store: &Store,
+    call: &Call<'_>,
+    whole: &ArtifactMeta,
+    doc: &Value,
+    media: &[String],
+    ms: u64,
+) -> Result<CallToolResult> {
+    let (key, items) = find_list(doc).unwrap_or((None, &[]));
+    let view = store_items(store, whole, key, items)?;
+    let mut page = item_page(
+        store,
+        &view.reference,
+        PageStart::At(0),
+        None,
+        call.max_tokens,
+    )?;
+    page.envelope.notes.push(format!(
+        "the upstream's answer is stored whole, as it came, as {}",
+        whole.reference
+    ));
+    page.envelope.notes.extend(media.iter().cloned());
+    if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &page.envelope, ms)
+    {
+        tracing::warn!(error = %e, "could not record the answer in the audit");
+    }
+    Ok(items_result(&page))
+}
+
+/// The preview of `whole` by the tool's policy.
+fn window_answer(
+    store: &Store,
+    call: &Call<'_>,
+    whole: &ArtifactMeta,
+    media: &[String],
+    ms: u64,
+) -> Result<CallToolResult> {
+    let reader = store.open_artifact(&whole.reference)?;
+    let envelope = window_with_notes(
+        &reader,
+        WindowRequest::Preview(Some(call.preview)),
+        call.max_tokens,
+        media,
+    )?;
+    if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &envelope, ms) {
+        tracing::warn!(error = %e, "could not record the answer in the audit");
+    }
+    Ok(envelope_result(&envelope))
 }
 
 /// The document when `text` is a JSON list (or an object holding one), else `None`.
@@ -200,7 +235,11 @@ fn json_list(text: &str) -> Option<Value> {
 
 /// Embedded binary resources past the size limit are stored as artifacts of their own and
 /// replaced by a line that names them.
-fn store_large_blobs(store: &Store, call: &Call<'_>, mut result: CallToolResult) -> Result<CallToolResult> {
+fn store_large_blobs(
+    store: &Store,
+    call: &Call<'_>,
+    mut result: CallToolResult,
+) -> Result<CallToolResult> {
     for block in &mut result.content {
         let ContentBlock::Resource(r) = block else {
             continue;

@@ -13,12 +13,12 @@ use std::time::Instant;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
     CompleteRequest, CompleteRequestParams, CompleteResult, GetPromptRequest,
-    GetPromptRequestParams, GetPromptResponse, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
-    Reference, ResultType, ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest,
-    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, Tool, ToolsCapability,
-    UnsubscribeRequest, UnsubscribeRequestParams,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference, ResultType,
+    ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams,
+    SubscribeRequest, SubscribeRequestParams, Tool, ToolsCapability, UnsubscribeRequest,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -27,12 +27,12 @@ use spool_core::Store;
 use spool_mcp::SpoolServer;
 use spool_mcp::answer::error_result;
 
+use crate::ProxyError;
 use crate::config::ProxyConfig;
 use crate::hub::Hub;
 use crate::lazy;
 use crate::relay::{self, Call};
 use crate::upstream::{Failure, Upstream};
-use crate::ProxyError;
 
 /// spool's own tools, offered beside the upstream's.
 pub const SPOOL_TOOLS: [&str; 3] = ["read", "search", "artifacts"];
@@ -82,12 +82,13 @@ impl ProxyServer {
         let mut upstreams = Vec::new();
         for spec in config.upstreams {
             let name = spec.name.clone();
-            let u = Upstream::start(spec, Arc::clone(&hub))
-                .await
-                .map_err(|e| ProxyError::Start {
-                    upstream: name,
-                    cause: e.to_string(),
-                })?;
+            let u =
+                Upstream::start(spec, Arc::clone(&hub))
+                    .await
+                    .map_err(|e| ProxyError::Start {
+                        upstream: name,
+                        cause: e.to_string(),
+                    })?;
             upstreams.push(u);
         }
         let prefix_all = upstreams.len() > 1;
@@ -176,13 +177,7 @@ impl ProxyServer {
     }
 
     async fn route(&self, name: &str) -> Result<(Route, Tool), ErrorData> {
-        let known = |s: &Self| {
-            s.inner
-                .tools
-                .read()
-                .ok()
-                .and_then(|t| t.get(name).cloned())
-        };
+        let known = |s: &Self| s.inner.tools.read().ok().and_then(|t| t.get(name).cloned());
         if let Some(found) = known(self) {
             return Ok(found);
         }
@@ -201,10 +196,7 @@ impl ProxyServer {
         request: ClientRequest,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<ServerResult, Failure> {
-        let progress = ctx
-            .meta
-            .get_progress_token()
-            .map(|t| (ctx.peer.clone(), t));
+        let progress = ctx.meta.get_progress_token().map(|t| (ctx.peer.clone(), t));
         self.inner.upstreams[upstream]
             .request(request, &ctx.ct, progress)
             .await
@@ -250,7 +242,9 @@ impl ProxyServer {
             Ok(ServerResult::EmptyResult(_)) => CallToolResult::success(Vec::new()),
             Ok(_) => {
                 return Err(internal(
-                    format!("the upstream answered `{name}` with something that is not a tool result"),
+                    format!(
+                        "the upstream answered `{name}` with something that is not a tool result"
+                    ),
                     None,
                 ));
             }
@@ -377,9 +371,15 @@ fn merged_info(upstreams: &[Arc<Upstream>]) -> ServerConfig {
     let mut tools = ToolsCapability::default();
     tools.list_changed = Some(true);
     caps.tools = Some(tools);
-    let (name, version) = match (upstreams.len(), infos.first().and_then(|i| i.server_info.clone())) {
+    let (name, version) = match (
+        upstreams.len(),
+        infos.first().and_then(|i| i.server_info.clone()),
+    ) {
         (1, Some(s)) => (s.name, s.version),
-        _ => ("spool-wrap".to_owned(), env!("CARGO_PKG_VERSION").to_owned()),
+        _ => (
+            "spool-wrap".to_owned(),
+            env!("CARGO_PKG_VERSION").to_owned(),
+        ),
     };
     let mut instructions: Vec<String> = infos
         .iter()
@@ -431,7 +431,10 @@ impl ServerHandler for ProxyServer {
                 .unwrap_or_default()
                 .to_owned();
             let found = self.route(&wanted).await.ok().map(|(_, t)| t);
-            return Ok(CallToolResponse::Complete(lazy::describe(&wanted, found.as_ref())));
+            return Ok(CallToolResponse::Complete(lazy::describe(
+                &wanted,
+                found.as_ref(),
+            )));
         }
         self.call_upstream(&name, request, ctx).await
     }
@@ -444,21 +447,42 @@ impl ServerHandler for ProxyServer {
         let mut all = Vec::new();
         let mut table = HashMap::new();
         for (i, u) in self.inner.upstreams.iter().enumerate() {
-            if u.info().is_some_and(|inf| inf.capabilities.prompts.is_none()) {
+            if u.info()
+                .is_some_and(|inf| inf.capabilities.prompts.is_none())
+            {
                 continue;
             }
-            let peer = u.peer().await.map_err(|e| internal(e.to_string(), Some(&e)))?;
+            let peer = u
+                .peer()
+                .await
+                .map_err(|e| internal(e.to_string(), Some(&e)))?;
             let prompts = tokio::time::timeout(u.spec.timeout(), peer.list_all_prompts())
                 .await
-                .map_err(|_| internal(format!("{} did not list its prompts in time", u.spec.describe()), None))?
-                .map_err(|e| internal(format!("{} could not list its prompts: {e}", u.spec.describe()), None))?;
+                .map_err(|_| {
+                    internal(
+                        format!("{} did not list its prompts in time", u.spec.describe()),
+                        None,
+                    )
+                })?
+                .map_err(|e| {
+                    internal(
+                        format!("{} could not list its prompts: {e}", u.spec.describe()),
+                        None,
+                    )
+                })?;
             for mut p in prompts {
                 let exposed = if self.inner.prefix_all {
                     format!("{}_{}", u.spec.name, p.name)
                 } else {
                     p.name.clone()
                 };
-                table.insert(exposed.clone(), Route { upstream: i, tool: p.name.clone() });
+                table.insert(
+                    exposed.clone(),
+                    Route {
+                        upstream: i,
+                        tool: p.name.clone(),
+                    },
+                );
                 p.name = exposed;
                 all.push(p);
             }
@@ -479,11 +503,18 @@ impl ServerHandler for ProxyServer {
         params.name = route.tool;
         params.meta = None;
         match self
-            .forward(route.upstream, ClientRequest::GetPromptRequest(GetPromptRequest::new(params)), &ctx)
+            .forward(
+                route.upstream,
+                ClientRequest::GetPromptRequest(GetPromptRequest::new(params)),
+                &ctx,
+            )
             .await?
         {
             ServerResult::GetPromptResult(r) => Ok(GetPromptResponse::from(r)),
-            _ => Err(internal("the upstream answered prompts/get with something else", None)),
+            _ => Err(internal(
+                "the upstream answered prompts/get with something else",
+                None,
+            )),
         }
     }
 
@@ -495,14 +526,29 @@ impl ServerHandler for ProxyServer {
         let mut all = Vec::new();
         let mut owners = HashMap::new();
         for (i, u) in self.inner.upstreams.iter().enumerate() {
-            if u.info().is_some_and(|inf| inf.capabilities.resources.is_none()) {
+            if u.info()
+                .is_some_and(|inf| inf.capabilities.resources.is_none())
+            {
                 continue;
             }
-            let peer = u.peer().await.map_err(|e| internal(e.to_string(), Some(&e)))?;
+            let peer = u
+                .peer()
+                .await
+                .map_err(|e| internal(e.to_string(), Some(&e)))?;
             let resources = tokio::time::timeout(u.spec.timeout(), peer.list_all_resources())
                 .await
-                .map_err(|_| internal(format!("{} did not list its resources in time", u.spec.describe()), None))?
-                .map_err(|e| internal(format!("{} could not list its resources: {e}", u.spec.describe()), None))?;
+                .map_err(|_| {
+                    internal(
+                        format!("{} did not list its resources in time", u.spec.describe()),
+                        None,
+                    )
+                })?
+                .map_err(|e| {
+                    internal(
+                        format!("{} could not list its resources: {e}", u.spec.describe()),
+                        None,
+                    )
+                })?;
             for r in resources {
                 owners.insert(r.uri.clone(), i);
                 all.push(r);
@@ -521,14 +567,36 @@ impl ServerHandler for ProxyServer {
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let mut all = Vec::new();
         for u in &self.inner.upstreams {
-            if u.info().is_some_and(|inf| inf.capabilities.resources.is_none()) {
+            if u.info()
+                .is_some_and(|inf| inf.capabilities.resources.is_none())
+            {
                 continue;
             }
-            let peer = u.peer().await.map_err(|e| internal(e.to_string(), Some(&e)))?;
-            let templates = tokio::time::timeout(u.spec.timeout(), peer.list_all_resource_templates())
+            let peer = u
+                .peer()
                 .await
-                .map_err(|_| internal(format!("{} did not list its resource templates in time", u.spec.describe()), None))?
-                .map_err(|e| internal(format!("{} could not list its resource templates: {e}", u.spec.describe()), None))?;
+                .map_err(|e| internal(e.to_string(), Some(&e)))?;
+            let templates =
+                tokio::time::timeout(u.spec.timeout(), peer.list_all_resource_templates())
+                    .await
+                    .map_err(|_| {
+                        internal(
+                            format!(
+                                "{} did not list its resource templates in time",
+                                u.spec.describe()
+                            ),
+                            None,
+                        )
+                    })?
+                    .map_err(|e| {
+                        internal(
+                            format!(
+                                "{} could not list its resource templates: {e}",
+                                u.spec.describe()
+                            ),
+                            None,
+                        )
+                    })?;
             all.extend(templates);
         }
         Ok(ListResourceTemplatesResult::with_all_items(all))
@@ -549,12 +617,21 @@ impl ServerHandler for ProxyServer {
         for i in candidates {
             let req = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params.clone()));
             match self.forward(i, req, &ctx).await {
-                Ok(ServerResult::ReadResourceResult(r)) => return Ok(ReadResourceResponse::from(r)),
-                Ok(_) => last = Some(internal("the upstream answered resources/read with something else", None)),
+                Ok(ServerResult::ReadResourceResult(r)) => {
+                    return Ok(ReadResourceResponse::from(r));
+                }
+                Ok(_) => {
+                    last = Some(internal(
+                        "the upstream answered resources/read with something else",
+                        None,
+                    ));
+                }
                 Err(e) => last = Some(e),
             }
         }
-        Err(last.unwrap_or_else(|| ErrorData::resource_not_found(format!("no upstream has `{}`", params.uri), None)))
+        Err(last.unwrap_or_else(|| {
+            ErrorData::resource_not_found(format!("no upstream has `{}`", params.uri), None)
+        }))
     }
 
     async fn subscribe(
@@ -565,9 +642,13 @@ impl ServerHandler for ProxyServer {
         let i = self.owner_of_uri(&request.uri).unwrap_or(0);
         let mut params = request;
         params.meta = None;
-        self.forward(i, ClientRequest::SubscribeRequest(SubscribeRequest::new(params)), &ctx)
-            .await
-            .map(|_| ())
+        self.forward(
+            i,
+            ClientRequest::SubscribeRequest(SubscribeRequest::new(params)),
+            &ctx,
+        )
+        .await
+        .map(|_| ())
     }
 
     async fn unsubscribe(
@@ -578,9 +659,13 @@ impl ServerHandler for ProxyServer {
         let i = self.owner_of_uri(&request.uri).unwrap_or(0);
         let mut params = request;
         params.meta = None;
-        self.forward(i, ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(params)), &ctx)
-            .await
-            .map(|_| ())
+        self.forward(
+            i,
+            ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(params)),
+            &ctx,
+        )
+        .await
+        .map(|_| ())
     }
 
     async fn complete(
@@ -600,11 +685,18 @@ impl ServerHandler for ProxyServer {
             _ => 0,
         };
         match self
-            .forward(upstream, ClientRequest::CompleteRequest(CompleteRequest::new(params)), &ctx)
+            .forward(
+                upstream,
+                ClientRequest::CompleteRequest(CompleteRequest::new(params)),
+                &ctx,
+            )
             .await?
         {
             ServerResult::CompleteResult(r) => Ok(r),
-            _ => Err(internal("the upstream answered completion/complete with something else", None)),
+            _ => Err(internal(
+                "the upstream answered completion/complete with something else",
+                None,
+            )),
         }
     }
 
@@ -614,13 +706,19 @@ impl ServerHandler for ProxyServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         for (i, u) in self.inner.upstreams.iter().enumerate() {
-            if u.info().is_some_and(|inf| inf.capabilities.logging.is_none()) {
+            if u.info()
+                .is_some_and(|inf| inf.capabilities.logging.is_none())
+            {
                 continue;
             }
             let mut params = request.clone();
             params.meta = None;
-            self.forward(i, ClientRequest::SetLevelRequest(SetLevelRequest::new(params)), &ctx)
-                .await?;
+            self.forward(
+                i,
+                ClientRequest::SetLevelRequest(SetLevelRequest::new(params)),
+                &ctx,
+            )
+            .await?;
         }
         Ok(())
     }

@@ -1,7 +1,10 @@
 //! One upstream MCP server: started (or connected) on demand, restarted on the next request
 //! after it crashed or hung, its requests bounded in time, cancellable, and with their progress
 //! routed back to the client that asked.
-#![expect(deprecated, reason = "upstream log messages are a legacy notification, still relayed")]
+#![expect(
+    deprecated,
+    reason = "upstream log messages are a legacy notification, still relayed"
+)]
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -106,10 +109,12 @@ pub struct Upstream {
 impl Upstream {
     /// Starts the upstream and completes the MCP handshake.
     pub async fn start(spec: UpstreamSpec, hub: Arc<Hub>) -> Result<Arc<Self>, spool_core::Error> {
-        let transport = spec.transport().map_err(|e| spool_core::Error::InvalidArgument {
-            message: e.to_string(),
-            hint: None,
-        })?;
+        let transport = spec
+            .transport()
+            .map_err(|e| spool_core::Error::InvalidArgument {
+                message: e.to_string(),
+                hint: None,
+            })?;
         let upstream = Arc::new(Self {
             spec,
             transport,
@@ -166,13 +171,13 @@ impl Upstream {
                 .service
                 .peer()
                 .send_request(ClientRequest::PingRequest(PingRequest::default()));
-            match tokio::time::timeout(Duration::from_secs(2), ping).await {
-                Ok(Ok(_) | Err(ServiceError::McpError(_))) => {
-                    conn.suspect = false;
-                    return Ok(conn.service.peer().clone());
-                }
-                _ => tracing::warn!(upstream = %self.spec.name, "upstream does not answer; restarting it"),
+            if let Ok(Ok(_) | Err(ServiceError::McpError(_))) =
+                tokio::time::timeout(Duration::from_secs(2), ping).await
+            {
+                conn.suspect = false;
+                return Ok(conn.service.peer().clone());
             }
+            tracing::warn!(upstream = %self.spec.name, "upstream does not answer; restarting it");
         }
         if let Some(old) = guard.take() {
             // Dropping the service kills a child process.
@@ -301,9 +306,9 @@ impl Upstream {
         match outcome {
             Some(Ok(Ok(result))) => Ok(result),
             Some(Ok(Err(ServiceError::McpError(e)))) => Err(Failure::Upstream(e)),
-            Some(Ok(Err(e))) => Err(Failure::Down(self.down(format!(
-                "the connection failed during the request ({e})"
-            )))),
+            Some(Ok(Err(e))) => Err(Failure::Down(
+                self.down(format!("the connection failed during the request ({e})")),
+            )),
             Some(Err(_)) => Err(Failure::Down(self.down(
                 "the connection closed during the request (the server exited or closed its output)",
             ))),

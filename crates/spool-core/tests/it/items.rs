@@ -18,7 +18,9 @@ fn rows(n: usize) -> Value {
 fn stored(ts: &support::TestStore, doc: &Value) -> String {
     let whole = support::put(&ts.store, serde_json::to_string(doc).unwrap().as_bytes());
     let (key, items) = find_list(doc).unwrap();
-    store_items(&ts.store, &whole, key, items).unwrap().reference
+    store_items(&ts.store, &whole, key, items)
+        .unwrap()
+        .reference
 }
 
 #[test]
@@ -32,7 +34,10 @@ fn following_cursors_returns_every_item_once_under_the_cap() {
     loop {
         pages += 1;
         let text = item_page_text(&page, Dialect::Mcp);
-        assert!(spool_core::tokens::count(&text) <= 2_000, "page {pages} over the cap");
+        assert!(
+            spool_core::tokens::count(&text) <= 2_000,
+            "page {pages} over the cap"
+        );
         assert_eq!(page.envelope.total.items, Some(3_000));
         got.extend(page.items.clone());
         let Some(cursor) = page.next_cursor.clone() else {
@@ -40,7 +45,10 @@ fn following_cursors_returns_every_item_once_under_the_cap() {
             break;
         };
         assert!(page.has_more);
-        assert_eq!(page.envelope.reason.as_ref().unwrap().code.as_str(), "token_cap");
+        assert_eq!(
+            page.envelope.reason.as_ref().unwrap().code.as_str(),
+            "token_cap"
+        );
         page = item_page(&ts.store, &view, PageStart::Cursor(&cursor), None, 2_000).unwrap();
     }
     assert!(pages > 10, "{pages} pages");
@@ -56,10 +64,16 @@ fn an_object_holding_a_list_pages_that_list_and_says_where_it_is() {
     assert_eq!(page.items.len(), 10);
     assert!(page.has_more);
     assert_eq!(page.envelope.source.version["items_at"], "rows");
-    assert_eq!(page.envelope.reason.as_ref().unwrap().code.as_str(), "requested_range");
+    assert_eq!(
+        page.envelope.reason.as_ref().unwrap().code.as_str(),
+        "requested_range"
+    );
     let v = structured(&page);
     assert!(v.get("content").is_none());
-    assert_eq!(v["shown"], json!([{ "unit": "items", "start": 0, "end": 10 }]));
+    assert_eq!(
+        v["shown"],
+        json!([{ "unit": "items", "start": 0, "end": 10 }])
+    );
 }
 
 #[test]
@@ -84,9 +98,20 @@ fn an_item_larger_than_one_answer_is_named_and_can_be_stepped_over() {
     let next = first.next_cursor.unwrap();
     let stuck = item_page(&ts.store, &view, PageStart::Cursor(&next), None, 1_000).unwrap();
     assert!(stuck.items.is_empty());
-    assert!(stuck.envelope.notes[0].starts_with("item 1 alone is larger than one answer"), "{:?}", stuck.envelope.notes);
+    assert!(
+        stuck.envelope.notes[0].starts_with("item 1 alone is larger than one answer"),
+        "{:?}",
+        stuck.envelope.notes
+    );
     assert_eq!(stuck.envelope.next[0].arguments["line"], 2);
-    let after = item_page(&ts.store, &view, PageStart::Cursor(stuck.next_cursor.as_ref().unwrap()), None, 1_000).unwrap();
+    let after = item_page(
+        &ts.store,
+        &view,
+        PageStart::Cursor(stuck.next_cursor.as_ref().unwrap()),
+        None,
+        1_000,
+    )
+    .unwrap();
     assert_eq!(after.items, vec![json!({ "c": 3 })]);
     assert!(!after.has_more);
 }

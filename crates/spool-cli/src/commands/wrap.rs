@@ -1,0 +1,132 @@
+//! `spool wrap`: relays upstream MCP servers, storing their too-large answers and showing them
+//! in part, with spool's `read`, `search` and `artifacts` beside their tools.
+
+use std::io::Write as _;
+use std::sync::Arc;
+
+use spool_core::roots::Roots;
+use spool_core::{Error, Store};
+use spool_mcp::{Settings, SpoolServer};
+use spool_proxy::{ProxyConfig, ProxyServer, UpstreamSpec};
+
+use crate::cli::WrapArgs;
+
+fn invalid(message: String, hint: &str) -> Error {
+    Error::InvalidArgument {
+        message,
+        hint: Some(hint.to_owned()),
+    }
+}
+
+/// The one upstream given by `--url` or after `--`.
+fn one_upstream(args: &WrapArgs) -> Result<ProxyConfig, Error> {
+    let mut spec = UpstreamSpec::default();
+    match (&args.url, args.command.split_first()) {
+        (Some(url), None) => spec.url = Some(url.clone()),
+        (None, Some((cmd, rest))) => {
+            spec.command = Some(cmd.clone());
+            spec.args = rest.to_vec();
+        }
+        _ => {
+            return Err(invalid(
+                "give the upstream: a command after `--`, or `--url URL`".into(),
+                "spool wrap -- npx -y @modelcontextprotocol/server-filesystem .",
+            ));
+        }
+    }
+    // The last word that looks like a program or package names it: `server-filesystem`.
+    let guessed = args
+        .command
+        .iter()
+        .rev()
+        .find(|w| !w.starts_with('-') && !w.starts_with('/') && !w.starts_with('.'))
+        .map_or("upstream", |w| w.rsplit('/').next().unwrap_or(w));
+    spec.name = spool_proxy::config::sanitize_name(args.name.as_deref().unwrap_or(guessed));
+    Ok(ProxyConfig {
+        lazy: false,
+        upstreams: vec![spec],
+    })
+}
+
+/// The upstreams: from `--config`, or the one given by `--url` or after `--`.
+fn config(args: &WrapArgs) -> Result<ProxyConfig, Error> {
+    let mut config = if let Some(path) = &args.config {
+        if !args.command.is_empty() {
+            return Err(invalid(
+                "give either `--config FILE` or an upstream command after `--`, not both".into(),
+                "spool wrap --config spool.toml, or spool wrap -- CMD ARGS...",
+            ));
+        }
+        ProxyConfig::load(path)
+            .map_err(|e| invalid(e.to_string(), "check the file against the README's example"))?
+    } else {
+        one_upstream(args)?
+    };
+    config.lazy |= args.lazy;
+    for u in &mut config.upstreams {
+        if let Some(t) = args.timeout {
+            u.timeout_s = Some(t);
+        }
+        for p in &args.previews {
+            let Some((tool, policy)) = p.split_once('=') else {
+                return Err(invalid(
+                    format!("`--preview {p}` is not TOOL=POLICY"),
+                    "for example --preview tail_logs=tail",
+                ));
+            };
+            u.preview.insert(tool.to_owned(), policy.to_owned());
+        }
+    }
+    config
+        .check()
+        .map_err(|e| invalid(e.to_string(), "check the upstream's settings"))?;
+    Ok(config)
+}
+
+pub fn wrap(store: Arc<Store>, args: &WrapArgs) -> Result<u8, Error> {
+    let http = args.http;
+    let token = args.token.clone();
+    let settings = Settings {
+        max_tokens: args.max_tokens,
+        no_run: true,
+        ..Settings::default()
+    };
+    let config = config(args)?;
+    let cwd = std::env::current_dir().map_err(|e| Error::Unavailable {
+        what: "the working directory".into(),
+        cause: e.to_string(),
+    })?;
+    let spool = SpoolServer::new(store, Roots::new(&[cwd])?, settings);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Unavailable {
+            what: "the async runtime".into(),
+            cause: e.to_string(),
+        })?;
+    let outcome = runtime.block_on(async {
+        let proxy = ProxyServer::start(config, spool)
+            .await
+            .map_err(|e| e.to_string())?;
+        match http {
+            Some(addr) => spool_mcp::http::serve_http(proxy, addr, token, |bound| {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "spool: relaying MCP at http://{bound}/mcp"
+                );
+            })
+            .await
+            .map_err(|e| e.to_string()),
+            None => Box::pin(spool_mcp::serve_stdio(proxy))
+                .await
+                .map_err(|e| e.to_string()),
+        }
+    });
+    // Upstream children are killed when the runtime drops; do it before returning.
+    drop(runtime);
+    outcome.map_err(|cause| Error::Unavailable {
+        what: "the proxy".into(),
+        cause,
+    })?;
+    Ok(0)
+}

@@ -1,0 +1,9 @@
+//! spool-proxy between the real rmcp client (in process, over a duplex pipe) and the fake
+//! upstream server binary (a real child process speaking MCP over stdio).
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+mod agent;
+mod faults;
+mod passthrough;
+mod relay;
+mod support;

@@ -1,0 +1,231 @@
+//! Tool results: small ones untouched, large ones stored and shown in part, lists paged as
+//! items, media passed through with their size stated.
+
+use serde_json::{Value, json};
+
+use crate::support::{Options, direct, filtered, start, structured, texts};
+
+#[tokio::test]
+async fn a_small_answer_passes_through_untouched() {
+    let p = start(Options::default()).await;
+    let upstream = direct().await;
+    let args = json!({ "text": "hello, world" });
+    let want = upstream
+        .call_tool(crate::support::params("echo", args.clone()))
+        .await
+        .unwrap();
+    let got = p.call("echo", args).await;
+    assert_eq!(got.content, want.content);
+    assert_eq!(got.structured_content, want.structured_content);
+    assert_eq!(got.is_error, want.is_error);
+}
+
+#[tokio::test]
+async fn a_large_text_is_stored_and_shown_in_part_with_the_calls_for_the_rest() {
+    let p = start(Options::default()).await;
+    let r = p.call("big_text", json!({ "lines": 20_000 })).await;
+    let e = structured(&r);
+    assert_eq!(e["complete"], false);
+    assert_eq!(e["reason"]["code"], "token_cap");
+    assert_eq!(e["total"]["lines"], 20_000);
+    assert_eq!(e["source"]["kind"], "mcp");
+    assert_eq!(e["source"]["version"]["server"], "fake");
+    assert_eq!(e["source"]["version"]["tool"], "big_text");
+    assert_eq!(
+        e["source"]["version"]["arguments"],
+        json!({ "lines": 20_000 })
+    );
+    assert!(e["source"]["version"]["called_at"].is_string());
+    assert_eq!(e["next"][0]["tool"], "read");
+    assert_eq!(
+        e["shown"][0],
+        json!({ "unit": "lines", "start": 1, "end": e["shown"][0]["end"] })
+    );
+    let blocks = texts(&r);
+    assert!(spool_core::tokens::count(&blocks.join("\n")) <= 2_000);
+    insta::assert_snapshot!(filtered(&blocks[0]));
+    // The stored copy is the upstream's text, byte for byte.
+    let reference = e["ref"].as_str().unwrap();
+    let whole = p
+        .call(
+            "read",
+            json!({ "ref": reference, "line": 19_999, "limit": 2 }),
+        )
+        .await;
+    assert_eq!(
+        texts(&whole)[1],
+        spool_test_support::big_text(20_000)
+            .lines()
+            .skip(19_998)
+            .fold(String::new(), |acc, l| acc + l + "\n")
+    );
+}
+
+#[tokio::test]
+async fn a_log_tool_shows_the_tail() {
+    let p = start(Options::default()).await;
+    let r = p.call("tail_logs", json!({ "lines": 5_000 })).await;
+    let e = structured(&r);
+    assert_eq!(e["complete"], false);
+    assert_eq!(e["shown"][0]["end"], 5_000, "{e}");
+    assert!(
+        texts(&r)
+            .last()
+            .unwrap()
+            .ends_with("FATAL: the last words of the log\n")
+    );
+}
+
+#[tokio::test]
+async fn the_preview_policy_can_be_set_per_tool() {
+    let p = start(Options::default()).await;
+    // big_text defaults to head; asking the store for the tail of the same artifact works too.
+    let r = p.call("big_text", json!({ "lines": 5_000 })).await;
+    let reference = structured(&r)["ref"].as_str().unwrap().to_owned();
+    let tail = p
+        .call("read", json!({ "ref": reference, "preview": "tail" }))
+        .await;
+    assert_eq!(structured(&tail)["shown"][0]["end"], 5_000);
+}
+
+/// Follows `read` with cursors from a first page; returns every item.
+async fn follow_items(p: &crate::support::Proxy, first: rmcp::model::CallToolResult) -> Vec<Value> {
+    let mut items = Vec::new();
+    let mut page = first;
+    for _ in 0..1_000 {
+        let v = structured(&page).clone();
+        assert!(spool_core::tokens::count(&texts(&page).join("\n")) <= 2_000);
+        items.extend(v["items"].as_array().unwrap().iter().cloned());
+        if v["has_more"] == false {
+            assert!(v["next_cursor"].is_null());
+            return items;
+        }
+        let cursor = v["next_cursor"].as_str().unwrap();
+        page = p
+            .call("read", json!({ "ref": v["ref"], "cursor": cursor }))
+            .await;
+        assert_eq!(page.is_error, Some(false), "{:?}", texts(&page));
+    }
+    panic!("never ends");
+}
+
+#[tokio::test]
+async fn a_json_array_is_paged_as_whole_items() {
+    let p = start(Options::default()).await;
+    let r = p.call("list_rows", json!({ "n": 2_000 })).await;
+    let v = structured(&r);
+    assert_eq!(v["total"]["items"], 2_000);
+    assert_eq!(v["has_more"], true);
+    assert_eq!(v["shown"][0]["unit"], "items");
+    assert!(v["notes"].to_string().contains("stored whole"), "{v}");
+    let items = follow_items(&p, r).await;
+    assert_eq!(Value::Array(items), spool_test_support::rows(2_000));
+}
+
+#[tokio::test]
+async fn structured_rows_are_paged_and_the_output_schema_admits_the_page() {
+    let p = start(Options::default()).await;
+    let tools = p.client.list_all_tools().await.unwrap();
+    let query = tools.iter().find(|t| t.name == "query_rows").unwrap();
+    let schema = serde_json::to_value(query.output_schema.as_ref().unwrap()).unwrap();
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["anyOf"].as_array().unwrap().len(), 3);
+    assert_eq!(schema["anyOf"][0]["required"], json!(["rows", "count"]));
+    let r = p.call("query_rows", json!({ "n": 1_500 })).await;
+    let v = structured(&r);
+    assert_eq!(v["source"]["version"]["items_at"], "rows");
+    let items = follow_items(&p, r).await;
+    assert_eq!(Value::Array(items), spool_test_support::rows(1_500));
+    // Small structured answers pass through as they are.
+    let small = p.call("query_rows", json!({ "n": 2 })).await;
+    assert_eq!(structured(&small)["count"], 2);
+}
+
+#[tokio::test]
+async fn images_pass_through_and_large_ones_are_named_with_their_size() {
+    let p = start(Options::default()).await;
+    let small = p.call("image", json!({ "bytes": 1_000 })).await;
+    let want = direct()
+        .await
+        .call_tool(crate::support::params("image", json!({ "bytes": 1_000 })))
+        .await
+        .unwrap();
+    assert_eq!(small.content, want.content);
+    let big = p.call("image", json!({ "bytes": 2_000_000 })).await;
+    assert!(
+        big.content
+            .iter()
+            .any(|c| c.as_image().is_some_and(|i| i.data.len() > 2_000_000))
+    );
+    let note = texts(&big).join("\n");
+    assert!(
+        note.contains("image (image/png, 1.9 MiB) passed through"),
+        "{note}"
+    );
+}
+
+#[tokio::test]
+async fn a_large_embedded_blob_is_stored_and_named() {
+    let p = start(Options::default()).await;
+    let r = p.call("blob", json!({ "bytes": 100_000 })).await;
+    let text = texts(&r).join("\n");
+    assert!(text.contains("the embedded resource fake://blob"), "{text}");
+    let reference = text
+        .split("stored as ")
+        .nth(1)
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap();
+    let read = p
+        .call(
+            "read",
+            json!({ "ref": reference, "byte_offset": 99_990, "max_bytes": 10 }),
+        )
+        .await;
+    let e = structured(&read);
+    assert_eq!(e["total"]["bytes"], 100_000);
+    assert_eq!(
+        e["shown"][0],
+        json!({ "unit": "bytes", "start": 99_990, "end": 100_000 })
+    );
+}
+
+#[tokio::test]
+async fn tool_errors_and_protocol_errors_pass_through() {
+    let p = start(Options::default()).await;
+    let failed = p.call("fail", json!({})).await;
+    assert_eq!(failed.is_error, Some(true));
+    assert_eq!(
+        texts(&failed),
+        vec!["the fake tool failed on purpose".to_owned()]
+    );
+    let err = p
+        .client
+        .call_tool(crate::support::params("reject", json!({})))
+        .await
+        .unwrap_err();
+    let rmcp::service::ServiceError::McpError(e) = err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(e.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+    assert_eq!(e.message, "the fake server rejects this call");
+    assert_eq!(e.data, Some(json!({ "why": "on purpose" })));
+}
+
+#[tokio::test]
+async fn every_relayed_answer_is_audited() {
+    let p = start(Options::default()).await;
+    p.call("echo", json!({ "text": "hi" })).await;
+    let big = p.call("big_text", json!({ "lines": 5_000 })).await;
+    let reference = structured(&big)["ref"].as_str().unwrap().to_owned();
+    let store = spool_core::Store::open(p.home.path(), spool_core::StoreConfig::default()).unwrap();
+    let rows = spool_core::audit::recent(&store, 10, None).unwrap();
+    let tools: Vec<&str> = rows.iter().map(|r| r.tool.as_str()).collect();
+    assert!(
+        tools.contains(&"echo") && tools.contains(&"big_text"),
+        "{tools:?}"
+    );
+    let audit = spool_core::audit::for_ref(&store, &reference).unwrap();
+    assert!(!audit.answers.is_empty());
+}

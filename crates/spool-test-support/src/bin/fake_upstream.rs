@@ -1,0 +1,309 @@
+//! A fake upstream MCP server over stdio, for testing `spool wrap`: it answers with multi-MB
+//! text, JSON lists, binary blobs, images, errors, progress, a paginated `tools/list`, a crash
+//! and a hang on demand.
+//!
+//! `FAKE_UPSTREAM_DIR`, when set, is where it leaves marker files (`cancelled` when a request
+//! was cancelled).
+#![expect(clippy::print_stderr, reason = "a test server reports on stderr")]
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, EmbeddedResource,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ImageContent, JsonObject,
+    ListPromptsResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, Prompt, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+
+const PAGE: usize = 5;
+
+fn schema(v: &Value) -> Arc<JsonObject> {
+    Arc::new(v.as_object().cloned().unwrap_or_default())
+}
+
+fn int_arg(name: &str) -> Arc<JsonObject> {
+    schema(&json!({
+        "type": "object",
+        "properties": { name: { "type": "integer" } }
+    }))
+}
+
+fn tools() -> Vec<Tool> {
+    let none = schema(&json!({ "type": "object" }));
+    let mut query = Tool::new(
+        "query_rows",
+        "Rows as structured content: { rows, count }.",
+        int_arg("n"),
+    );
+    query.output_schema = Some(schema(&json!({
+        "type": "object",
+        "properties": { "rows": { "type": "array" }, "count": { "type": "integer" } },
+        "required": ["rows", "count"]
+    })));
+    vec![
+        Tool::new(
+            "echo",
+            "Answers with the text it is given.",
+            schema(
+                &json!({ "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] }),
+            ),
+        ),
+        Tool::new(
+            "big_text",
+            "Answers with `lines` numbered lines of text.\nSecond line of the description.",
+            int_arg("lines"),
+        ),
+        Tool::new(
+            "tail_logs",
+            "A log of `lines` lines, ending in a fatal error.",
+            int_arg("lines"),
+        ),
+        Tool::new("list_rows", "Rows as a JSON array in text.", int_arg("n")),
+        query,
+        Tool::new(
+            "blob",
+            "An embedded binary resource of `bytes` bytes.",
+            int_arg("bytes"),
+        ),
+        Tool::new(
+            "image",
+            "A PNG image of about `bytes` bytes and a caption.",
+            int_arg("bytes"),
+        ),
+        Tool::new("fail", "A tool error.", none.clone()),
+        Tool::new("reject", "A JSON-RPC error.", none.clone()),
+        Tool::new(
+            "slow",
+            "Reports progress for `steps` steps of 100 ms.",
+            int_arg("steps"),
+        ),
+        Tool::new("crash", "Exits the server mid-call.", none.clone()),
+        Tool::new("hang", "Never answers.", none.clone()),
+        Tool::new("pid", "The server's process id.", none.clone()),
+        Tool::new("read", "A tool whose name spool also uses.", none),
+    ]
+}
+
+fn arg(p: &CallToolRequestParams, name: &str, default: u64) -> u64 {
+    p.arguments
+        .as_ref()
+        .and_then(|a| a.get(name))
+        .and_then(Value::as_u64)
+        .unwrap_or(default)
+}
+
+fn text(s: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(s.into())])
+}
+
+fn mark(name: &str) {
+    if let Ok(dir) = std::env::var("FAKE_UPSTREAM_DIR") {
+        let _ = std::fs::write(std::path::Path::new(&dir).join(name), b"1");
+    }
+}
+
+#[derive(Clone)]
+struct Fake;
+
+impl ServerHandler for Fake {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(rmcp::model::Implementation::new("fake-upstream", "1.0.0"))
+        .with_instructions("A fake server for tests.")
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let all = tools();
+        let start = request
+            .and_then(|r| r.cursor)
+            .and_then(|c| c.parse::<usize>().ok())
+            .unwrap_or(0);
+        let end = (start + PAGE).min(all.len());
+        let mut page = ListToolsResult::with_all_items(all[start.min(end)..end].to_vec());
+        if end < all.len() {
+            page.next_cursor = Some(end.to_string());
+        }
+        Ok(page)
+    }
+
+    async fn call_tool(
+        &self,
+        p: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let result = match p.name.as_ref() {
+            "echo" => text(
+                p.arguments
+                    .as_ref()
+                    .and_then(|a| a.get("text"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            ),
+            "big_text" => text(spool_test_support::big_text(arg(&p, "lines", 100))),
+            "tail_logs" => {
+                let n = arg(&p, "lines", 100);
+                let mut s = spool_test_support::big_text(n.saturating_sub(1));
+                s.push_str("FATAL: the last words of the log\n");
+                text(s)
+            }
+            "list_rows" => text(
+                serde_json::to_string_pretty(&spool_test_support::rows(arg(&p, "n", 10)))
+                    .unwrap_or_default(),
+            ),
+            "query_rows" => {
+                let n = arg(&p, "n", 10);
+                let v = json!({ "rows": spool_test_support::rows(n), "count": n });
+                let mut r = text(v.to_string());
+                r.structured_content = Some(v);
+                r
+            }
+            "blob" => {
+                let bytes: Vec<u8> = (0..arg(&p, "bytes", 1024))
+                    .map(|i| (i % 251) as u8)
+                    .collect();
+                let blob = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                CallToolResult::success(vec![ContentBlock::Resource(EmbeddedResource::new(
+                    ResourceContents::BlobResourceContents {
+                        uri: "fake://blob".into(),
+                        mime_type: Some("application/octet-stream".into()),
+                        blob,
+                        meta: None,
+                    },
+                ))])
+            }
+            "image" => {
+                let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+                bytes.extend((0..arg(&p, "bytes", 1024)).map(|i| (i * 7 % 256) as u8));
+                let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                CallToolResult::success(vec![
+                    ContentBlock::text("a picture"),
+                    ContentBlock::Image(ImageContent::new(data, "image/png")),
+                ])
+            }
+            "fail" => {
+                CallToolResult::error(vec![ContentBlock::text("the fake tool failed on purpose")])
+            }
+            "reject" => {
+                return Err(ErrorData::invalid_params(
+                    "the fake server rejects this call",
+                    Some(json!({ "why": "on purpose" })),
+                ));
+            }
+            "slow" => {
+                let steps = arg(&p, "steps", 5);
+                let token = ctx.meta.get_progress_token();
+                for i in 1..=steps {
+                    if let Some(t) = &token {
+                        let note = ProgressNotificationParam::new(t.clone(), i as f64)
+                            .with_total(steps as f64)
+                            .with_message(format!("step {i} of {steps}"));
+                        let _ = ctx.peer.notify_progress(note).await;
+                    }
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_millis(100)) => {}
+                        () = ctx.ct.cancelled() => {
+                            mark("cancelled");
+                            return Err(ErrorData::internal_error("cancelled", None));
+                        }
+                    }
+                }
+                text(format!("done after {steps} steps"))
+            }
+            "crash" => {
+                eprintln!("fake-upstream: crashing on purpose");
+                std::process::exit(3);
+            }
+            "hang" => {
+                tokio::time::sleep(Duration::from_hours(1)).await;
+                text("never")
+            }
+            "pid" => text(std::process::id().to_string()),
+            "read" => text("the fake server's own read"),
+            other => {
+                return Err(ErrorData::invalid_params(format!("no tool {other}"), None));
+            }
+        };
+        Ok(CallToolResponse::Complete(result))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![Resource::new(
+            "fake://readme",
+            "readme",
+        )]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != "fake://readme" {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {}", request.uri),
+                None,
+            ));
+        }
+        Ok(ReadResourceResponse::from(ReadResourceResult::new(vec![
+            ResourceContents::text("the fake readme", "fake://readme"),
+        ])))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+            "greet",
+            Some("A greeting"),
+            None,
+        )]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Ok(GetPromptResponse::from(
+            GetPromptResult::new(vec![PromptMessage::new_text(
+                Role::User,
+                format!("hello from {}", request.name),
+            )])
+            .with_description(Cow::Borrowed("a greeting").into_owned()),
+        ))
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    match Fake.serve(rmcp::transport::stdio()).await {
+        Ok(running) => {
+            let _ = running.waiting().await;
+        }
+        Err(e) => eprintln!("fake-upstream: {e}"),
+    }
+}
