@@ -26,6 +26,7 @@ pub const PROXY_INSTRUCTIONS: &str = "This server is relayed by spool. A tool an
 pub enum ProxyError {
     #[error("configuration: {0}")]
     Config(String),
-    #[error("cannot start upstream `{upstream}`: {cause}")]
-    Start { upstream: String, cause: String },
+    /// An upstream that did not start or complete its handshake.
+    #[error("{0}")]
+    Start(spool_core::Error),
 }

@@ -81,14 +81,9 @@ impl ProxyServer {
         let hub = Arc::new(Hub::default());
         let mut upstreams = Vec::new();
         for spec in config.upstreams {
-            let name = spec.name.clone();
-            let u =
-                Upstream::start(spec, Arc::clone(&hub))
-                    .await
-                    .map_err(|e| ProxyError::Start {
-                        upstream: name,
-                        cause: e.to_string(),
-                    })?;
+            let u = Upstream::start(spec, Arc::clone(&hub))
+                .await
+                .map_err(ProxyError::Start)?;
             upstreams.push(u);
         }
         let prefix_all = upstreams.len() > 1;

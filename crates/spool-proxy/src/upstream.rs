@@ -124,7 +124,16 @@ impl Upstream {
             info: RwLock::new(None),
             starts: AtomicU64::new(0),
         });
-        upstream.peer().await?;
+        upstream.peer().await.map_err(|e| match e {
+            spool_core::Error::UpstreamUnavailable { what, cause, .. } => {
+                spool_core::Error::UpstreamUnavailable {
+                    what,
+                    cause,
+                    hint: "check the upstream: run its command by hand (or open its URL) to see that it starts and speaks MCP".into(),
+                }
+            }
+            other => other,
+        })?;
         Ok(upstream)
     }
 
@@ -209,7 +218,7 @@ impl Upstream {
                 let (transport, stderr) = TokioChildProcess::builder(cmd)
                     .stderr(std::process::Stdio::piped())
                     .spawn()
-                    .map_err(|e| self.down(format!("cannot start `{command}`: {e}")))?;
+                    .map_err(|e| self.down(format!("`{command}` did not run: {e}")))?;
                 if let Some(stderr) = stderr {
                     self.keep_stderr(stderr);
                 }

@@ -34,13 +34,17 @@ fn one_upstream(args: &WrapArgs) -> Result<ProxyConfig, Error> {
             ));
         }
     }
-    // The last word that looks like a program or package names it: `server-filesystem`.
+    // The first word that is neither a launcher nor a flag names it: `npx -y
+    // @modelcontextprotocol/server-filesystem /srv` is `server-filesystem`.
+    const LAUNCHERS: [&str; 11] = [
+        "npx", "uvx", "node", "python", "python3", "deno", "bun", "pipx", "uv", "sh", "bash",
+    ];
     let guessed = args
         .command
         .iter()
-        .rev()
-        .find(|w| !w.starts_with('-') && !w.starts_with('/') && !w.starts_with('.'))
-        .map_or("upstream", |w| w.rsplit('/').next().unwrap_or(w));
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .find(|w| !w.starts_with('-') && !w.is_empty() && !LAUNCHERS.contains(w))
+        .unwrap_or("upstream");
     spec.name = spool_proxy::config::sanitize_name(args.name.as_deref().unwrap_or(guessed));
     Ok(ProxyConfig {
         lazy: false,
@@ -107,7 +111,13 @@ pub fn wrap(store: Arc<Store>, args: &WrapArgs) -> Result<u8, Error> {
     let outcome = runtime.block_on(async {
         let proxy = ProxyServer::start(config, spool)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| match e {
+                spool_proxy::ProxyError::Start(err) => err,
+                other => Error::InvalidArgument {
+                    message: other.to_string(),
+                    hint: None,
+                },
+            })?;
         match http {
             Some(addr) => spool_mcp::http::serve_http(proxy, addr, token, |bound| {
                 let _ = writeln!(
@@ -116,17 +126,21 @@ pub fn wrap(store: Arc<Store>, args: &WrapArgs) -> Result<u8, Error> {
                 );
             })
             .await
-            .map_err(|e| e.to_string()),
+            .map_err(|e| served(&e)),
             None => Box::pin(spool_mcp::serve_stdio(proxy))
                 .await
-                .map_err(|e| e.to_string()),
+                .map_err(|e| served(&e)),
         }
     });
     // Upstream children are killed when the runtime drops; do it before returning.
     drop(runtime);
-    outcome.map_err(|cause| Error::Unavailable {
-        what: "the proxy".into(),
-        cause,
-    })?;
+    outcome?;
     Ok(0)
+}
+
+fn served(e: &spool_mcp::ServeError) -> Error {
+    Error::Unavailable {
+        what: "the proxy".into(),
+        cause: e.to_string(),
+    }
 }

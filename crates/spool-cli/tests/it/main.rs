@@ -9,3 +9,4 @@ mod bad_input;
 mod read_search;
 mod run;
 mod support;
+mod wrap;

@@ -75,5 +75,5 @@ async fn an_upstream_that_cannot_start_is_a_clear_error() {
         panic!("started");
     };
     let text = err.to_string();
-    assert!(text.starts_with("cannot start upstream `ghost`: upstream `ghost` (/nonexistent/mcp-server) is unavailable: cannot start `/nonexistent/mcp-server`"), "{text}");
+    assert!(text.starts_with("upstream `ghost` (/nonexistent/mcp-server) is unavailable: `/nonexistent/mcp-server` did not run: No such file"), "{text}");
 }
