@@ -1,6 +1,5 @@
 //! The fake upstream speaks MCP and pages its tools. (Also makes `cargo test --workspace`
 //! build the binary that the proxy's tests start.)
-#![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 use rmcp::ServiceExt;
 
