@@ -18,6 +18,11 @@ fn invalid(message: String, hint: &str) -> Error {
     }
 }
 
+/// Programs that run the server rather than name it.
+const LAUNCHERS: [&str; 11] = [
+    "npx", "uvx", "node", "python", "python3", "deno", "bun", "pipx", "uv", "sh", "bash",
+];
+
 /// The one upstream given by `--url` or after `--`.
 fn one_upstream(args: &WrapArgs) -> Result<ProxyConfig, Error> {
     let mut spec = UpstreamSpec::default();
@@ -36,9 +41,6 @@ fn one_upstream(args: &WrapArgs) -> Result<ProxyConfig, Error> {
     }
     // The first word that is neither a launcher nor a flag names it: `npx -y
     // @modelcontextprotocol/server-filesystem /srv` is `server-filesystem`.
-    const LAUNCHERS: [&str; 11] = [
-        "npx", "uvx", "node", "python", "python3", "deno", "bun", "pipx", "uv", "sh", "bash",
-    ];
     let guessed = args
         .command
         .iter()
