@@ -63,5 +63,17 @@ check "http: no bearer token is 401 (got $status)" test "$status" = 401
 check "http: the bearer token is accepted" json_has "$out" 'len(d["tools"]) == 6'
 kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
 
+# spool wrap in front of the real filesystem server: its tools plus read/search/artifacts, and a
+# large file answered in part with a continuation that works.
+FS=node_modules/.bin/mcp-server-filesystem
+seq 1 200000 > "$ROOT/numbers.txt"
+"${INSPECT[@]}" "$SPOOL" wrap -- "$FS" "$ROOT" --method tools/list > "$out" 2>/dev/null
+check "wrap: tools/list has the upstream's tools and spool's" json_has "$out" '{"read_text_file","read","search","artifacts"} <= {t["name"] for t in d["tools"]}'
+"${INSPECT[@]}" "$SPOOL" wrap -- "$FS" "$ROOT" --method tools/call --tool-name read_text_file --tool-arg "path=$ROOT/numbers.txt" > "$out" 2>/dev/null
+check "wrap: a large upstream answer is partial and stored" json_has "$out" 'd["structuredContent"]["complete"] is False and d["content"][0]["text"].startswith("[PARTIAL")'
+WREF=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["structuredContent"]["ref"])' "$out" 2>/dev/null)
+"${INSPECT[@]}" "$SPOOL" wrap -- "$FS" "$ROOT" --method tools/call --tool-name read --tool-arg "ref=$WREF" --tool-arg line=150000 --tool-arg limit=2 > "$out" 2>/dev/null
+check "wrap: read continues the stored upstream answer" json_has "$out" 'd["content"][1]["text"] == "150000\n150001\n"'
+
 echo "inspector: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
