@@ -235,7 +235,11 @@ pub struct WrapArgs {
     #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
     pub max_tokens: u64,
     /// The upstream command and its arguments (after `--`, or after spool's own options).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "CMD")]
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "CMD"
+    )]
     pub command: Vec<String>,
 }
 

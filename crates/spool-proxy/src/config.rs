@@ -64,6 +64,10 @@ pub struct UpstreamSpec {
     /// The variable holding a bearer token for `url`.
     #[serde(default)]
     pub bearer_token_env: Option<String>,
+    /// A bearer token for `url` given directly (by a program using this library; never read
+    /// from the file, so a token is never written into one).
+    #[serde(skip)]
+    pub bearer_token: Option<String>,
     /// How long one request may take, in seconds.
     #[serde(default)]
     pub timeout_s: Option<f64>,
@@ -98,14 +102,15 @@ impl UpstreamSpec {
                 cwd: self.cwd.clone(),
             }),
             (None, Some(url)) => {
-                let bearer = match &self.bearer_token_env {
-                    Some(var) => Some(std::env::var(var).map_err(|_| {
+                let bearer = match (&self.bearer_token, &self.bearer_token_env) {
+                    (Some(token), _) => Some(token.clone()),
+                    (None, Some(var)) => Some(std::env::var(var).map_err(|_| {
                         ProxyError::Config(format!(
                             "upstream `{}`: the variable `{var}` named by `bearer_token_env` is not set",
                             self.name
                         ))
                     })?),
-                    None => None,
+                    (None, None) => None,
                 };
                 Ok(Transport::Http {
                     url: url.clone(),

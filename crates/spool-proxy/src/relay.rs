@@ -3,7 +3,7 @@
 //! rest), or by a page of items when it is a JSON list.
 
 use base64::Engine as _;
-use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use rmcp::model::{CallToolResult, ContentBlock, ReadResourceResult, ResourceContents};
 use serde_json::{Value, json};
 use spool_core::envelope::{NextCall, Source, SourceKind};
 use spool_core::items::{PageStart, find_list, item_page, store_items};
@@ -271,6 +271,47 @@ fn store_large_blobs(
             meta.reference,
             meta.reference,
         ));
+    }
+    Ok(result)
+}
+
+/// A resource read made honest: a text content over the cap is stored and replaced by the
+/// envelope's text (banner and preview), which names the `read` and `search` calls for the rest.
+pub fn honest_resource(
+    store: &Store,
+    server: &str,
+    mut result: ReadResourceResult,
+    max_tokens: u64,
+    ms: u64,
+) -> Result<ReadResourceResult> {
+    for content in &mut result.contents {
+        let ResourceContents::TextResourceContents { uri, text, .. } = content else {
+            continue;
+        };
+        if !over_cap(text, max_tokens) {
+            continue;
+        }
+        let mut version = serde_json::Map::new();
+        version.insert("server".into(), json!(server));
+        version.insert("uri".into(), json!(uri));
+        version.insert(
+            "read_at".into(),
+            json!(spool_core::clock::rfc3339(spool_core::clock::now_ms())),
+        );
+        let new = NewArtifact::new(Source {
+            kind: SourceKind::Mcp,
+            desc: format!("{server} {uri}"),
+            version,
+        });
+        let whole = store.put(new, text.as_bytes())?;
+        let reader = store.open_artifact(&whole.reference)?;
+        let envelope =
+            spool_core::window::window(&reader, WindowRequest::Preview(None), max_tokens)?;
+        let args = json!({ "uri": uri });
+        if let Err(e) = audit::record_envelope(store, "resources/read", &args, &envelope, ms) {
+            tracing::warn!(error = %e, "could not record the answer in the audit");
+        }
+        *text = spool_core::render::envelope_text(&envelope, spool_core::render::Dialect::Mcp);
     }
     Ok(result)
 }

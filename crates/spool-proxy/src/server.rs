@@ -15,10 +15,10 @@ use rmcp::model::{
     CompleteRequest, CompleteRequestParams, CompleteResult, GetPromptRequest,
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference, ResultType,
-    ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams,
-    SubscribeRequest, SubscribeRequestParams, Tool, ToolsCapability, UnsubscribeRequest,
-    UnsubscribeRequestParams,
+    ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Reference, ResultType, ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest,
+    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, Tool, ToolsCapability,
+    UnsubscribeRequest, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -282,6 +282,24 @@ impl ProxyServer {
         let mut honest = honest;
         honest.result_type.get_or_insert(ResultType::COMPLETE);
         Ok(CallToolResponse::Complete(honest))
+    }
+
+    /// Large text contents stored and shown in part, like tool answers.
+    async fn honest_resource(
+        &self,
+        upstream: usize,
+        result: ReadResourceResult,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let store = Arc::clone(self.store());
+        let server = self.inner.upstreams[upstream].spec.name.clone();
+        let max_tokens = self.inner.spool.settings().max_tokens;
+        let relayed = tokio::task::spawn_blocking(move || {
+            relay::honest_resource(&store, &server, result, max_tokens, 0)
+        })
+        .await
+        .map_err(|e| internal(format!("relaying the resource failed: {e}"), None))?
+        .map_err(|e| internal(e.to_string(), Some(&e)))?;
+        Ok(ReadResourceResponse::from(relayed))
     }
 
     fn owner_of_uri(&self, uri: &str) -> Option<usize> {
@@ -613,7 +631,7 @@ impl ServerHandler for ProxyServer {
             let req = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params.clone()));
             match self.forward(i, req, &ctx).await {
                 Ok(ServerResult::ReadResourceResult(r)) => {
-                    return Ok(ReadResourceResponse::from(r));
+                    return self.honest_resource(i, r).await;
                 }
                 Ok(_) => {
                     last = Some(internal(

@@ -80,6 +80,29 @@ async fn resources_and_prompts_pass_through() {
         .read_resource(ReadResourceRequestParams::new("fake://nothing"))
         .await;
     assert!(missing.is_err());
+    // A large resource is stored and shown in part, like a tool answer.
+    let big = p
+        .client
+        .read_resource(ReadResourceRequestParams::new("fake://big"))
+        .await
+        .unwrap();
+    let text = serde_json::to_value(&big).unwrap()["contents"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(text.starts_with("[PARTIAL: lines 1-"), "{}", &text[..200]);
+    assert!(spool_core::tokens::count(&text) <= 2_000);
+    let reference = text
+        .split("stored as ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    let rest = p
+        .call("read", json!({ "ref": reference, "line": 20_000 }))
+        .await;
+    assert!(texts(&rest)[1].starts_with("line 20000:"));
     let prompts = p.client.list_all_prompts().await.unwrap();
     assert_eq!(prompts[0].name, "greet");
     let got = p
@@ -195,4 +218,97 @@ async fn the_lazy_surface_lists_one_line_per_tool_and_describes_on_demand() {
     // Calls go through as before.
     let r = p.call("echo", json!({ "text": "lazy" })).await;
     assert_eq!(texts(&r), vec!["lazy".to_owned()]);
+}
+
+#[tokio::test]
+async fn a_streamable_http_upstream_with_a_bearer_token_is_relayed() {
+    // The upstream: spool's own server over HTTP on loopback, behind a token.
+    let up_home = tempfile::tempdir().unwrap();
+    let up_store = std::sync::Arc::new(
+        spool_core::Store::open(up_home.path(), spool_core::StoreConfig::default()).unwrap(),
+    );
+    let roots = spool_core::roots::Roots::new(&[up_home.path().to_owned()]).unwrap();
+    let upstream = spool_mcp::SpoolServer::new(up_store, roots, spool_mcp::Settings::default());
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let _ = spool_mcp::http::serve_http(
+            upstream,
+            "127.0.0.1:0".parse().unwrap(),
+            Some("s3cret".into()),
+            move |bound| {
+                let _ = tx.send(bound);
+            },
+        )
+        .await;
+    });
+    let bound = rx.await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let store = std::sync::Arc::new(
+        spool_core::Store::open(home.path(), spool_core::StoreConfig::default()).unwrap(),
+    );
+    let roots = spool_core::roots::Roots::new(&[home.path().to_owned()]).unwrap();
+    let spool = spool_mcp::SpoolServer::new(store, roots, spool_mcp::Settings::default());
+    let spec = |token: &str| spool_proxy::UpstreamSpec {
+        name: "up".into(),
+        url: Some(format!("http://{bound}/mcp")),
+        bearer_token: Some(token.into()),
+        timeout_s: Some(10.0),
+        ..spool_proxy::UpstreamSpec::default()
+    };
+    let wrong = spool_proxy::ProxyConfig {
+        lazy: false,
+        upstreams: vec![spec("wrong")],
+    };
+    assert!(
+        spool_proxy::ProxyServer::start(wrong, spool.clone())
+            .await
+            .is_err(),
+        "a wrong token is refused"
+    );
+    let config = spool_proxy::ProxyConfig {
+        lazy: false,
+        upstreams: vec![spec("s3cret")],
+    };
+    let server = spool_proxy::ProxyServer::start(config, spool)
+        .await
+        .unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        use rmcp::ServiceExt;
+        if let Ok(running) = Box::pin(server.serve(server_io)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = rmcp::ServiceExt::serve((), client_io).await.unwrap();
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    // The upstream's `read`, `search` and `artifacts` yield their names to the proxy's own.
+    for name in [
+        "run",
+        "up_read",
+        "up_search",
+        "up_artifacts",
+        "read",
+        "search",
+        "artifacts",
+    ] {
+        assert!(
+            names.contains(&name.to_owned()),
+            "{name} missing from {names:?}"
+        );
+    }
+    let r = client
+        .call_tool(crate::support::params(
+            "run",
+            json!({ "command": "echo over http" }),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    assert_eq!(texts(&r)[1], "over http\n");
 }

@@ -260,6 +260,11 @@ impl ServerHandler for Fake {
         request: ReadResourceRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri == "fake://big" {
+            return Ok(ReadResourceResponse::from(ReadResourceResult::new(vec![
+                ResourceContents::text(spool_test_support::big_text(20_000), "fake://big"),
+            ])));
+        }
         if request.uri != "fake://readme" {
             return Err(ErrorData::resource_not_found(
                 format!("no resource {}", request.uri),
