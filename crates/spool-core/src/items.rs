@@ -24,10 +24,11 @@ pub const ITEMS_MAX_PAGE: usize = 1_000;
 const BANNER_RESERVE: u64 = 400;
 
 /// The list inside a JSON document: the document itself when it is an array, else the
-/// object field holding the longest array (`key` names it).
+/// object field holding the longest array (`key` names it). A list of one item is no list: a
+/// text window shows such a document better.
 pub fn find_list(doc: &Value) -> Option<(Option<&str>, &[Value])> {
     match doc {
-        Value::Array(items) => Some((None, items)),
+        Value::Array(items) if items.len() > 1 => Some((None, items)),
         Value::Object(fields) => fields
             .iter()
             .filter_map(|(k, v)| v.as_array().map(|a| (k.as_str(), a)))
@@ -117,6 +118,18 @@ pub fn item_page(
     limit: Option<usize>,
     max_tokens: u64,
 ) -> Result<ItemPage> {
+    item_page_with_notes(store, reference, start, limit, max_tokens, &[])
+}
+
+/// [`item_page`] with notes for the banner (counted in the cap).
+pub fn item_page_with_notes(
+    store: &Store,
+    reference: &str,
+    start: PageStart<'_>,
+    limit: Option<usize>,
+    max_tokens: u64,
+    notes: &[String],
+) -> Result<ItemPage> {
     let at = match start {
         PageStart::At(at) => at,
         PageStart::Cursor(c) => {
@@ -157,8 +170,10 @@ pub fn item_page(
     }
     let wanted = limit.unwrap_or(ITEMS_MAX_PAGE);
     let mut budget = max_tokens.saturating_sub(BANNER_RESERVE).max(1);
-    loop {
-        let page = fill(
+    // Each pass shrinks the items' share by what the banner overran; a banner that alone does
+    // not fit ends it with an error rather than a page over the cap.
+    for _ in 0..8 {
+        let mut page = fill(
             store,
             &reader,
             at,
@@ -167,14 +182,26 @@ pub fn item_page(
             max_tokens,
             limit.is_some(),
         )?;
+        page.envelope.notes.extend(notes.iter().cloned());
         let text = render::item_page_text(&page, Dialect::Mcp);
         let used = crate::tokens::count(&text);
-        if used <= max_tokens || page.items.is_empty() {
+        if used <= max_tokens {
             return Ok(page);
         }
-        // The banner took more than reserved: shrink the items' share and fill again.
+        if page.items.is_empty() || budget == 1 {
+            break;
+        }
         budget = budget.saturating_sub(used - max_tokens).max(1);
     }
+    Err(Error::invalid(
+        format!(
+            "`max_tokens` {max_tokens} leaves no room for a page of this list after its banner"
+        ),
+        Some(format!(
+            "ask for `max_tokens` {}",
+            max_tokens.max(BANNER_RESERVE) * 2
+        )),
+    ))
 }
 
 /// Reads items from `at` until `wanted` items or `budget` tokens.

@@ -24,11 +24,15 @@ pub enum Broadcast {
     PromptsChanged,
 }
 
+/// An upstream progress token: (upstream, connection, token).
+pub type ProgressKey = (usize, u64, ProgressToken);
+
 #[derive(Default)]
 pub struct Hub {
     clients: Mutex<Vec<Peer<RoleServer>>>,
-    /// Upstream progress token -> the client and the token it asked with.
-    progress: Mutex<HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>>,
+    /// Upstream progress token -> the client and the token it asked with. rmcp numbers tokens
+    /// per connection from 0, so the key names the upstream and its connection too.
+    progress: Mutex<HashMap<ProgressKey, (Peer<RoleServer>, ProgressToken)>>,
 }
 
 impl Hub {
@@ -42,7 +46,7 @@ impl Hub {
     /// Routes progress of the upstream request `upstream` to `peer` as `token`.
     pub fn route_progress(
         &self,
-        upstream: ProgressToken,
+        upstream: ProgressKey,
         peer: Peer<RoleServer>,
         token: ProgressToken,
     ) {
@@ -51,18 +55,24 @@ impl Hub {
         }
     }
 
-    pub fn end_progress(&self, upstream: &ProgressToken) {
+    pub fn end_progress(&self, upstream: &ProgressKey) {
         if let Ok(mut map) = self.progress.lock() {
             map.remove(upstream);
         }
     }
 
-    pub async fn progress(&self, mut params: ProgressNotificationParam) {
+    pub async fn progress(
+        &self,
+        upstream: usize,
+        connection: u64,
+        mut params: ProgressNotificationParam,
+    ) {
+        let key = (upstream, connection, params.progress_token.clone());
         let target = self
             .progress
             .lock()
             .ok()
-            .and_then(|map| map.get(&params.progress_token).cloned());
+            .and_then(|map| map.get(&key).cloned());
         if let Some((peer, token)) = target {
             params.progress_token = token;
             let _ = peer.notify_progress(params).await;

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use rmcp::model::{CallToolResult, ContentBlock, ReadResourceResult, ResourceContents};
 use serde_json::{Value, json};
 use spool_core::envelope::{NextCall, Source, SourceKind};
-use spool_core::items::{PageStart, find_list, item_page, store_items};
+use spool_core::items::{PageStart, find_list, item_page_with_notes, store_items};
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::window::{WindowRequest, window_with_notes};
 use spool_core::{Preview, Result, Store, audit};
@@ -100,6 +100,29 @@ fn redo(call: &Call<'_>) -> NextCall {
     }
 }
 
+/// The text that decides and is stored: the text blocks, or the structured content when it is
+/// the larger (a server may send a one-line summary as text beside a large structured answer).
+/// The other, when it says something the payload does not, comes back to be stored beside it,
+/// with what it is.
+fn payload(result: &CallToolResult) -> (String, Option<(String, &'static str)>) {
+    let text = text_of(result);
+    let Some(structured) = &result.structured_content else {
+        return (text, None);
+    };
+    // The usual case: the text block is the structured content, serialized.
+    if !text.is_empty() && serde_json::from_str::<Value>(&text).is_ok_and(|t| t == *structured) {
+        return (text, None);
+    }
+    let json = serde_json::to_string_pretty(structured).unwrap_or_default();
+    if text.is_empty() {
+        (json, None)
+    } else if json.len() > text.len() {
+        (json, Some((text, "text")))
+    } else {
+        (text, Some((json, "structured content")))
+    }
+}
+
 /// Makes `result` honest; records what the client receives in the audit.
 pub fn honest(
     store: &Store,
@@ -108,68 +131,92 @@ pub fn honest(
     ms: u64,
 ) -> Result<CallToolResult> {
     let result = store_large_blobs(store, call, result)?;
-    let mut text = text_of(&result);
-    if text.is_empty()
-        && let Some(structured) = &result.structured_content
-    {
-        text = serde_json::to_string_pretty(structured).unwrap_or_default();
-    }
-    if !over_cap(&text, call.max_tokens) {
-        let mut passed = result;
-        let large: Vec<String> = media_notes(&passed)
-            .into_iter()
-            .zip(
-                passed
-                    .content
-                    .iter()
-                    .filter(|b| matches!(b, ContentBlock::Image(_) | ContentBlock::Audio(_))),
-            )
-            .filter(|(_, b)| match b {
-                ContentBlock::Image(i) => i.data.len() > LARGE_MEDIA,
-                ContentBlock::Audio(a) => a.data.len() > LARGE_MEDIA,
-                _ => false,
-            })
-            .map(|(n, _)| n)
-            .collect();
-        if !large.is_empty() {
-            passed
-                .content
-                .push(ContentBlock::text(format!("[spool: {}]", large.join("; "))));
-        }
-        let recorded = audit::record_other(
-            store,
-            call.exposed,
-            call.arguments,
-            &json!({ "bytes": text.len(), "passed_through": true }),
-            true,
-            ms,
-        );
-        if let Err(e) = recorded {
-            tracing::warn!(error = %e, "could not record the answer in the audit");
-        }
-        return Ok(passed);
+    let (text, beside) = payload(&result);
+    let fits = match &beside {
+        None => !over_cap(&text, call.max_tokens),
+        Some((other, _)) => !over_cap(&format!("{text}\n{other}"), call.max_tokens),
+    };
+    if fits {
+        let bytes = text.len() + beside.as_ref().map_or(0, |(b, _)| b.len());
+        return Ok(pass_through(store, call, result, bytes, ms));
     }
     let mut new = NewArtifact::new(source(call));
     new.redo = Some(redo(call));
     new.preview = call.preview;
     let whole = store.put(new, text.as_bytes())?;
-    let media = media_notes(&result);
+    let mut notes = media_notes(&result);
+    if let Some((other, what)) = beside {
+        // Nothing is dropped: the other half of the answer is stored beside it.
+        let mut src = source(call);
+        src.version.insert("part".into(), json!("beside"));
+        let mut new = NewArtifact::new(src);
+        new.redo = Some(redo(call));
+        let meta = store.put(new, other.as_bytes())?;
+        notes.push(format!(
+            "the upstream also sent {} of {what} beside it, stored as {}",
+            spool_core::render::human_bytes(other.len() as u64),
+            meta.reference
+        ));
+    }
     let mut answer = match json_list(&text) {
-        Some(doc) => items_answer(store, call, &whole, &doc, &media, ms)?,
-        None => window_answer(store, call, &whole, &media, ms)?,
+        Some(doc) => items_answer(store, call, &whole, &doc, &notes, ms)?,
+        None => window_answer(store, call, &whole, &notes, ms)?,
     };
-    // Media travel as the upstream sent them, after the text.
+    // Media, links and binary resources travel as the upstream sent them, after the text.
     answer
         .content
-        .extend(result.content.into_iter().filter(|b| {
-            matches!(
-                b,
-                ContentBlock::Image(_) | ContentBlock::Audio(_) | ContentBlock::ResourceLink(_)
-            )
+        .extend(result.content.into_iter().filter(|b| match b {
+            ContentBlock::Image(_) | ContentBlock::Audio(_) | ContentBlock::ResourceLink(_) => true,
+            ContentBlock::Resource(r) => {
+                !matches!(r.resource, ResourceContents::TextResourceContents { .. })
+            }
+            _ => false,
         }));
     answer.is_error = result.is_error;
     answer.meta = result.meta;
     Ok(answer)
+}
+
+/// The result as the upstream sent it, large media named with their size.
+fn pass_through(
+    store: &Store,
+    call: &Call<'_>,
+    mut passed: CallToolResult,
+    bytes: usize,
+    ms: u64,
+) -> CallToolResult {
+    let large: Vec<String> = media_notes(&passed)
+        .into_iter()
+        .zip(
+            passed
+                .content
+                .iter()
+                .filter(|b| matches!(b, ContentBlock::Image(_) | ContentBlock::Audio(_))),
+        )
+        .filter(|(_, b)| match b {
+            ContentBlock::Image(i) => i.data.len() > LARGE_MEDIA,
+            ContentBlock::Audio(a) => a.data.len() > LARGE_MEDIA,
+            _ => false,
+        })
+        .map(|(n, _)| n)
+        .collect();
+    if !large.is_empty() {
+        passed
+            .content
+            .push(ContentBlock::text(format!("[spool: {}]", large.join("; "))));
+    }
+    let recorded = audit::record_other(
+        store,
+        call.exposed,
+        call.arguments,
+        &json!({ "bytes": bytes, "passed_through": true }),
+        true,
+        ms,
+    );
+    if let Err(e) = recorded {
+        tracing::warn!(error = %e, "could not record the answer in the audit");
+    }
+    passed
 }
 
 /// The first page of the list in `doc`, stored as an item view of `whole`.
@@ -183,18 +230,33 @@ fn items_answer(
 ) -> Result<CallToolResult> {
     let (key, items) = find_list(doc).unwrap_or((None, &[]));
     let view = store_items(store, whole, key, items)?;
-    let mut page = item_page(
+    let mut notes = vec![format!(
+        "the upstream's answer is stored whole, as it came, as {}",
+        whole.reference
+    )];
+    if let (Some(key), Value::Object(fields)) = (key, doc) {
+        let mut others = fields.clone();
+        others.remove(key);
+        notes.push(format!(
+            "the list is the field `{key}` of an object whose other fields are {}",
+            Value::Object(others)
+        ));
+        if let Some(more) = upstream_more(fields) {
+            notes.push(format!(
+                "the upstream says its own list goes on ({more}): call `{}` again with it for the items after these",
+                call.exposed
+            ));
+        }
+    }
+    notes.extend(media.iter().cloned());
+    let page = item_page_with_notes(
         store,
         &view.reference,
         PageStart::At(0),
         None,
         call.max_tokens,
+        &notes,
     )?;
-    page.envelope.notes.push(format!(
-        "the upstream's answer is stored whole, as it came, as {}",
-        whole.reference
-    ));
-    page.envelope.notes.extend(media.iter().cloned());
     if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &page.envelope, ms)
     {
         tracing::warn!(error = %e, "could not record the answer in the audit");
@@ -223,14 +285,47 @@ fn window_answer(
     Ok(envelope_result(&envelope))
 }
 
-/// The document when `text` is a JSON list (or an object holding one), else `None`.
+/// The document when `text` is a JSON list, or an object that is mostly one list (its other
+/// fields, shown in full in the banner, must be small), else `None`.
 fn json_list(text: &str) -> Option<Value> {
+    /// The most the other fields of an object may take to be shown beside its list.
+    const OTHER_FIELDS: usize = 1 << 10;
     let trimmed = text.trim_start();
     if !(trimmed.starts_with('[') || trimmed.starts_with('{')) {
         return None;
     }
     let doc: Value = serde_json::from_str(text).ok()?;
-    find_list(&doc).is_some().then_some(doc)
+    let (key, _) = find_list(&doc)?;
+    if let (Some(key), Value::Object(fields)) = (key, &doc) {
+        let others: usize = fields
+            .iter()
+            .filter(|(k, _)| k.as_str() != key)
+            .map(|(k, v)| k.len() + v.to_string().len())
+            .sum();
+        if others > OTHER_FIELDS {
+            return None;
+        }
+    }
+    Some(doc)
+}
+
+/// A field by which an upstream says its list goes on past this answer.
+fn upstream_more(fields: &serde_json::Map<String, Value>) -> Option<String> {
+    const MORE: [&str; 8] = [
+        "next_cursor",
+        "nextCursor",
+        "next_page_token",
+        "nextPageToken",
+        "cursor",
+        "next",
+        "has_more",
+        "hasMore",
+    ];
+    MORE.iter().find_map(|k| match fields.get(*k) {
+        None | Some(Value::Null | Value::Bool(false)) => None,
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(v) => Some(format!("{k}: {v}")),
+    })
 }
 
 /// Embedded binary resources past the size limit are stored as artifacts of their own and
@@ -285,7 +380,13 @@ pub fn honest_resource(
     ms: u64,
 ) -> Result<ReadResourceResult> {
     for content in &mut result.contents {
-        let ResourceContents::TextResourceContents { uri, text, .. } = content else {
+        let ResourceContents::TextResourceContents {
+            uri,
+            text,
+            mime_type,
+            ..
+        } = content
+        else {
             continue;
         };
         if !over_cap(text, max_tokens) {
@@ -312,6 +413,8 @@ pub fn honest_resource(
             tracing::warn!(error = %e, "could not record the answer in the audit");
         }
         *text = spool_core::render::envelope_text(&envelope, spool_core::render::Dialect::Mcp);
+        // What is left is a banner and a preview, whatever the whole was.
+        *mime_type = Some("text/plain".into());
     }
     Ok(result)
 }

@@ -80,8 +80,8 @@ impl ProxyServer {
         config.check()?;
         let hub = Arc::new(Hub::default());
         let mut upstreams = Vec::new();
-        for spec in config.upstreams {
-            let u = Upstream::start(spec, Arc::clone(&hub))
+        for (index, spec) in config.upstreams.into_iter().enumerate() {
+            let u = Upstream::start(spec, index, Arc::clone(&hub))
                 .await
                 .map_err(ProxyError::Start)?;
             upstreams.push(u);
@@ -122,42 +122,77 @@ impl ProxyServer {
     }
 
     /// Every tool of every upstream (all pages), as the client sees them.
+    /// One upstream's tools, all pages.
+    async fn upstream_tools(u: &Upstream) -> Result<Vec<Tool>, ErrorData> {
+        let peer = u
+            .peer()
+            .await
+            .map_err(|e| internal(e.to_string(), Some(&e)))?;
+        match tokio::time::timeout(u.spec.timeout(), peer.list_all_tools()).await {
+            Ok(Ok(tools)) => Ok(tools),
+            Ok(Err(e)) => Err(internal(
+                format!("{} could not list its tools: {e}", u.spec.describe()),
+                None,
+            )),
+            Err(_) => Err(internal(
+                format!("{} did not list its tools in time", u.spec.describe()),
+                None,
+            )),
+        }
+    }
+
     async fn refresh_tools(&self) -> Result<Vec<Tool>, ErrorData> {
+        let before = self
+            .inner
+            .tools
+            .read()
+            .map(|t| t.clone())
+            .unwrap_or_default();
         let mut listed = Vec::new();
-        let mut table = HashMap::new();
+        let mut table: HashMap<String, (Route, Tool)> = HashMap::new();
         for (i, u) in self.inner.upstreams.iter().enumerate() {
-            let peer = u
-                .peer()
-                .await
-                .map_err(|e| internal(e.to_string(), Some(&e)))?;
-            let tools = match tokio::time::timeout(u.spec.timeout(), peer.list_all_tools()).await {
-                Ok(Ok(tools)) => tools,
-                Ok(Err(e)) => {
-                    return Err(internal(
-                        format!("{} could not list its tools: {e}", u.spec.describe()),
-                        None,
-                    ));
-                }
-                Err(_) => {
-                    return Err(internal(
-                        format!("{} did not list its tools in time", u.spec.describe()),
-                        None,
-                    ));
+            let tools = match Self::upstream_tools(u).await {
+                Ok(tools) => tools,
+                Err(e) => {
+                    // An upstream that is down keeps the tools it listed before: calling one
+                    // answers `unavailable` (and restarts it) instead of the tool vanishing.
+                    // Never listed at all, the list would be silently short: that is an error.
+                    let mut kept: Vec<_> = before
+                        .values()
+                        .filter(|(r, _)| r.upstream == i)
+                        .cloned()
+                        .collect();
+                    if kept.is_empty() {
+                        return Err(e);
+                    }
+                    tracing::warn!(upstream = %u.spec.name, error = %e.message, "listing the tools it listed before");
+                    kept.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+                    for (route, tool) in kept {
+                        listed.push(if self.inner.lazy {
+                            lazy::short(&tool)
+                        } else {
+                            tool.clone()
+                        });
+                        table.insert(tool.name.to_string(), (route, tool));
+                    }
+                    continue;
                 }
             };
             for tool in tools {
-                let exposed = self.exposed(i, &tool.name);
+                let mut exposed = self.exposed(i, &tool.name);
+                // Two tools may come out with one name (`search` prefixed, beside `fs_search`):
+                // the later one gets a number, since clients refuse duplicate names.
+                let mut n = 2;
+                while table.contains_key(&exposed) || SPOOL_TOOLS.contains(&exposed.as_str()) {
+                    exposed = format!("{}_{n}", self.exposed(i, &tool.name));
+                    n += 1;
+                }
                 let full = relayed_tool(tool.clone(), &exposed);
-                table.insert(
-                    exposed,
-                    (
-                        Route {
-                            upstream: i,
-                            tool: tool.name.to_string(),
-                        },
-                        full.clone(),
-                    ),
-                );
+                let route = Route {
+                    upstream: i,
+                    tool: tool.name.to_string(),
+                };
+                table.insert(exposed, (route, full.clone()));
                 listed.push(if self.inner.lazy {
                     lazy::short(&full)
                 } else {

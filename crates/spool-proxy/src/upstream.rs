@@ -43,6 +43,9 @@ pub enum Failure {
 #[derive(Clone)]
 pub struct UpstreamClient {
     hub: Arc<Hub>,
+    /// Which upstream, and which of its connections, this is.
+    index: usize,
+    connection: u64,
 }
 
 impl ClientHandler for UpstreamClient {
@@ -51,7 +54,7 @@ impl ClientHandler for UpstreamClient {
         params: ProgressNotificationParam,
         _ctx: NotificationContext<RoleClient>,
     ) {
-        self.hub.progress(params).await;
+        self.hub.progress(self.index, self.connection, params).await;
     }
 
     async fn on_logging_message(
@@ -92,14 +95,20 @@ impl ClientHandler for UpstreamClient {
 
 struct Connection {
     service: RunningService<RoleClient, UpstreamClient>,
+    /// Counts connections to this upstream: progress tokens and suspicion belong to one.
+    generation: u64,
     /// A request timed out: check the upstream answers before trusting it again.
     suspect: bool,
 }
 
 pub struct Upstream {
     pub spec: UpstreamSpec,
+    index: usize,
     transport: Transport,
     hub: Arc<Hub>,
+    /// The last failed start: requests in the next seconds fail fast with its error instead
+    /// of each waiting for a start of its own.
+    failed: Mutex<Option<(std::time::Instant, spool_core::Error)>>,
     connection: tokio::sync::Mutex<Option<Connection>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     info: RwLock<Option<ServerPeerInfo>>,
@@ -108,7 +117,11 @@ pub struct Upstream {
 
 impl Upstream {
     /// Starts the upstream and completes the MCP handshake.
-    pub async fn start(spec: UpstreamSpec, hub: Arc<Hub>) -> Result<Arc<Self>, spool_core::Error> {
+    pub async fn start(
+        spec: UpstreamSpec,
+        index: usize,
+        hub: Arc<Hub>,
+    ) -> Result<Arc<Self>, spool_core::Error> {
         let transport = spec
             .transport()
             .map_err(|e| spool_core::Error::InvalidArgument {
@@ -117,8 +130,10 @@ impl Upstream {
             })?;
         let upstream = Arc::new(Self {
             spec,
+            index,
             transport,
             hub,
+            failed: Mutex::new(None),
             connection: tokio::sync::Mutex::new(None),
             stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
             info: RwLock::new(None),
@@ -167,13 +182,20 @@ impl Upstream {
 
     /// A live connection: the current one, or a new one when the old one died or hangs.
     pub async fn peer(&self) -> Result<Peer<RoleClient>, spool_core::Error> {
+        self.connected().await.map(|(peer, _)| peer)
+    }
+
+    /// A live connection and its generation.
+    async fn connected(&self) -> Result<(Peer<RoleClient>, u64), spool_core::Error> {
+        /// How long a failed start answers for itself before another is tried.
+        const RETRY_AFTER: Duration = Duration::from_secs(5);
         let mut guard = self.connection.lock().await;
         if let Some(conn) = guard.as_mut()
             && !conn.service.is_closed()
             && !conn.service.peer().is_transport_closed()
         {
             if !conn.suspect {
-                return Ok(conn.service.peer().clone());
+                return Ok((conn.service.peer().clone(), conn.generation));
             }
             // Any answer to a ping, even an error, shows it is listening again.
             let ping = conn
@@ -184,23 +206,62 @@ impl Upstream {
                 tokio::time::timeout(Duration::from_secs(2), ping).await
             {
                 conn.suspect = false;
-                return Ok(conn.service.peer().clone());
+                return Ok((conn.service.peer().clone(), conn.generation));
             }
             tracing::warn!(upstream = %self.spec.name, "upstream does not answer; restarting it");
         }
         if let Some(old) = guard.take() {
-            // Dropping the service kills a child process.
+            // Cancelling the service closes the transport; the child is killed on drop.
             old.service.cancellation_token().cancel();
         }
-        let conn = self.connect().await?;
-        let peer = conn.service.peer().clone();
-        *guard = Some(conn);
-        Ok(peer)
+        if let Ok(failed) = self.failed.lock()
+            && let Some((at, err)) = failed.as_ref()
+            && at.elapsed() < RETRY_AFTER
+        {
+            return Err(self.down(format!(
+                "it failed to start {} ms ago: {err}",
+                at.elapsed().as_millis()
+            )));
+        }
+        match self.connect().await {
+            Ok(conn) => {
+                let found = (conn.service.peer().clone(), conn.generation);
+                *guard = Some(conn);
+                Ok(found)
+            }
+            Err(e) => {
+                if let Ok(mut failed) = self.failed.lock() {
+                    *failed = Some((std::time::Instant::now(), self.down_again(&e)));
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The cause inside an upstream error, to repeat it.
+    fn down_again(&self, e: &spool_core::Error) -> spool_core::Error {
+        match e {
+            spool_core::Error::UpstreamUnavailable { cause, .. } => {
+                spool_core::Error::UpstreamUnavailable {
+                    what: self.spec.describe(),
+                    cause: cause.clone(),
+                    hint: String::new(),
+                }
+            }
+            other => spool_core::Error::UpstreamUnavailable {
+                what: self.spec.describe(),
+                cause: other.to_string(),
+                hint: String::new(),
+            },
+        }
     }
 
     async fn connect(&self) -> Result<Connection, spool_core::Error> {
+        let generation = self.starts.load(Ordering::SeqCst) + 1;
         let client = UpstreamClient {
             hub: Arc::clone(&self.hub),
+            index: self.index,
+            connection: generation,
         };
         let timeout = self.spec.timeout();
         let service = match &self.transport {
@@ -211,7 +272,7 @@ impl Upstream {
                 cwd,
             } => {
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env);
+                cmd.args(args).envs(env).kill_on_drop(true);
                 if let Some(dir) = cwd {
                     cmd.current_dir(dir);
                 }
@@ -226,7 +287,10 @@ impl Upstream {
             }
             Transport::Http { url, bearer } => {
                 let _ = rustls::crypto::ring::default_provider().install_default();
+                // No overall timeout: a response may be a long event stream. Requests are
+                // bounded by the upstream's timeout instead.
                 let http = reqwest::Client::builder()
+                    .connect_timeout(Duration::from_secs(10))
                     .build()
                     .map_err(|e| self.down(format!("cannot make an HTTP client: {e}")))?;
                 let mut config =
@@ -255,8 +319,12 @@ impl Upstream {
             *info = service.peer().peer_info().map(|i| (*i).clone());
         }
         self.starts.fetch_add(1, Ordering::SeqCst);
+        if let Ok(mut failed) = self.failed.lock() {
+            *failed = None;
+        }
         Ok(Connection {
             service,
+            generation,
             suspect: false,
         })
     }
@@ -289,7 +357,14 @@ impl Upstream {
         ct: &CancellationToken,
         progress: Option<(Peer<RoleServer>, ProgressToken)>,
     ) -> Result<ServerResult, Failure> {
-        let peer = self.peer().await.map_err(Failure::Down)?;
+        let timeout = self.spec.timeout();
+        let deadline = tokio::time::Instant::now() + timeout;
+        // Waiting for a (re)start counts against the same time limit, and can be cancelled.
+        let (peer, generation) = tokio::select! {
+            r = self.connected() => r.map_err(Failure::Down)?,
+            () = tokio::time::sleep_until(deadline) => return Err(Failure::Down(self.timed_out(timeout))),
+            () = ct.cancelled() => return Err(Failure::Cancelled),
+        };
         let mut handle = match peer
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
@@ -297,21 +372,25 @@ impl Upstream {
             Ok(h) => h,
             Err(e) => return Err(Failure::Down(self.down(e.to_string()))),
         };
-        let token = handle.progress_token.clone();
+        let key = (self.index, generation, handle.progress_token.clone());
         if let Some((client, asked)) = progress {
-            self.hub.route_progress(token.clone(), client, asked);
+            self.hub.route_progress(key.clone(), client, asked);
         }
-        let timeout = self.spec.timeout();
         let outcome = tokio::select! {
             r = &mut handle.rx => Some(r),
-            () = tokio::time::sleep(timeout) => None,
+            () = tokio::time::sleep_until(deadline) => None,
             () = ct.cancelled() => {
-                self.hub.end_progress(&token);
-                let _ = handle.cancel(Some("cancelled by the client".into())).await;
+                self.hub.end_progress(&key);
+                // A hung transport must not hold the answer: the notice gets a second.
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(1),
+                    handle.cancel(Some("cancelled by the client".into())),
+                )
+                .await;
                 return Err(Failure::Cancelled);
             }
         };
-        self.hub.end_progress(&token);
+        self.hub.end_progress(&key);
         match outcome {
             Some(Ok(Ok(result))) => Ok(result),
             Some(Ok(Err(ServiceError::McpError(e)))) => Err(Failure::Upstream(e)),
@@ -322,21 +401,24 @@ impl Upstream {
                 "the connection closed during the request (the server exited or closed its output)",
             ))),
             None => {
-                let _ = handle
-                    .cancel(Some(format!(
-                        "spool: no answer within {} s",
-                        timeout.as_secs_f64()
-                    )))
-                    .await;
-                if let Some(conn) = self.connection.lock().await.as_mut() {
+                let reason = format!("spool: no answer within {} s", timeout.as_secs_f64());
+                let _ =
+                    tokio::time::timeout(Duration::from_secs(1), handle.cancel(Some(reason))).await;
+                if let Some(conn) = self.connection.lock().await.as_mut()
+                    && conn.generation == generation
+                {
                     conn.suspect = true;
                 }
-                Err(Failure::Down(spool_core::Error::UpstreamTimeout {
-                    what: self.spec.describe(),
-                    seconds: timeout.as_secs_f64(),
-                    hint: "the request was cancelled upstream; call again (spool restarts the server if it still does not answer), or raise `timeout_s`".into(),
-                }))
+                Err(Failure::Down(self.timed_out(timeout)))
             }
+        }
+    }
+
+    fn timed_out(&self, timeout: Duration) -> spool_core::Error {
+        spool_core::Error::UpstreamTimeout {
+            what: self.spec.describe(),
+            seconds: timeout.as_secs_f64(),
+            hint: "spool asked the upstream to cancel it, but it may have had effects: call again only if the call is safe to repeat (spool restarts the server if it still does not answer), or raise `timeout_s`".into(),
         }
     }
 }

@@ -134,3 +134,22 @@ fn cursors_refuse_another_list_and_tampering() {
     let err = item_page(&ts.store, &plain.reference, PageStart::At(0), None, 8_000).unwrap_err();
     assert!(err.to_string().contains("is not a list of items"), "{err}");
 }
+
+#[test]
+fn a_cap_too_small_for_the_banner_is_an_error_not_a_hang() {
+    // Regression: one-token items and a cap under the banner's size looped forever.
+    let ts = support::store();
+    let view = stored(&ts, &json!([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
+    let page = item_page(&ts.store, &view, PageStart::At(0), Some(2), 8_000).unwrap();
+    let cursor = page.next_cursor.unwrap();
+    let err = item_page(&ts.store, &view, PageStart::Cursor(&cursor), None, 20).unwrap_err();
+    assert_eq!(err.code().as_str(), "invalid_argument");
+    assert!(err.to_string().contains("leaves no room"), "{err}");
+}
+
+#[test]
+fn a_one_item_list_is_no_list() {
+    assert!(find_list(&json!([{ "a": 1 }])).is_none());
+    assert!(find_list(&json!({ "only": [1] })).is_none());
+    assert!(find_list(&json!([1, 2])).is_some());
+}

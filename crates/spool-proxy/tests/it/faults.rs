@@ -77,3 +77,29 @@ async fn an_upstream_that_cannot_start_is_a_clear_error() {
     let text = err.to_string();
     assert!(text.starts_with("upstream `ghost` (/nonexistent/mcp-server) is unavailable: `/nonexistent/mcp-server` did not run: No such file"), "{text}");
 }
+
+#[tokio::test]
+async fn an_upstream_that_cannot_come_back_keeps_its_tools_listed_and_fails_fast() {
+    let p = start(Options {
+        once: true,
+        ..Options::default()
+    })
+    .await;
+    let crashed = p.call("crash", json!({})).await;
+    assert_eq!(structured(&crashed)["error"]["code"], "unavailable");
+    // Listing still shows its tools (calling one says why it fails), and spool's own.
+    let names: Vec<String> = p
+        .client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(names.contains(&"echo".to_owned()) && names.contains(&"read".to_owned()), "{names:?}");
+    let first = p.call("echo", json!({ "text": "x" })).await;
+    assert_eq!(structured(&first)["error"]["code"], "unavailable");
+    let again = p.call("echo", json!({ "text": "x" })).await;
+    let message = structured(&again)["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("it failed to start") && message.contains("ms ago"), "{message}");
+}

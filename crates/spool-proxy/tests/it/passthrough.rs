@@ -29,24 +29,32 @@ async fn tools_list_arrives_complete_across_upstream_pages() {
         "the proxy answers with every tool at once"
     );
     let names: Vec<String> = listed.tools.iter().map(|t| t.name.to_string()).collect();
-    for name in &upstream {
-        let expected = if name == "read" {
-            "fake_read".to_owned()
-        } else {
-            name.clone()
-        };
-        assert!(
-            names.contains(&expected),
-            "{expected} missing from {names:?}"
-        );
+    for name in upstream.iter().filter(|n| *n != "read") {
+        assert!(names.contains(name), "{name} missing from {names:?}");
     }
-    for spool in ["read", "search", "artifacts"] {
-        assert_eq!(names.iter().filter(|n| *n == spool).count(), 1, "{names:?}");
-    }
+    let mut unique = names.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        names.len(),
+        "no two tools share a name: {names:?}"
+    );
     assert_eq!(names.len(), upstream.len() + 3);
-    // The upstream's own `read` still works under its new name.
-    let r = p.call("fake_read", json!({})).await;
-    assert_eq!(texts(&r), vec!["the fake server's own read".to_owned()]);
+    // The upstream's own `read` yields its name to spool's and becomes `fake_read`, which the
+    // upstream's `fake_read` also is: one of the two is numbered, both stay callable.
+    let mut got = Vec::new();
+    for name in ["fake_read", "fake_read_2"] {
+        got.extend(texts(&p.call(name, json!({})).await));
+    }
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            "the fake server's fake_read".to_owned(),
+            "the fake server's own read".to_owned()
+        ]
+    );
     let meta = listed.tools[0].meta.as_ref().unwrap();
     assert_eq!(
         meta.get("anthropic/maxResultSizeChars"),

@@ -229,3 +229,52 @@ async fn every_relayed_answer_is_audited() {
     let audit = spool_core::audit::for_ref(&store, &reference).unwrap();
     assert!(!audit.answers.is_empty());
 }
+
+#[tokio::test]
+async fn large_structured_content_beside_a_short_text_is_paged_and_the_text_kept() {
+    let p = start(Options::default()).await;
+    let r = p.call("mixed", json!({ "n": 1_000 })).await;
+    let v = structured(&r);
+    assert_eq!(v["total"]["items"], 1_000, "{v}");
+    let notes = v["notes"].to_string();
+    assert!(
+        notes.contains("the upstream also sent 9 bytes of text beside it, stored as sp_"),
+        "{notes}"
+    );
+    let items = follow_items(&p, r).await;
+    assert_eq!(Value::Array(items), spool_test_support::rows(1_000));
+}
+
+#[tokio::test]
+async fn an_object_with_a_small_list_beside_a_large_field_is_shown_as_text_not_as_that_list() {
+    let p = start(Options::default()).await;
+    let r = p.call("doc_with_tags", json!({})).await;
+    let v = structured(&r);
+    assert_eq!(v["complete"], false);
+    assert!(v.get("items").is_none(), "not paged as its two tags: {v}");
+    assert_eq!(v["total"]["bytes"], 200_028);
+}
+
+#[tokio::test]
+async fn an_upstream_that_pages_its_own_list_is_said_to_go_on() {
+    let p = start(Options::default()).await;
+    let r = p.call("paged_rows", json!({ "n": 1_000 })).await;
+    let notes = structured(&r)["notes"].to_string();
+    assert!(
+        notes.contains("the upstream says its own list goes on (next_cursor: \\\"page-2\\\")"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("other fields are {\\\"next_cursor\\\":\\\"page-2\\\"}"),
+        "{notes}"
+    );
+}
+
+#[tokio::test]
+async fn small_blobs_travel_beside_a_stored_text() {
+    let p = start(Options::default()).await;
+    let r = p.call("blob_and_text", json!({})).await;
+    assert_eq!(structured(&r)["complete"], false);
+    let kept = serde_json::to_value(&r.content).unwrap().to_string();
+    assert!(kept.contains("fake://small-blob"), "{kept}");
+}

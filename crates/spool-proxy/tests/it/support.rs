@@ -46,6 +46,8 @@ pub struct Options {
     pub timeout_s: Option<f64>,
     /// Upstream names; more than one wraps several copies of the fake.
     pub names: Vec<&'static str>,
+    /// The fake starts once; a restart fails.
+    pub once: bool,
 }
 
 impl Default for Options {
@@ -55,6 +57,7 @@ impl Default for Options {
             lazy: false,
             timeout_s: None,
             names: vec!["fake"],
+            once: false,
         }
     }
 }
@@ -94,6 +97,12 @@ pub async fn start(opts: Options) -> Proxy {
             .map(|n| {
                 let mut s = fake_spec(n, marks.path());
                 s.timeout_s = opts.timeout_s;
+                if opts.once {
+                    s.env.insert(
+                        "FAKE_UPSTREAM_ONCE".into(),
+                        marks.path().join(format!("{n}.started")).display().to_string(),
+                    );
+                }
                 s
             })
             .collect(),

@@ -3,7 +3,7 @@
 //! and a hang on demand.
 //!
 //! `FAKE_UPSTREAM_DIR`, when set, is where it leaves marker files (`cancelled` when a request
-//! was cancelled).
+//! was cancelled). `FAKE_UPSTREAM_ONCE=FILE` makes every start after the first fail.
 #![expect(clippy::print_stderr, reason = "a test server reports on stderr")]
 
 use std::borrow::Cow;
@@ -88,6 +88,31 @@ fn tools() -> Vec<Tool> {
         Tool::new("crash", "Exits the server mid-call.", none.clone()),
         Tool::new("hang", "Never answers.", none.clone()),
         Tool::new("pid", "The server's process id.", none.clone()),
+        Tool::new(
+            "mixed",
+            "A one-line text beside `n` rows of structured content.",
+            int_arg("n"),
+        ),
+        Tool::new(
+            "doc_with_tags",
+            "An object with a 200 KB body and a list of two tags.",
+            none.clone(),
+        ),
+        Tool::new(
+            "paged_rows",
+            "`n` rows and the upstream's own next cursor.",
+            int_arg("n"),
+        ),
+        Tool::new(
+            "blob_and_text",
+            "A small embedded blob beside a large text.",
+            none.clone(),
+        ),
+        Tool::new(
+            "fake_read",
+            "A tool named like a prefixed `read`.",
+            none.clone(),
+        ),
         Tool::new("read", "A tool whose name spool also uses.", none),
     ]
 }
@@ -236,6 +261,27 @@ impl ServerHandler for Fake {
                 text("never")
             }
             "pid" => text(std::process::id().to_string()),
+            "mixed" => {
+                let n = arg(&p, "n", 10);
+                let mut r = text(format!("{n} rows"));
+                r.structured_content = Some(json!({ "rows": spool_test_support::rows(n) }));
+                r
+            }
+            "doc_with_tags" => text(json!({ "body": "x".repeat(200_000), "tags": ["a", "b"] }).to_string()),
+            "paged_rows" => text(
+                json!({ "rows": spool_test_support::rows(arg(&p, "n", 10)), "next_cursor": "page-2" })
+                    .to_string(),
+            ),
+            "blob_and_text" => CallToolResult::success(vec![
+                ContentBlock::text(spool_test_support::big_text(5_000)),
+                ContentBlock::Resource(EmbeddedResource::new(ResourceContents::BlobResourceContents {
+                    uri: "fake://small-blob".into(),
+                    mime_type: Some("application/octet-stream".into()),
+                    blob: base64::engine::general_purpose::STANDARD.encode(b"tiny"),
+                    meta: None,
+                })),
+            ]),
+            "fake_read" => text("the fake server's fake_read"),
             "read" => text("the fake server's own read"),
             other => {
                 return Err(ErrorData::invalid_params(format!("no tool {other}"), None));
@@ -305,6 +351,15 @@ impl ServerHandler for Fake {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
+    // `FAKE_UPSTREAM_ONCE=FILE`: the server starts once; later starts fail (a server that
+    // cannot come back after a crash).
+    if let Ok(once) = std::env::var("FAKE_UPSTREAM_ONCE") {
+        if std::path::Path::new(&once).exists() {
+            eprintln!("fake-upstream: refusing to start again");
+            std::process::exit(1);
+        }
+        let _ = std::fs::write(&once, b"started");
+    }
     match Fake.serve(rmcp::transport::stdio()).await {
         Ok(running) => {
             let _ = running.waiting().await;
