@@ -96,10 +96,19 @@ async fn an_upstream_that_cannot_come_back_keeps_its_tools_listed_and_fails_fast
         .into_iter()
         .map(|t| t.name.to_string())
         .collect();
-    assert!(names.contains(&"echo".to_owned()) && names.contains(&"read".to_owned()), "{names:?}");
+    assert!(
+        names.contains(&"echo".to_owned()) && names.contains(&"read".to_owned()),
+        "{names:?}"
+    );
     let first = p.call("echo", json!({ "text": "x" })).await;
     assert_eq!(structured(&first)["error"]["code"], "unavailable");
     let again = p.call("echo", json!({ "text": "x" })).await;
-    let message = structured(&again)["error"]["message"].as_str().unwrap().to_owned();
-    assert!(message.contains("it failed to start") && message.contains("ms ago"), "{message}");
+    let message = structured(&again)["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        message.contains("it failed to start") && message.contains("ms ago"),
+        "{message}"
+    );
 }

@@ -100,7 +100,11 @@ pub async fn start(opts: Options) -> Proxy {
                 if opts.once {
                     s.env.insert(
                         "FAKE_UPSTREAM_ONCE".into(),
-                        marks.path().join(format!("{n}.started")).display().to_string(),
+                        marks
+                            .path()
+                            .join(format!("{n}.started"))
+                            .display()
+                            .to_string(),
                     );
                 }
                 s
