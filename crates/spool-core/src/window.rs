@@ -411,6 +411,24 @@ fn assemble(
                 0,
                 read_call(&reference, pieces::Continuation::Lines { line: 1, limit }),
             );
+        } else if let Some(first) = pieces.first()
+            && !requested
+            && first.span.0 > 0
+            && first.range.unit == crate::envelope::Unit::Chars
+        {
+            // A tail preview inside a last line longer than one answer: the way on is the
+            // chars just before it.
+            let max = first.per_answer.min(first.chars.0);
+            next.insert(
+                0,
+                read_call(
+                    &reference,
+                    pieces::Continuation::Chars {
+                        offset: first.chars.0 - max,
+                        max,
+                    },
+                ),
+            );
         }
         if meta.binary && pieces.is_empty() {
             next.push(read_call(

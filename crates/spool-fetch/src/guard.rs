@@ -26,13 +26,37 @@ pub fn is_private(ip: IpAddr) -> bool {
                 || (v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64)
         }
         IpAddr::V6(v6) => {
+            let s = v6.segments();
             v6.is_loopback()
                 || v6.is_unspecified()
-                || (v6.segments()[0] & 0xfe00) == 0xfc00 // unique local
-                || (v6.segments()[0] & 0xffc0) == 0xfe80 // link local
+                || (s[0] & 0xfe00) == 0xfc00 // unique local
+                || (s[0] & 0xffc0) == 0xfe80 // link local
                 || v6.to_ipv4_mapped().is_some_and(|v4| is_private(IpAddr::V4(v4)))
+                // IPv4 carried inside IPv6 reaches the IPv4 address: judge that one.
+                || embedded_v4(&s).is_some_and(|v4| is_private(IpAddr::V4(v4)))
         }
     }
+}
+
+/// The IPv4 address inside an IPv4-compatible (`::a.b.c.d`), NAT64 (`64:ff9b::/96` and the
+/// local-use `64:ff9b:1::/48`) or 6to4 (`2002::/16`) address.
+fn embedded_v4(seg: &[u16; 8]) -> Option<std::net::Ipv4Addr> {
+    let v4 = |hi: u16, lo: u16| {
+        let [b0, b1] = hi.to_be_bytes();
+        let [b2, b3] = lo.to_be_bytes();
+        std::net::Ipv4Addr::new(b0, b1, b2, b3)
+    };
+    if seg[..6] == [0; 6] && (seg[6] != 0 || seg[7] > 1) {
+        return Some(v4(seg[6], seg[7]));
+    }
+    if seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] || (seg[0] == 0x64 && seg[1] == 0xff9b && seg[2] == 1)
+    {
+        return Some(v4(seg[6], seg[7]));
+    }
+    if seg[0] == 0x2002 {
+        return Some(v4(seg[1], seg[2]));
+    }
+    None
 }
 
 /// A DNS resolver that refuses private addresses.
@@ -90,10 +114,23 @@ mod tests {
             "0.0.0.0",
             "100.64.0.1",
             "::ffff:127.0.0.1",
+            // Regression: IPv4 inside IPv6 reached private IPv4 addresses.
+            "64:ff9b::7f00:1",
+            "64:ff9b::a00:1",
+            "64:ff9b:1::c0a8:101",
+            "2002:7f00:1::",
+            "2002:a9fe:a9fe::1",
+            "::127.0.0.1",
         ] {
             assert!(is_private(private.parse().unwrap()), "{private}");
         }
-        for public in ["93.184.216.34", "1.1.1.1", "2606:4700::1111"] {
+        for public in [
+            "93.184.216.34",
+            "1.1.1.1",
+            "2606:4700::1111",
+            "64:ff9b::5db8:d822",
+            "2002:5db8:d822::1",
+        ] {
             assert!(!is_private(public.parse().unwrap()), "{public}");
         }
     }

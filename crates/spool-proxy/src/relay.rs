@@ -100,23 +100,27 @@ fn redo(call: &Call<'_>) -> NextCall {
     }
 }
 
-/// The text that decides and is stored: the text blocks, or the structured content when it is
-/// the larger (a server may send a one-line summary as text beside a large structured answer).
-/// The other, when it says something the payload does not, comes back to be stored beside it,
-/// with what it is.
-fn payload(result: &CallToolResult) -> (String, Option<(String, &'static str)>) {
+/// The text that decides and is stored, and what else the upstream sent beside it (to be
+/// stored too, with what it is). The text blocks are the payload, unless they are a summary that
+/// fits one answer beside larger structured content; structured content that repeats the text
+/// (serialized, or wrapping it in a field) adds nothing and is not stored twice.
+fn payload(result: &CallToolResult, max_tokens: u64) -> (String, Option<(String, &'static str)>) {
     let text = text_of(result);
     let Some(structured) = &result.structured_content else {
         return (text, None);
     };
-    // The usual case: the text block is the structured content, serialized.
-    if !text.is_empty() && serde_json::from_str::<Value>(&text).is_ok_and(|t| t == *structured) {
+    let repeats = !text.is_empty()
+        && (serde_json::from_str::<Value>(&text).is_ok_and(|t| t == *structured)
+            || structured
+                .as_object()
+                .is_some_and(|o| o.values().any(|v| v.as_str() == Some(text.as_str()))));
+    if repeats {
         return (text, None);
     }
     let json = serde_json::to_string_pretty(structured).unwrap_or_default();
     if text.is_empty() {
         (json, None)
-    } else if json.len() > text.len() {
+    } else if !over_cap(&text, max_tokens) && json.len() > text.len() {
         (json, Some((text, "text")))
     } else {
         (text, Some((json, "structured content")))
@@ -131,7 +135,7 @@ pub fn honest(
     ms: u64,
 ) -> Result<CallToolResult> {
     let result = store_large_blobs(store, call, result)?;
-    let (text, beside) = payload(&result);
+    let (text, beside) = payload(&result, call.max_tokens);
     let fits = match &beside {
         None => !over_cap(&text, call.max_tokens),
         Some((other, _)) => !over_cap(&format!("{text}\n{other}"), call.max_tokens),

@@ -63,9 +63,14 @@ impl<'m> HitSink<'m> {
             Ok(Some(m)) => (m.start(), m.end()),
             _ => (0, 0),
         };
-        // Up to 100 chars before the match and 200 after its start, on char boundaries.
+        // Up to 100 chars before the match and 200 after its end, on char boundaries; a match
+        // itself longer than that (`a+` over a 10 MB line) is shown for its first 400 chars.
         let start = char_boundary_back(line, m_start, 100);
-        let end = char_boundary_forward(line, m_end.max(start), 200);
+        let end = char_boundary_forward(line, m_end.max(start), 200).min(char_boundary_forward(
+            line,
+            m_start.max(start),
+            400,
+        ));
         let start_char = utf8::count_chars(&line[..start]);
         let shown_chars = utf8::count_chars(&line[start..end]);
         (

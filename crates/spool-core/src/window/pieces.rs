@@ -62,7 +62,7 @@ pub struct Piece {
     pub cut_by_cap: bool,
     pub note: Option<String>,
     /// How many of this piece's units one full answer would hold (for `limit` hints).
-    per_answer: u64,
+    pub per_answer: u64,
 }
 
 impl Piece {

@@ -66,6 +66,27 @@ fn zero_hits_say_where_they_looked() {
 }
 
 #[test]
+fn a_match_spanning_a_huge_line_is_shown_in_part() {
+    // Regression: a match as long as its 1 MB line came back whole in the hit text.
+    let s = store();
+    let mut content = "a".repeat(1 << 20);
+    content.push('\n');
+    let meta = put(&s.store, content.as_bytes());
+    let query = Query {
+        pattern: "a+".into(),
+        literal: false,
+        case_insensitive: false,
+    };
+    let a = search_artifact(&s.store, &meta.reference, &query, &Paging::default()).unwrap();
+    assert_eq!(a.hit_count, 1);
+    let hit = &a.hits[0];
+    assert!(hit.text.len() <= 400, "{} bytes", hit.text.len());
+    let trim = hit.trimmed.unwrap();
+    assert_eq!(trim.line_chars, 1 << 20);
+    assert_eq!(trim.end_char - trim.start_char, hit.text.len() as u64);
+}
+
+#[test]
 fn context_lines_and_long_line_trimming() {
     let s = store();
     let mut content = numbered_lines(20);

@@ -200,6 +200,45 @@ fn tail_preview_shows_the_real_last_lines() {
 }
 
 #[test]
+fn a_tail_inside_a_giant_last_line_offers_the_chars_before_it() {
+    // Regression: the tail of a last line longer than one answer offered only `search`.
+    let s = store();
+    let mut content = numbered_lines(3);
+    content.push_str(&"word ".repeat(40_000));
+    content.push('\n');
+    let meta = put(&s.store, content.as_bytes());
+    let e = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Preview(Some(spool_core::Preview::Tail)),
+        1000,
+    )
+    .unwrap();
+    assert_eq!(e.shown[0].unit, Unit::Chars);
+    assert_eq!(e.shown[0].end, meta.chars);
+    let next = &e.next[0];
+    assert_eq!(next.tool, "read");
+    let offset = next.arguments["char_offset"].as_u64().unwrap();
+    let max = next.arguments["max_chars"].as_u64().unwrap();
+    assert_eq!(
+        offset + max,
+        e.shown[0].start,
+        "it ends where the tail starts"
+    );
+    let before = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Chars {
+            offset,
+            max: Some(max),
+        },
+        1000,
+    )
+    .unwrap();
+    assert_eq!(before.shown[0].start, offset);
+}
+
+#[test]
 fn a_giant_single_line_is_windowed_by_chars() {
     let s = store();
     let mut line = "abcdefghij".repeat(1_000_000);

@@ -278,3 +278,15 @@ async fn small_blobs_travel_beside_a_stored_text() {
     let kept = serde_json::to_value(&r.content).unwrap().to_string();
     assert!(kept.contains("fake://small-blob"), "{kept}");
 }
+
+#[tokio::test]
+async fn structured_content_that_wraps_the_text_is_not_taken_for_the_payload() {
+    // Regression: server-filesystem sends the file as text and as { content: text }; the
+    // pretty JSON of the wrapper (longer, newlines escaped) was stored instead of the text.
+    let p = start(Options::default()).await;
+    let r = p.call("wrapped_text", json!({ "lines": 5_000 })).await;
+    let v = structured(&r);
+    assert_eq!(v["total"]["lines"], 5_000, "{v}");
+    assert!(v.get("notes").is_none(), "nothing beside it: {v}");
+    assert!(texts(&r)[1].starts_with("line 1: the quick brown fox"));
+}

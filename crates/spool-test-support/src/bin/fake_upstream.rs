@@ -109,6 +109,11 @@ fn tools() -> Vec<Tool> {
             none.clone(),
         ),
         Tool::new(
+            "wrapped_text",
+            "`lines` lines as text, and as structured content { content } (as server-filesystem does).",
+            int_arg("lines"),
+        ),
+        Tool::new(
             "fake_read",
             "A tool named like a prefixed `read`.",
             none.clone(),
@@ -282,6 +287,12 @@ impl ServerHandler for Fake {
                 })),
             ]),
             "fake_read" => text("the fake server's fake_read"),
+            "wrapped_text" => {
+                let body = spool_test_support::big_text(arg(&p, "lines", 100));
+                let mut r = text(body.clone());
+                r.structured_content = Some(json!({ "content": body }));
+                r
+            }
             "read" => text("the fake server's own read"),
             other => {
                 return Err(ErrorData::invalid_params(format!("no tool {other}"), None));
