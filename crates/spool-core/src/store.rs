@@ -142,6 +142,11 @@ impl Store {
             .join(format!("{reference}.partial"))
     }
 
+    /// The line index file of a stored artifact (the shared store uploads it beside the content).
+    pub fn index_file(&self, reference: &str) -> PathBuf {
+        self.index_path(reference)
+    }
+
     pub(crate) fn index_path(&self, reference: &str) -> PathBuf {
         self.root.join("content").join(format!("{reference}.idx"))
     }

@@ -1,0 +1,46 @@
+//! What can go wrong with the shared store, and how each becomes a contract error.
+
+/// Errors of the shared store. Messages name the bucket and key, never credentials.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum S3Error {
+    #[error("the shared store is misconfigured: {message}")]
+    Config { message: String },
+
+    #[error("the shared store {endpoint} is unavailable: {cause}")]
+    Unavailable { endpoint: String, cause: String },
+
+    #[error("`{key}` was not written: {why}")]
+    Conflict { key: String, why: String },
+
+    #[error("`{key}` in the shared store is corrupt: {why}")]
+    Corrupt { key: String, why: String },
+
+    #[error("cannot read {what}: {cause}")]
+    Local { what: String, cause: String },
+
+    #[error(transparent)]
+    Core(#[from] spool_core::Error),
+}
+
+impl S3Error {
+    /// The contract's error for an answer.
+    pub fn into_core(self) -> spool_core::Error {
+        match self {
+            Self::Core(e) => e,
+            Self::Unavailable { endpoint, cause } => spool_core::Error::Unavailable {
+                what: format!("the shared store {endpoint}"),
+                cause,
+            },
+            Self::Corrupt { key, why } => spool_core::Error::Corrupt {
+                reference: key,
+                expected: "the content the manifest describes".into(),
+                actual: why,
+            },
+            other => spool_core::Error::InvalidArgument {
+                message: other.to_string(),
+                hint: None,
+            },
+        }
+    }
+}

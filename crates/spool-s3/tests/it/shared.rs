@@ -1,0 +1,148 @@
+//! Publishing on one machine, reading on another; conditional writes; damage detected.
+
+use spool_core::envelope::{ArtifactState, Source, SourceKind};
+use spool_core::store::NewArtifact;
+use spool_core::{Store, StoreConfig};
+
+use crate::weed::Weed;
+
+fn local_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
+    (dir, store)
+}
+
+fn numbered(n: u64) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    for i in 1..=n {
+        let _ = writeln!(s, "line {i}: some words to make the line a little longer");
+    }
+    s.into_bytes()
+}
+
+fn put(store: &Store, bytes: &[u8]) -> String {
+    let source = Source {
+        kind: SourceKind::Text,
+        desc: "test content".into(),
+        version: serde_json::Map::new(),
+    };
+    store
+        .put(NewArtifact::new(source), bytes)
+        .unwrap()
+        .reference
+}
+
+#[test]
+fn a_ref_published_on_one_machine_reads_on_another_moving_only_the_chunks_it_touches() {
+    let weed = Weed::start();
+    let (_a_home, a) = local_store();
+    let content = numbered(300_000); // ~17 MB: five chunks
+    let reference = put(&a, &content);
+    let published = weed.shared("team").publish(&a, &reference).unwrap();
+    assert!(
+        published.chunks.len() >= 4,
+        "{} chunks",
+        published.chunks.len()
+    );
+
+    // Another machine: its own handle, nothing local.
+    let b = weed.shared("team");
+    let found = b
+        .manifest(&reference)
+        .unwrap()
+        .expect("the manifest is there");
+    assert_eq!(found.manifest.state, ArtifactState::Complete);
+    assert_eq!(found.manifest.lines, 300_000);
+    let at = 9_000_000u64;
+    let window = b
+        .read_range(&reference, &found.manifest, at..at + 4_000)
+        .unwrap();
+    assert_eq!(window, content[at as usize..at as usize + 4_000]);
+    assert!(
+        b.fetched_bytes() <= 2 * spool_s3::CHUNK,
+        "a window moved {} bytes",
+        b.fetched_bytes()
+    );
+    // Across a chunk boundary, and to the very end.
+    let edge = spool_s3::CHUNK - 10;
+    assert_eq!(
+        b.read_range(&reference, &found.manifest, edge..edge + 20)
+            .unwrap(),
+        content[edge as usize..edge as usize + 20]
+    );
+    let len = content.len() as u64;
+    assert_eq!(
+        b.read_range(&reference, &found.manifest, len - 5..len + 100)
+            .unwrap(),
+        content[content.len() - 5..]
+    );
+    assert!(b.manifest("sp_notthere0").unwrap().is_none());
+}
+
+#[test]
+fn a_manifest_is_created_once_and_changed_only_from_the_version_read() {
+    let weed = Weed::start();
+    let (_home, store) = local_store();
+    let reference = put(&store, b"hello\n");
+    let shared = weed.shared("cond");
+    shared.publish(&store, &reference).unwrap();
+    // Create-if-absent: a second publish of the same ref does not overwrite.
+    let again = shared.publish(&store, &reference).unwrap_err();
+    assert!(again.to_string().contains("already published"), "{again}");
+
+    let first = shared.manifest(&reference).unwrap().unwrap();
+    let mut expired = first.manifest.clone();
+    expired.state = ArtifactState::Expired;
+    let updated = shared
+        .update_manifest(&reference, &first, &expired)
+        .unwrap();
+    assert_eq!(
+        shared.manifest(&reference).unwrap().unwrap().manifest.state,
+        ArtifactState::Expired
+    );
+    // The stale version (read before the update) is refused: 412, not a silent overwrite.
+    let mut other = first.manifest.clone();
+    other.state = ArtifactState::Cancelled;
+    let stale = shared
+        .update_manifest(&reference, &first, &other)
+        .unwrap_err();
+    assert!(stale.to_string().contains("stale etag"), "{stale}");
+    // The fresh version works.
+    shared
+        .update_manifest(&reference, &updated, &other)
+        .unwrap();
+}
+
+#[test]
+fn a_damaged_chunk_is_detected_by_its_hash() {
+    let weed = Weed::start();
+    let (_home, store) = local_store();
+    let content = numbered(1_000);
+    let reference = put(&store, &content);
+    let shared = weed.shared("damage");
+    let manifest = shared.publish(&store, &reference).unwrap();
+    let mut bad = content.clone();
+    bad[100] ^= 0x20;
+    shared.put_raw(&reference, "chunk-000000", bad).unwrap();
+    let err = shared.read_range(&reference, &manifest, 0..10).unwrap_err();
+    assert!(err.to_string().contains("corrupt"), "{err}");
+    assert_eq!(err.into_core().code().as_str(), "corrupt");
+}
+
+#[test]
+fn a_server_that_is_down_answers_unavailable_naming_the_endpoint() {
+    let mut weed = Weed::start();
+    let (_home, store) = local_store();
+    let reference = put(&store, &numbered(1_000));
+    let settings = weed.settings("gone");
+    weed.stop();
+    let shared = spool_s3::SharedStore::connect(&settings).unwrap();
+    let err = shared.publish(&store, &reference).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains(&weed.endpoint) && text.contains("unavailable"),
+        "{text}"
+    );
+    assert_eq!(err.into_core().code().as_str(), "unavailable");
+}
