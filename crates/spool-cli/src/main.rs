@@ -47,6 +47,19 @@ fn store_config() -> Result<StoreConfig, Error> {
     Ok(config)
 }
 
+/// `SPOOL_STORE=s3://BUCKET/PREFIX` puts the shared store behind the local one: finished
+/// artifacts are published there, and refs made elsewhere are read through from it.
+fn shared(store: Store) -> Result<Store, Error> {
+    let Some(url) = std::env::var("SPOOL_STORE").ok().filter(|u| !u.is_empty()) else {
+        return Ok(store);
+    };
+    let settings = spool_s3::S3Settings::from_url(&url, |k| std::env::var(k).ok())
+        .map_err(spool_s3::S3Error::into_core)?;
+    let remote = spool_s3::SharedStore::connect(&settings).map_err(spool_s3::S3Error::into_core)?;
+    store.set_remote(std::sync::Arc::new(remote));
+    Ok(store)
+}
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     tracing_subscriber::fmt()
@@ -59,6 +72,7 @@ fn main() -> ExitCode {
     let as_json = commands::wants_json(&cli.command);
     let result = store_config()
         .and_then(|config| Store::open(&Store::default_home(), config))
+        .and_then(shared)
         .and_then(|store| commands::dispatch(&std::sync::Arc::new(store), cli.command));
     match result {
         Ok(code) => ExitCode::from(code),

@@ -17,6 +17,7 @@
 pub mod index;
 pub mod meta;
 mod reader;
+pub mod remote;
 mod scan;
 mod writer;
 
@@ -28,6 +29,7 @@ use rusqlite::Connection;
 
 pub use meta::{ArtifactMeta, GcReport, NewArtifact};
 pub use reader::ArtifactReader;
+pub use remote::{Remote, RemoteArtifact};
 pub use writer::{ArtifactWriter, Stream};
 
 use crate::error::{Error, Result};
@@ -59,6 +61,8 @@ pub struct Store {
     conn: Mutex<Connection>,
     secret: [u8; 32],
     config: StoreConfig,
+    /// The shared store behind this one, if any.
+    remote: std::sync::OnceLock<std::sync::Arc<dyn Remote>>,
 }
 
 impl Store {
@@ -88,7 +92,8 @@ impl Store {
             conn.busy_timeout(Duration::from_secs(30))?;
             conn.pragma_update(None, "journal_mode", "WAL")?;
             conn.pragma_update(None, "synchronous", "NORMAL")?;
-            conn.execute_batch(meta::SCHEMA)
+            conn.execute_batch(meta::SCHEMA)?;
+            conn.execute_batch(remote::SCHEMA)
         };
         // Two processes opening a fresh store race to switch it to WAL; SQLite answers the loser
         // `locked` at once rather than through the busy handler, so retry for a while.
@@ -110,6 +115,7 @@ impl Store {
             conn: Mutex::new(conn),
             secret,
             config,
+            remote: std::sync::OnceLock::new(),
         })
     }
 
@@ -195,6 +201,7 @@ impl Store {
             self.index_path(reference),
             self.streams_path(reference),
             self.partial_path(reference),
+            self.have_path(reference),
         ] {
             if let Err(e) = std::fs::remove_file(&path)
                 && e.kind() != std::io::ErrorKind::NotFound

@@ -1,7 +1,8 @@
 //! The manifest: what an artifact is, how far it got, and the hash of every chunk.
 
 use serde::{Deserialize, Serialize};
-use spool_core::envelope::{ArtifactState, Source};
+use spool_core::Preview;
+use spool_core::envelope::{ArtifactState, NextCall, Source};
 use spool_core::store::ArtifactMeta;
 
 /// One content chunk.
@@ -30,6 +31,13 @@ pub struct Manifest {
     pub hash: Option<String>,
     pub created_at: i64,
     pub expires_at: i64,
+    /// The call that produces a fresh copy.
+    #[serde(default)]
+    pub redo: Option<NextCall>,
+    /// The preview a plain read gets: `head`, `tail` or `head_tail`.
+    pub preview: String,
+    #[serde(default)]
+    pub capture_detail: Option<String>,
     pub chunk_size: u64,
     pub chunks: Vec<ChunkInfo>,
 }
@@ -50,8 +58,35 @@ impl Manifest {
             hash: meta.hash.clone(),
             created_at: meta.created_at,
             expires_at: meta.expires_at,
+            redo: meta.redo.clone(),
+            preview: meta.preview.as_str().to_owned(),
+            capture_detail: meta.capture_detail.clone(),
             chunk_size,
             chunks,
+        }
+    }
+
+    /// The local store's row for this artifact, read through from the shared store.
+    pub fn to_meta(&self) -> ArtifactMeta {
+        ArtifactMeta {
+            reference: self.reference.clone(),
+            source: self.source.clone(),
+            redo: self.redo.clone(),
+            state: self.state,
+            bytes: self.bytes,
+            lines: self.lines,
+            chars: self.chars,
+            tokens: self.tokens,
+            tokens_estimated: self.tokens_estimated,
+            binary: self.binary,
+            hash: self.hash.clone(),
+            preview: Preview::parse(&self.preview).unwrap_or(Preview::Head),
+            capture_detail: self.capture_detail.clone(),
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+            last_read_at: spool_core::clock::now_ms(),
+            owner_pid: None,
+            dedup_key: None,
         }
     }
 }

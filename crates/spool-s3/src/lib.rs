@@ -44,6 +44,8 @@ pub struct SharedStore {
     runtime: tokio::runtime::Runtime,
     /// Content bytes downloaded so far (what a benchmark or a test checks).
     fetched: AtomicU64,
+    /// Manifests read, by ref: chunk hashes are checked against them.
+    manifests: std::sync::Mutex<std::collections::HashMap<String, Manifest>>,
 }
 
 /// A manifest as read, with the version a conditional update names.
@@ -72,6 +74,7 @@ impl SharedStore {
             endpoint: settings.describe(),
             runtime,
             fetched: AtomicU64::new(0),
+            manifests: std::sync::Mutex::new(std::collections::HashMap::new()),
         })
     }
 
@@ -274,5 +277,60 @@ impl SharedStore {
             )
             .map(|_| ())
             .map_err(|e| self.unavailable(&e))
+    }
+}
+
+impl spool_core::store::Remote for SharedStore {
+    fn publish(&self, store: &Store, reference: &str) -> spool_core::Result<()> {
+        SharedStore::publish(self, store, reference)
+            .map(|_| ())
+            .map_err(S3Error::into_core)
+    }
+
+    fn find(
+        &self,
+        reference: &str,
+    ) -> spool_core::Result<Option<spool_core::store::RemoteArtifact>> {
+        let Some(found) = self.manifest(reference).map_err(S3Error::into_core)? else {
+            return Ok(None);
+        };
+        let key = self.key(reference, "index");
+        let index = match self.runtime.block_on(self.bucket.get(&key)) {
+            Ok(got) => self
+                .runtime
+                .block_on(got.bytes())
+                .map_err(|e| self.unavailable(&e).into_core())?
+                .to_vec(),
+            Err(e) => return Err(self.unavailable(&e).into_core()),
+        };
+        let manifest = found.manifest;
+        if let Ok(mut m) = self.manifests.lock() {
+            m.insert(reference.to_owned(), manifest.clone());
+        }
+        Ok(Some(spool_core::store::RemoteArtifact {
+            meta: manifest.to_meta(),
+            index,
+            chunk_size: manifest.chunk_size,
+        }))
+    }
+
+    fn chunk(&self, reference: &str, n: u64) -> spool_core::Result<Vec<u8>> {
+        let known = self
+            .manifests
+            .lock()
+            .ok()
+            .and_then(|m| m.get(reference).cloned());
+        let manifest = match known {
+            Some(m) => m,
+            None => {
+                self.manifest(reference)
+                    .map_err(S3Error::into_core)?
+                    .ok_or_else(|| spool_core::Error::NotFound {
+                        reference: reference.to_owned(),
+                    })?
+                    .manifest
+            }
+        };
+        SharedStore::chunk(self, reference, &manifest, n as usize).map_err(S3Error::into_core)
     }
 }

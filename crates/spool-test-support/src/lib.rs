@@ -1,6 +1,8 @@
 //! Test fixtures for spool. The fake upstream MCP server is the binary `fake-upstream`; tests
 //! of other crates find it with [`fake_upstream`].
 
+pub mod weed;
+
 use std::path::PathBuf;
 
 /// The built `fake-upstream` binary: beside the running test's `deps` directory.

@@ -8,5 +8,6 @@
 mod bad_input;
 mod read_search;
 mod run;
+mod shared;
 mod support;
 mod wrap;

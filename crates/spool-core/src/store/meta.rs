@@ -261,7 +261,17 @@ impl Store {
                 reference: reference.to_owned(),
             });
         }
-        let mut meta = self.meta(reference)?;
+        let mut meta = match self.meta(reference) {
+            Err(Error::NotFound { .. }) => match self.adopt_remote(reference)? {
+                Some(meta) => meta,
+                None => {
+                    return Err(Error::NotFound {
+                        reference: reference.to_owned(),
+                    });
+                }
+            },
+            other => other?,
+        };
         if meta.state != ArtifactState::Expired && meta.expires_at <= clock::now_ms() {
             self.expire(&mut meta)?;
         }

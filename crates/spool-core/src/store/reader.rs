@@ -19,6 +19,8 @@ pub struct ArtifactReader {
     path: PathBuf,
     file: File,
     index: IndexReader,
+    /// For an artifact read through from the shared store: fetches chunks before reads.
+    remote: Option<super::remote::Filler>,
 }
 
 #[derive(Clone, Copy)]
@@ -42,11 +44,13 @@ impl ArtifactReader {
             _ => Error::io(&path, e),
         })?;
         let index = IndexReader::open(&store.index_path(&meta.reference))?;
+        let remote = store.filler(&meta.reference)?;
         Ok(Self {
             meta,
             path,
             file,
             index,
+            remote,
         })
     }
 
@@ -61,6 +65,9 @@ impl ArtifactReader {
     /// Up to `len` bytes from `offset`, fewer at the end.
     pub fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
         let len = len.min(self.size().saturating_sub(offset) as usize);
+        if let Some(filler) = &self.remote {
+            filler.ensure(offset..offset + len as u64)?;
+        }
         let mut buf = vec![0u8; len];
         self.file
             .read_exact_at(&mut buf, offset)
@@ -72,6 +79,10 @@ impl ArtifactReader {
     /// rather than wrong bytes. The hash is computed on a second thread reading the same file,
     /// so checking costs no time on the reading one.
     pub fn verified_stream(&self) -> Result<VerifiedStream> {
+        // The whole is read and hashed: a read-through copy fetches what it lacks first.
+        if let Some(filler) = &self.remote {
+            filler.ensure(0..self.size())?;
+        }
         let file = self
             .file
             .try_clone()

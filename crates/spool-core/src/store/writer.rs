@@ -233,6 +233,7 @@ impl<'s> ArtifactWriter<'s> {
         if let Err(e) = self.store.gc_keeping(Some(&self.meta.reference)) {
             tracing::warn!(error = %e, "could not apply expiry and the quota");
         }
+        self.store.publish_if_shared(&self.meta.reference);
         Ok(self.meta.clone())
     }
 }

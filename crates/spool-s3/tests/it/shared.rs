@@ -4,7 +4,7 @@ use spool_core::envelope::{ArtifactState, Source, SourceKind};
 use spool_core::store::NewArtifact;
 use spool_core::{Store, StoreConfig};
 
-use crate::weed::Weed;
+use crate::weed::{settings, shared, start};
 
 fn local_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
@@ -35,11 +35,11 @@ fn put(store: &Store, bytes: &[u8]) -> String {
 
 #[test]
 fn a_ref_published_on_one_machine_reads_on_another_moving_only_the_chunks_it_touches() {
-    let weed = Weed::start();
+    let weed = start();
     let (_a_home, a) = local_store();
     let content = numbered(300_000); // ~17 MB: five chunks
     let reference = put(&a, &content);
-    let published = weed.shared("team").publish(&a, &reference).unwrap();
+    let published = shared(&weed, "team").publish(&a, &reference).unwrap();
     assert!(
         published.chunks.len() >= 4,
         "{} chunks",
@@ -47,7 +47,7 @@ fn a_ref_published_on_one_machine_reads_on_another_moving_only_the_chunks_it_tou
     );
 
     // Another machine: its own handle, nothing local.
-    let b = weed.shared("team");
+    let b = shared(&weed, "team");
     let found = b
         .manifest(&reference)
         .unwrap()
@@ -82,10 +82,10 @@ fn a_ref_published_on_one_machine_reads_on_another_moving_only_the_chunks_it_tou
 
 #[test]
 fn a_manifest_is_created_once_and_changed_only_from_the_version_read() {
-    let weed = Weed::start();
+    let weed = start();
     let (_home, store) = local_store();
     let reference = put(&store, b"hello\n");
-    let shared = weed.shared("cond");
+    let shared = shared(&weed, "cond");
     shared.publish(&store, &reference).unwrap();
     // Create-if-absent: a second publish of the same ref does not overwrite.
     let again = shared.publish(&store, &reference).unwrap_err();
@@ -116,11 +116,11 @@ fn a_manifest_is_created_once_and_changed_only_from_the_version_read() {
 
 #[test]
 fn a_damaged_chunk_is_detected_by_its_hash() {
-    let weed = Weed::start();
+    let weed = start();
     let (_home, store) = local_store();
     let content = numbered(1_000);
     let reference = put(&store, &content);
-    let shared = weed.shared("damage");
+    let shared = shared(&weed, "damage");
     let manifest = shared.publish(&store, &reference).unwrap();
     let mut bad = content.clone();
     bad[100] ^= 0x20;
@@ -132,10 +132,10 @@ fn a_damaged_chunk_is_detected_by_its_hash() {
 
 #[test]
 fn a_server_that_is_down_answers_unavailable_naming_the_endpoint() {
-    let mut weed = Weed::start();
+    let mut weed = start();
     let (_home, store) = local_store();
     let reference = put(&store, &numbered(1_000));
-    let settings = weed.settings("gone");
+    let settings = settings(&weed, "gone");
     weed.stop();
     let shared = spool_s3::SharedStore::connect(&settings).unwrap();
     let err = shared.publish(&store, &reference).unwrap_err();

