@@ -78,6 +78,17 @@ pub fn audited(result: spool_core::Result<()>) {
     }
 }
 
+/// The async runtime the MCP commands (`serve`, `wrap`) run on.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Unavailable {
+            what: "the async runtime".into(),
+            cause: e.to_string(),
+        })
+}
+
 pub fn elapsed_ms(since: std::time::Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }

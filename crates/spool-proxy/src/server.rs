@@ -73,6 +73,29 @@ fn internal(message: impl Into<String>, err: Option<&spool_core::Error>) -> Erro
     )
 }
 
+/// Every page of one upstream list, within the upstream's timeout.
+async fn all_pages<T, F, Fut>(u: &Upstream, what: &str, list: F) -> Result<Vec<T>, ErrorData>
+where
+    F: FnOnce(rmcp::Peer<rmcp::RoleClient>) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<T>, rmcp::service::ServiceError>>,
+{
+    let peer = u
+        .peer()
+        .await
+        .map_err(|e| internal(e.to_string(), Some(&e)))?;
+    match tokio::time::timeout(u.spec.timeout(), list(peer)).await {
+        Ok(Ok(items)) => Ok(items),
+        Ok(Err(e)) => Err(internal(
+            format!("{} could not list its {what}: {e}", u.spec.describe()),
+            None,
+        )),
+        Err(_) => Err(internal(
+            format!("{} did not list its {what} in time", u.spec.describe()),
+            None,
+        )),
+    }
+}
+
 impl ProxyServer {
     /// Starts every upstream (each must complete its handshake) and builds the proxy.
     /// `spool` answers `read`, `search` and `artifacts` from the same store.
@@ -122,25 +145,6 @@ impl ProxyServer {
     }
 
     /// Every tool of every upstream (all pages), as the client sees them.
-    /// One upstream's tools, all pages.
-    async fn upstream_tools(u: &Upstream) -> Result<Vec<Tool>, ErrorData> {
-        let peer = u
-            .peer()
-            .await
-            .map_err(|e| internal(e.to_string(), Some(&e)))?;
-        match tokio::time::timeout(u.spec.timeout(), peer.list_all_tools()).await {
-            Ok(Ok(tools)) => Ok(tools),
-            Ok(Err(e)) => Err(internal(
-                format!("{} could not list its tools: {e}", u.spec.describe()),
-                None,
-            )),
-            Err(_) => Err(internal(
-                format!("{} did not list its tools in time", u.spec.describe()),
-                None,
-            )),
-        }
-    }
-
     async fn refresh_tools(&self) -> Result<Vec<Tool>, ErrorData> {
         let before = self
             .inner
@@ -151,7 +155,9 @@ impl ProxyServer {
         let mut listed = Vec::new();
         let mut table: HashMap<String, (Route, Tool)> = HashMap::new();
         for (i, u) in self.inner.upstreams.iter().enumerate() {
-            let tools = match Self::upstream_tools(u).await {
+            let tools = match all_pages(u, "tools", |p| async move { p.list_all_tools().await })
+                .await
+            {
                 Ok(tools) => tools,
                 Err(e) => {
                     // An upstream that is down keeps the tools it listed before: calling one
@@ -500,24 +506,8 @@ impl ServerHandler for ProxyServer {
             {
                 continue;
             }
-            let peer = u
-                .peer()
-                .await
-                .map_err(|e| internal(e.to_string(), Some(&e)))?;
-            let prompts = tokio::time::timeout(u.spec.timeout(), peer.list_all_prompts())
-                .await
-                .map_err(|_| {
-                    internal(
-                        format!("{} did not list its prompts in time", u.spec.describe()),
-                        None,
-                    )
-                })?
-                .map_err(|e| {
-                    internal(
-                        format!("{} could not list its prompts: {e}", u.spec.describe()),
-                        None,
-                    )
-                })?;
+            let prompts =
+                all_pages(u, "prompts", |p| async move { p.list_all_prompts().await }).await?;
             for mut p in prompts {
                 let exposed = if self.inner.prefix_all {
                     format!("{}_{}", u.spec.name, p.name)
@@ -579,24 +569,12 @@ impl ServerHandler for ProxyServer {
             {
                 continue;
             }
-            let peer = u
-                .peer()
-                .await
-                .map_err(|e| internal(e.to_string(), Some(&e)))?;
-            let resources = tokio::time::timeout(u.spec.timeout(), peer.list_all_resources())
-                .await
-                .map_err(|_| {
-                    internal(
-                        format!("{} did not list its resources in time", u.spec.describe()),
-                        None,
-                    )
-                })?
-                .map_err(|e| {
-                    internal(
-                        format!("{} could not list its resources: {e}", u.spec.describe()),
-                        None,
-                    )
-                })?;
+            let resources = all_pages(
+                u,
+                "resources",
+                |p| async move { p.list_all_resources().await },
+            )
+            .await?;
             for r in resources {
                 owners.insert(r.uri.clone(), i);
                 all.push(r);
@@ -620,31 +598,10 @@ impl ServerHandler for ProxyServer {
             {
                 continue;
             }
-            let peer = u
-                .peer()
-                .await
-                .map_err(|e| internal(e.to_string(), Some(&e)))?;
-            let templates =
-                tokio::time::timeout(u.spec.timeout(), peer.list_all_resource_templates())
-                    .await
-                    .map_err(|_| {
-                        internal(
-                            format!(
-                                "{} did not list its resource templates in time",
-                                u.spec.describe()
-                            ),
-                            None,
-                        )
-                    })?
-                    .map_err(|e| {
-                        internal(
-                            format!(
-                                "{} could not list its resource templates: {e}",
-                                u.spec.describe()
-                            ),
-                            None,
-                        )
-                    })?;
+            let templates = all_pages(u, "resource templates", |p| async move {
+                p.list_all_resource_templates().await
+            })
+            .await?;
             all.extend(templates);
         }
         Ok(ListResourceTemplatesResult::with_all_items(all))

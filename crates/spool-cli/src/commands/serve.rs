@@ -26,13 +26,7 @@ pub fn serve(store: Arc<Store>, args: &ServeArgs) -> Result<u8, Error> {
         ..Settings::default()
     };
     let server = SpoolServer::new(store, roots, settings);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Unavailable {
-            what: "the async runtime".into(),
-            cause: e.to_string(),
-        })?;
+    let runtime = super::runtime()?;
     let outcome = runtime.block_on(async {
         match args.http {
             Some(addr) => {

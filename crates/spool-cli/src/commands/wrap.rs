@@ -103,13 +103,7 @@ pub fn wrap(store: Arc<Store>, args: &WrapArgs) -> Result<u8, Error> {
         cause: e.to_string(),
     })?;
     let spool = SpoolServer::new(store, Roots::new(&[cwd])?, settings);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Unavailable {
-            what: "the async runtime".into(),
-            cause: e.to_string(),
-        })?;
+    let runtime = super::runtime()?;
     let outcome = runtime.block_on(async {
         let proxy = ProxyServer::start(config, spool)
             .await
