@@ -268,6 +268,61 @@ impl SharedStore {
         Ok(bytes.to_vec())
     }
 
+    /// Expires `reference` in the bucket: the manifest becomes a tombstone (state `expired`,
+    /// changed only from the version read) and the content and index are deleted. Returns false
+    /// when the bucket has no such ref or it was already expired.
+    pub fn expire(&self, reference: &str) -> Result<bool, S3Error> {
+        let Some(read) = self.manifest(reference)? else {
+            return Ok(false);
+        };
+        if read.manifest.state == spool_core::envelope::ArtifactState::Expired {
+            return Ok(false);
+        }
+        let mut tomb = read.manifest.clone();
+        tomb.state = spool_core::envelope::ArtifactState::Expired;
+        // The tombstone first: no reader is sent to chunks that are being deleted.
+        self.update_manifest(reference, &read, &tomb)?;
+        let mut keys = vec![self.key(reference, "index")];
+        keys.extend(
+            (0..read.manifest.chunks.len()).map(|n| self.key(reference, &layout::chunk_name(n))),
+        );
+        for key in keys {
+            match self.runtime.block_on(self.bucket.delete(&key)) {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(self.unavailable(&e)),
+            }
+        }
+        Ok(true)
+    }
+
+    /// Applies expiry to the bucket: every artifact whose `expires_at` has passed is expired
+    /// (content deleted, tombstone kept). Returns how many were.
+    pub fn gc(&self) -> Result<u64, S3Error> {
+        let now = spool_core::clock::now_ms();
+        let listed = self
+            .runtime
+            .block_on(
+                self.bucket
+                    .list_with_delimiter(Some(&self.root.clone().join("artifacts"))),
+            )
+            .map_err(|e| self.unavailable(&e))?;
+        let mut expired = 0;
+        for prefix in listed.common_prefixes {
+            let Some(reference) = prefix.filename() else {
+                continue;
+            };
+            let reference = reference.to_owned();
+            if let Some(found) = self.manifest(&reference)?
+                && found.manifest.state != spool_core::envelope::ArtifactState::Expired
+                && found.manifest.expires_at <= now
+                && self.expire(&reference)?
+            {
+                expired += 1;
+            }
+        }
+        Ok(expired)
+    }
+
     /// Writes raw bytes at a key under this store's root (tests use it to damage a chunk).
     pub fn put_raw(&self, reference: &str, name: &str, bytes: Vec<u8>) -> Result<(), S3Error> {
         self.runtime
@@ -294,6 +349,14 @@ impl spool_core::store::Remote for SharedStore {
         let Some(found) = self.manifest(reference).map_err(S3Error::into_core)? else {
             return Ok(None);
         };
+        if found.manifest.state == spool_core::envelope::ArtifactState::Expired {
+            // A tombstone: what it was, no content to read.
+            return Ok(Some(spool_core::store::RemoteArtifact {
+                meta: found.manifest.to_meta(),
+                index: Vec::new(),
+                chunk_size: found.manifest.chunk_size,
+            }));
+        }
         let key = self.key(reference, "index");
         let index = match self.runtime.block_on(self.bucket.get(&key)) {
             Ok(got) => self
@@ -332,5 +395,9 @@ impl spool_core::store::Remote for SharedStore {
             }
         };
         SharedStore::chunk(self, reference, &manifest, n as usize).map_err(S3Error::into_core)
+    }
+
+    fn gc(&self) -> spool_core::Result<u64> {
+        SharedStore::gc(self).map_err(S3Error::into_core)
     }
 }

@@ -8,8 +8,13 @@ use crate::output;
 
 pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
     let report = store.gc()?;
+    let shared = store.gc_shared()?;
     if args.common.json {
-        output::json(&report);
+        let mut v = serde_json::to_value(report).unwrap_or_default();
+        if let (Some(n), Some(obj)) = (shared, v.as_object_mut()) {
+            obj.insert("shared_expired".into(), n.into());
+        }
+        output::json(&v);
     } else {
         output::text(&format!(
             "gc: {} expired by age, {} evicted for space, {} freed; {} kept (quota {}).",
@@ -19,6 +24,12 @@ pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
             human_bytes(report.kept_bytes),
             human_bytes(store.config().quota_bytes),
         ));
+        if let Some(n) = shared {
+            output::text(&format!(
+                "gc: {} expired in the shared store (content deleted, tombstones kept).",
+                thousands(n)
+            ));
+        }
     }
     Ok(0)
 }

@@ -66,6 +66,10 @@ fn a_ref_made_on_one_machine_is_read_searched_and_paged_on_another() {
     let page: serde_json::Value = serde_json::from_slice(&many.stdout).unwrap();
     assert_eq!(page["hit_count"], 10);
     assert_eq!(page["truncated"], true);
+    // Expiry runs on the bucket too (nothing is due yet).
+    let gc = reader.run(&["gc", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&gc.stdout).unwrap();
+    assert_eq!(report["shared_expired"], 0, "{report}");
     // A ref neither machine made is not found, here or there.
     let missing = reader.run(&["read", "sp_nosuchref0"]);
     assert_eq!(missing.status.code(), Some(3));

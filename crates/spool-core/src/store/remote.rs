@@ -32,6 +32,8 @@ pub trait Remote: Send + Sync {
     fn find(&self, reference: &str) -> Result<Option<RemoteArtifact>>;
     /// Chunk `n` of `reference`, checked against its hash.
     fn chunk(&self, reference: &str, n: u64) -> Result<Vec<u8>>;
+    /// Applies expiry in the shared store; how many artifacts it expired.
+    fn gc(&self) -> Result<u64>;
 }
 
 pub(super) const SCHEMA: &str = "
@@ -57,6 +59,11 @@ impl Store {
         let _ = self.remote.set(remote);
     }
 
+    /// Applies expiry in the shared store, if one is set: how many artifacts it expired.
+    pub fn gc_shared(&self) -> Result<Option<u64>> {
+        self.remote().map(|r| r.gc()).transpose()
+    }
+
     pub(crate) fn remote(&self) -> Option<&Arc<dyn Remote>> {
         self.remote.get()
     }
@@ -79,6 +86,13 @@ impl Store {
         let Some(found) = remote.find(reference)? else {
             return Ok(None);
         };
+        if found.meta.state == crate::envelope::ArtifactState::Expired {
+            // A tombstone in the shared store is one here too: it answers `expired`.
+            let mut meta = found.meta;
+            meta.owner_pid = None;
+            self.save_meta(&meta)?;
+            return Ok(Some(meta));
+        }
         let content = self.content_path(reference);
         let file = std::fs::File::create(&content).map_err(|e| Error::io(&content, e))?;
         file.set_len(found.meta.bytes)

@@ -146,3 +146,38 @@ fn a_server_that_is_down_answers_unavailable_naming_the_endpoint() {
     );
     assert_eq!(err.into_core().code().as_str(), "unavailable");
 }
+
+#[test]
+fn expiry_in_the_bucket_deletes_the_content_and_keeps_a_tombstone() {
+    let weed = start();
+    let (_home, store) = local_store();
+    let gone = put(&store, &numbered(1_000));
+    let kept = put(&store, b"kept\n");
+    let shared = shared(&weed, "gc");
+    shared.publish(&store, &gone).unwrap();
+    shared.publish(&store, &kept).unwrap();
+    // Its time has come (as it would after its TTL): expiry is the manifest's `expires_at`.
+    let read = shared.manifest(&gone).unwrap().unwrap();
+    let mut due = read.manifest.clone();
+    due.expires_at = spool_core::clock::now_ms() - 1;
+    shared.update_manifest(&gone, &read, &due).unwrap();
+    assert_eq!(shared.gc().unwrap(), 1);
+    assert_eq!(shared.gc().unwrap(), 0, "a tombstone is not expired twice");
+    let tomb = shared.manifest(&gone).unwrap().unwrap().manifest;
+    assert_eq!(tomb.state, ArtifactState::Expired);
+    assert_eq!(tomb.lines, 1_000, "the tombstone still says what it was");
+    let err = shared.read_range(&gone, &tomb, 0..10).unwrap_err();
+    assert!(err.to_string().contains("the chunk is missing"), "{err}");
+    assert_eq!(
+        shared.manifest(&kept).unwrap().unwrap().manifest.state,
+        ArtifactState::Complete
+    );
+    // Another machine asking for the expired ref is told it expired, and what it was.
+    let (_b_home, b) = local_store();
+    b.set_remote(std::sync::Arc::new(shared));
+    let answer =
+        spool_core::window::read_window(&b, &gone, spool_core::WindowRequest::Preview(None), 1_000)
+            .unwrap_err();
+    assert_eq!(answer.code().as_str(), "expired", "{answer}");
+    assert!(answer.to_string().contains("test content"), "{answer}");
+}
