@@ -52,16 +52,26 @@ fn text_of(result: &CallToolResult) -> String {
     text
 }
 
-fn over_cap(text: &str, max_tokens: u64) -> bool {
-    // A token is at least one byte.
+/// The tokens of `text` when they are at most `max_tokens`, else `None`.
+fn tokens_within(text: &str, max_tokens: u64) -> Option<u64> {
+    // A token is at least one byte: a short text fits without counting (its bytes bound it),
+    // and one past the count limit cannot fit any cap worth counting against.
     if text.len() as u64 <= max_tokens {
-        return false;
+        return Some(text.len() as u64);
     }
-    text.len() > COUNT_LIMIT || spool_core::tokens::count(text) > max_tokens
+    if text.len() > COUNT_LIMIT {
+        return None;
+    }
+    Some(spool_core::tokens::count(text)).filter(|&t| t <= max_tokens)
 }
 
-/// Media blocks with their sizes, in words: `image/png, 1.2 MiB`.
-fn media_notes(result: &CallToolResult) -> Vec<String> {
+fn over_cap(text: &str, max_tokens: u64) -> bool {
+    tokens_within(text, max_tokens).is_none()
+}
+
+/// Media blocks in words (`image (image/png, 1.2 MiB) passed through ...`), with at least
+/// `min_bytes` of data each.
+fn media_notes(result: &CallToolResult, min_bytes: usize) -> Vec<String> {
     result
         .content
         .iter()
@@ -71,11 +81,12 @@ fn media_notes(result: &CallToolResult) -> Vec<String> {
                 ContentBlock::Audio(a) => ("audio", &a.mime_type, &a.data),
                 _ => return None,
             };
-            let bytes = data.len() as u64 / 4 * 3;
-            Some(format!(
-                "{kind} ({mime}, {}) passed through as the upstream sent it",
-                spool_core::render::human_bytes(bytes)
-            ))
+            (data.len() >= min_bytes).then(|| {
+                format!(
+                    "{kind} ({mime}, {}) passed through as the upstream sent it",
+                    spool_core::render::human_bytes(data.len() as u64 / 4 * 3)
+                )
+            })
         })
         .collect()
 }
@@ -136,10 +147,12 @@ pub fn honest(
 ) -> Result<CallToolResult> {
     let result = store_large_blobs(store, call, result)?;
     let (text, beside) = payload(&result, call.max_tokens);
-    let fits = match &beside {
-        None => !over_cap(&text, call.max_tokens),
-        Some((other, _)) => !over_cap(&format!("{text}\n{other}"), call.max_tokens),
-    };
+    // Both parts together must fit; measured one after the other, never copied together.
+    let fits = tokens_within(&text, call.max_tokens).is_some_and(|used| {
+        beside
+            .as_ref()
+            .is_none_or(|(other, _)| tokens_within(other, call.max_tokens - used).is_some())
+    });
     if fits {
         let bytes = text.len() + beside.as_ref().map_or(0, |(b, _)| b.len());
         return Ok(pass_through(store, call, result, bytes, ms));
@@ -148,7 +161,7 @@ pub fn honest(
     new.redo = Some(redo(call));
     new.preview = call.preview;
     let whole = store.put(new, text.as_bytes())?;
-    let mut notes = media_notes(&result);
+    let mut notes = media_notes(&result, 0);
     if let Some((other, what)) = beside {
         // Nothing is dropped: the other half of the answer is stored beside it.
         let mut src = source(call);
@@ -189,21 +202,7 @@ fn pass_through(
     bytes: usize,
     ms: u64,
 ) -> CallToolResult {
-    let large: Vec<String> = media_notes(&passed)
-        .into_iter()
-        .zip(
-            passed
-                .content
-                .iter()
-                .filter(|b| matches!(b, ContentBlock::Image(_) | ContentBlock::Audio(_))),
-        )
-        .filter(|(_, b)| match b {
-            ContentBlock::Image(i) => i.data.len() > LARGE_MEDIA,
-            ContentBlock::Audio(a) => a.data.len() > LARGE_MEDIA,
-            _ => false,
-        })
-        .map(|(n, _)| n)
-        .collect();
+    let large = media_notes(&passed, LARGE_MEDIA + 1);
     if !large.is_empty() {
         passed
             .content
