@@ -58,11 +58,7 @@ async fn a_hang_answers_timeout_and_the_server_stays_usable() {
 #[tokio::test]
 async fn an_upstream_that_cannot_start_is_a_clear_error() {
     let home = tempfile::tempdir().unwrap();
-    let store = std::sync::Arc::new(
-        spool_core::Store::open(home.path(), spool_core::StoreConfig::default()).unwrap(),
-    );
-    let roots = spool_core::roots::Roots::new(&[home.path().to_owned()]).unwrap();
-    let spool = spool_mcp::SpoolServer::new(store, roots, spool_mcp::Settings::default());
+    let spool = crate::support::spool_server(home.path(), spool_mcp::Settings::default());
     let config = spool_proxy::ProxyConfig {
         lazy: false,
         upstreams: vec![spool_proxy::UpstreamSpec {

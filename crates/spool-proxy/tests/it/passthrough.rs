@@ -232,11 +232,7 @@ async fn the_lazy_surface_lists_one_line_per_tool_and_describes_on_demand() {
 async fn a_streamable_http_upstream_with_a_bearer_token_is_relayed() {
     // The upstream: spool's own server over HTTP on loopback, behind a token.
     let up_home = tempfile::tempdir().unwrap();
-    let up_store = std::sync::Arc::new(
-        spool_core::Store::open(up_home.path(), spool_core::StoreConfig::default()).unwrap(),
-    );
-    let roots = spool_core::roots::Roots::new(&[up_home.path().to_owned()]).unwrap();
-    let upstream = spool_mcp::SpoolServer::new(up_store, roots, spool_mcp::Settings::default());
+    let upstream = crate::support::spool_server(up_home.path(), spool_mcp::Settings::default());
     let (tx, rx) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
         let _ = spool_mcp::http::serve_http(
@@ -251,11 +247,7 @@ async fn a_streamable_http_upstream_with_a_bearer_token_is_relayed() {
     });
     let bound = rx.await.unwrap();
     let home = tempfile::tempdir().unwrap();
-    let store = std::sync::Arc::new(
-        spool_core::Store::open(home.path(), spool_core::StoreConfig::default()).unwrap(),
-    );
-    let roots = spool_core::roots::Roots::new(&[home.path().to_owned()]).unwrap();
-    let spool = spool_mcp::SpoolServer::new(store, roots, spool_mcp::Settings::default());
+    let spool = crate::support::spool_server(home.path(), spool_mcp::Settings::default());
     let spec = |token: &str| spool_proxy::UpstreamSpec {
         name: "up".into(),
         url: Some(format!("http://{bound}/mcp")),

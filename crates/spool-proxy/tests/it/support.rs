@@ -78,17 +78,22 @@ pub fn fake_spec(name: &str, marks: &std::path::Path) -> UpstreamSpec {
     spec
 }
 
+/// spool's own server on a store in `home`, reading only there.
+pub fn spool_server(home: &std::path::Path, settings: Settings) -> SpoolServer {
+    let store = Arc::new(Store::open(home, StoreConfig::default()).unwrap());
+    let roots = Roots::new(&[home.to_owned()]).unwrap();
+    SpoolServer::new(store, roots, settings)
+}
+
 pub async fn start(opts: Options) -> Proxy {
     let home = tempfile::tempdir().unwrap();
     let marks = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open(home.path(), StoreConfig::default()).unwrap());
-    let roots = Roots::new(&[home.path().to_owned()]).unwrap();
     let settings = Settings {
         max_tokens: opts.max_tokens,
         no_run: true,
         ..Settings::default()
     };
-    let spool = SpoolServer::new(store, roots, settings);
+    let spool = spool_server(home.path(), settings);
     let config = ProxyConfig {
         lazy: opts.lazy,
         upstreams: opts
