@@ -66,6 +66,9 @@ impl RunSpec {
     }
 }
 
+/// Told the ref of a run's artifact as soon as it exists.
+pub type OnStarted = Box<dyn FnOnce(&str) + Send>;
+
 /// Lets the caller stop a run and watch it grow.
 #[derive(Default)]
 pub struct RunControl {
@@ -73,6 +76,8 @@ pub struct RunControl {
     pub cancel: Arc<AtomicBool>,
     /// Called now and then with (bytes, lines) stored so far.
     pub progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
+    /// Called once with the artifact's ref, as soon as it exists (before the command ends).
+    pub started: Option<OnStarted>,
 }
 
 /// How a run ended.
@@ -150,6 +155,9 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
             return Err(e);
         }
     };
+    if let Some(started) = control.started.take() {
+        started(writer.reference());
+    }
 
     if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
         thread::spawn(move || {

@@ -147,7 +147,12 @@ fn incomplete_copy(meta: &crate::store::ArtifactMeta) -> Option<crate::envelope:
         .and_then(Value::as_bool)
         == Some(true);
     match meta.state {
-        ArtifactState::Complete | ArtifactState::Expired | ArtifactState::Capturing => None,
+        ArtifactState::Complete | ArtifactState::Expired => None,
+        // Being written on another machine: hits count what has arrived so far.
+        ArtifactState::Capturing => Some(Reason {
+            code: ReasonCode::UpstreamPartial,
+            detail: detail(),
+        }),
         ArtifactState::Interrupted if timed_out => Some(Reason {
             code: ReasonCode::Timeout,
             detail: detail(),

@@ -29,7 +29,7 @@ use rusqlite::Connection;
 
 pub use meta::{ArtifactMeta, GcReport, NewArtifact};
 pub use reader::ArtifactReader;
-pub use remote::{Remote, RemoteArtifact};
+pub use remote::{Progress, Remote, RemoteArtifact, Upload};
 pub use writer::{ArtifactWriter, Stream};
 
 use crate::error::{Error, Result};
@@ -140,6 +140,11 @@ impl Store {
 
     pub(crate) fn content_path(&self, reference: &str) -> PathBuf {
         self.root.join("content").join(reference)
+    }
+
+    /// The content file of an artifact still being written (a live upload reads it).
+    pub fn partial_file(&self, reference: &str) -> PathBuf {
+        self.partial_path(reference)
     }
 
     pub(crate) fn partial_path(&self, reference: &str) -> PathBuf {

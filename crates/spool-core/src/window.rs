@@ -116,6 +116,12 @@ pub fn window_with_notes(
         ));
     }
     let meta = reader.meta();
+    let mut notes = notes.to_vec();
+    if let Some(failure) = &meta.share_failure {
+        notes.push(format!(
+            "not in the shared store, so it reads only on this machine: {failure}"
+        ));
+    }
     // The banner names the source; a long command line must not push the answer over the cap.
     // Its byte length bounds its tokens without loading the tokenizer.
     let reserve = RESERVE_TOKENS
@@ -430,6 +436,24 @@ fn assemble(
                 ),
             );
         }
+        if meta.state == ArtifactState::Capturing
+            && let Some(last) = pieces.last()
+            && last.span.1 == meta.bytes
+            && last.range.unit == crate::envelope::Unit::Lines
+        {
+            // Still being written elsewhere: reading from the last line shown on picks up what
+            // has arrived since.
+            next.insert(
+                0,
+                read_call(
+                    &reference,
+                    pieces::Continuation::Lines {
+                        line: last.lines.1.max(1),
+                        limit: last.per_answer,
+                    },
+                ),
+            );
+        }
         if meta.binary && pieces.is_empty() {
             next.push(read_call(
                 &reference,
@@ -500,6 +524,8 @@ fn state_reason(meta: &crate::store::ArtifactMeta) -> Reason {
         ArtifactState::Interrupted if timed_out => ReasonCode::Timeout,
         // Interrupted otherwise means a write failed: the disk (or a file size limit) was full.
         ArtifactState::Interrupted => ReasonCode::SizeCap,
+        // Being written on another machine: the source has given only this much so far.
+        ArtifactState::Capturing => ReasonCode::UpstreamPartial,
         _ => ReasonCode::Cancelled,
     };
     Reason { code, detail }

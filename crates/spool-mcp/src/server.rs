@@ -189,6 +189,7 @@ impl SpoolServer {
             progress: Some(Box::new(move |bytes, lines| {
                 let _ = tx.send((bytes, lines));
             })),
+            started: None,
         };
         let result = self
             .blocking("run", args, move |inner| inner.run(p, control))

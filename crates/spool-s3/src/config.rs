@@ -6,6 +6,9 @@ use object_store::{BackoffConfig, RetryConfig};
 
 use crate::S3Error;
 
+/// How long a capture may go without updating its manifest before readers call it stopped.
+pub const DEFAULT_STALE_AFTER: std::time::Duration = std::time::Duration::from_mins(1);
+
 /// How to reach the bucket.
 #[derive(Clone)]
 pub struct S3Settings {
@@ -21,6 +24,9 @@ pub struct S3Settings {
     pub allow_http: bool,
     /// `http://host/bucket/key` rather than `http://bucket.host/key` (most self-hosted servers).
     pub path_style: bool,
+    /// A capture whose manifest has not changed for this long is read as interrupted (its
+    /// machine stopped). The writer refreshes it every few seconds while it runs.
+    pub stale_after: std::time::Duration,
 }
 
 impl std::fmt::Debug for S3Settings {
@@ -39,6 +45,8 @@ impl S3Settings {
     /// Parses `s3://BUCKET/PREFIX` and reads `AWS_ENDPOINT_URL`, `AWS_REGION` (or
     /// `AWS_DEFAULT_REGION`), `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and
     /// `SPOOL_S3_PATH_STYLE` through `var`. An `http://` endpoint allows plain HTTP.
+    /// `SPOOL_S3_STALE_AFTER_S` (default 60) is how long a capture may go without an update
+    /// before other machines read it as interrupted.
     pub fn from_url(url: &str, var: impl Fn(&str) -> Option<String>) -> Result<Self, S3Error> {
         let rest = url.strip_prefix("s3://").ok_or_else(|| S3Error::Config {
             message: format!("`{url}` is not an s3:// URL"),
@@ -66,6 +74,19 @@ impl S3Settings {
             secret_access_key: var("AWS_SECRET_ACCESS_KEY"),
             allow_http,
             path_style,
+            stale_after: match var("SPOOL_S3_STALE_AFTER_S") {
+                None => DEFAULT_STALE_AFTER,
+                Some(v) => v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s > 0.0)
+                    .map(std::time::Duration::from_secs_f64)
+                    .ok_or_else(|| S3Error::Config {
+                        message: format!(
+                            "SPOOL_S3_STALE_AFTER_S must be a positive number of seconds (got `{v}`)"
+                        ),
+                    })?,
+            },
         })
     }
 

@@ -16,6 +16,13 @@ pub enum S3Error {
     #[error("`{key}` in the shared store is corrupt: {why}")]
     Corrupt { key: String, why: String },
 
+    #[error(
+        "the upload stopped after {} had been stored ({}); there the copy stays `capturing`, never complete",
+        spool_core::render::human_bytes(*bytes),
+        cause.brief()
+    )]
+    Stopped { bytes: u64, cause: Box<S3Error> },
+
     #[error("cannot read {what}: {cause}")]
     Local { what: String, cause: String },
 
@@ -24,6 +31,14 @@ pub enum S3Error {
 }
 
 impl S3Error {
+    /// The message without the words an enclosing message already says.
+    fn brief(&self) -> String {
+        match self {
+            Self::Unavailable { endpoint, cause } => format!("{endpoint}: {cause}"),
+            other => other.to_string(),
+        }
+    }
+
     /// The contract's error for an answer.
     pub fn into_core(self) -> spool_core::Error {
         match self {
@@ -36,6 +51,10 @@ impl S3Error {
                 reference: key,
                 expected: "the content the manifest describes".into(),
                 actual: why,
+            },
+            Self::Stopped { .. } => spool_core::Error::Unavailable {
+                what: "the shared store".into(),
+                cause: self.to_string(),
             },
             other => spool_core::Error::InvalidArgument {
                 message: other.to_string(),

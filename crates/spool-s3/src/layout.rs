@@ -13,6 +13,16 @@ pub struct ChunkInfo {
     pub xxh3: String,
 }
 
+/// The growing end of an artifact still being captured: the bytes after its last full chunk,
+/// under a name of their own (`tail-BYTES`), so a reader holding an older manifest never gets
+/// different bytes under the name it was given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TailInfo {
+    pub name: String,
+    pub bytes: u64,
+    pub xxh3: String,
+}
+
 /// `manifest.json`, format 1.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -40,6 +50,13 @@ pub struct Manifest {
     pub capture_detail: Option<String>,
     pub chunk_size: u64,
     pub chunks: Vec<ChunkInfo>,
+    /// While `capturing`: the bytes after the last full chunk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<TailInfo>,
+    /// When the writing process last wrote this manifest (ms since the epoch): a capture
+    /// whose manifest stops changing is one whose machine stopped.
+    #[serde(default)]
+    pub updated_at: Option<i64>,
 }
 
 impl Manifest {
@@ -63,16 +80,45 @@ impl Manifest {
             capture_detail: meta.capture_detail.clone(),
             chunk_size,
             chunks,
+            tail: None,
+            updated_at: Some(spool_core::clock::now_ms()),
         }
     }
 
-    /// The local store's row for this artifact, read through from the shared store.
-    pub fn to_meta(&self) -> ArtifactMeta {
+    /// The local store's row for this artifact, read through from the shared store. A capture
+    /// whose manifest has not changed for `stale_after` reads as `interrupted`.
+    pub fn to_meta(&self, stale_after: std::time::Duration) -> ArtifactMeta {
+        let now = spool_core::clock::now_ms();
+        let (state, capture_detail) = match self.state {
+            ArtifactState::Capturing => {
+                let updated = self.updated_at.unwrap_or(self.created_at);
+                let stored = spool_core::render::human_bytes(self.bytes);
+                let at = spool_core::clock::rfc3339(updated);
+                if now.saturating_sub(updated)
+                    > i64::try_from(stale_after.as_millis()).unwrap_or(i64::MAX)
+                {
+                    (
+                        ArtifactState::Interrupted,
+                        Some(format!(
+                            "the machine capturing it stopped updating the shared store at {at}; {stored} had been stored"
+                        )),
+                    )
+                } else {
+                    (
+                        ArtifactState::Capturing,
+                        Some(format!(
+                            "still being captured on another machine: {stored} stored so far (at {at}); read again for more"
+                        )),
+                    )
+                }
+            }
+            state => (state, self.capture_detail.clone()),
+        };
         ArtifactMeta {
             reference: self.reference.clone(),
             source: self.source.clone(),
             redo: self.redo.clone(),
-            state: self.state,
+            state,
             bytes: self.bytes,
             lines: self.lines,
             chars: self.chars,
@@ -81,12 +127,13 @@ impl Manifest {
             binary: self.binary,
             hash: self.hash.clone(),
             preview: Preview::parse(&self.preview).unwrap_or(Preview::Head),
-            capture_detail: self.capture_detail.clone(),
+            capture_detail,
             created_at: self.created_at,
             expires_at: self.expires_at,
             last_read_at: spool_core::clock::now_ms(),
             owner_pid: None,
             dedup_key: None,
+            share_failure: None,
         }
     }
 }
@@ -97,4 +144,8 @@ pub fn hash(bytes: &[u8]) -> String {
 
 pub fn chunk_name(n: usize) -> String {
     format!("chunk-{n:06}")
+}
+
+pub fn tail_name(bytes: u64) -> String {
+    format!("tail-{bytes:012}")
 }

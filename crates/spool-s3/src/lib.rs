@@ -19,6 +19,7 @@
 mod config;
 mod error;
 mod layout;
+mod live;
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -28,24 +29,27 @@ use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 use spool_core::Store;
 
-pub use config::S3Settings;
+pub use config::{DEFAULT_STALE_AFTER, S3Settings};
 pub use error::S3Error;
-pub use layout::{ChunkInfo, Manifest};
+pub use layout::{ChunkInfo, Manifest, TailInfo};
 
 /// Bytes per content chunk: a window moves at most two of them.
 pub const CHUNK: u64 = 4 << 20;
 
-/// A bucket (and prefix) holding spool artifacts.
+/// A bucket (and prefix) holding spool artifacts. Clones share one connection pool and runtime
+/// (a live upload's thread holds one).
+#[derive(Clone)]
 pub struct SharedStore {
     bucket: Arc<dyn ObjectStore>,
     root: Path,
     /// Where it is, for messages (never credentials).
     endpoint: String,
-    runtime: tokio::runtime::Runtime,
+    runtime: Arc<tokio::runtime::Runtime>,
     /// Content bytes downloaded so far (what a benchmark or a test checks).
-    fetched: AtomicU64,
+    fetched: Arc<AtomicU64>,
     /// Manifests read, by ref: chunk hashes are checked against them.
-    manifests: std::sync::Mutex<std::collections::HashMap<String, Manifest>>,
+    manifests: Arc<std::sync::Mutex<std::collections::HashMap<String, Manifest>>>,
+    stale_after: std::time::Duration,
 }
 
 /// A manifest as read, with the version a conditional update names.
@@ -58,7 +62,10 @@ pub struct Versioned {
 impl SharedStore {
     /// Connects (lazily: nothing is sent until the first request).
     pub fn connect(settings: &S3Settings) -> Result<Self, S3Error> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
+        // Two workers: a live upload and the reads of the answering thread go on side by side.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("spool-s3")
             .enable_all()
             .build()
             .map_err(|e| S3Error::Unavailable {
@@ -72,9 +79,10 @@ impl SharedStore {
             bucket: Arc::new(bucket),
             root: Path::from(settings.prefix.as_str()).join("spool-v1"),
             endpoint: settings.describe(),
-            runtime,
-            fetched: AtomicU64::new(0),
-            manifests: std::sync::Mutex::new(std::collections::HashMap::new()),
+            runtime: Arc::new(runtime),
+            fetched: Arc::new(AtomicU64::new(0)),
+            manifests: Arc::default(),
+            stale_after: settings.stale_after,
         })
     }
 
@@ -99,7 +107,8 @@ impl SharedStore {
     }
 
     /// Uploads a finished local artifact: its chunks and index, then its manifest (only if
-    /// none exists). Nothing is visible to readers until every chunk is stored.
+    /// none exists, or over a `capturing` one). Nothing is visible to readers until every chunk
+    /// is stored.
     pub fn publish(&self, store: &Store, reference: &str) -> Result<Manifest, S3Error> {
         let reader = store.open_artifact(reference)?;
         let meta = reader.meta().clone();
@@ -108,29 +117,66 @@ impl SharedStore {
         while at < meta.bytes {
             let len = CHUNK.min(meta.bytes - at);
             let bytes = reader.read_at(at, len as usize)?;
-            let info = ChunkInfo {
-                bytes: bytes.len() as u64,
-                xxh3: layout::hash(&bytes),
-            };
-            let key = self.key(reference, &layout::chunk_name(chunks.len()));
-            self.runtime
-                .block_on(self.bucket.put(&key, PutPayload::from(bytes)))
-                .map_err(|e| self.unavailable(&e))?;
-            chunks.push(info);
+            chunks.push(self.put_chunk(reference, chunks.len(), bytes)?);
             at += len;
         }
-        let index = std::fs::read(store.index_file(reference)).map_err(|e| S3Error::Local {
+        self.put_index(store, reference, None)?;
+        let manifest = Manifest::of(&meta, CHUNK, chunks);
+        self.create_manifest(reference, &manifest)?;
+        Ok(manifest)
+    }
+
+    /// Stores chunk `n` of `reference`.
+    pub(crate) fn put_chunk(
+        &self,
+        reference: &str,
+        n: usize,
+        bytes: Vec<u8>,
+    ) -> Result<ChunkInfo, S3Error> {
+        let info = ChunkInfo {
+            bytes: bytes.len() as u64,
+            xxh3: layout::hash(&bytes),
+        };
+        self.put_raw(reference, &layout::chunk_name(n), bytes)?;
+        Ok(info)
+    }
+
+    /// Stores the line index of a local artifact (only its checkpoints within the first
+    /// `within` bytes, for a capture still being written).
+    pub(crate) fn put_index(
+        &self,
+        store: &Store,
+        reference: &str,
+        within: Option<u64>,
+    ) -> Result<(), S3Error> {
+        self.put_index_file(&store.index_file(reference), reference, within)
+    }
+
+    pub(crate) fn put_index_file(
+        &self,
+        path: &std::path::Path,
+        reference: &str,
+        within: Option<u64>,
+    ) -> Result<(), S3Error> {
+        let mut index = std::fs::read(path).map_err(|e| S3Error::Local {
             what: format!("the index of `{reference}`"),
             cause: e.to_string(),
         })?;
-        self.runtime
-            .block_on(
-                self.bucket
-                    .put(&self.key(reference, "index"), PutPayload::from(index)),
-            )
-            .map_err(|e| self.unavailable(&e))?;
-        let manifest = Manifest::of(&meta, CHUNK, chunks);
-        let body = serde_json::to_vec_pretty(&manifest).map_err(|e| S3Error::Local {
+        if let Some(bytes) = within {
+            index.truncate(spool_core::store::index::prefix_within(&index, bytes));
+        }
+        self.put_raw(reference, "index", index)
+    }
+
+    /// Writes the first manifest of `reference`: only if there is none, or over a `capturing`
+    /// one (a capture recovered after its process died), never over a finished artifact.
+    pub(crate) fn create_manifest(
+        &self,
+        reference: &str,
+        manifest: &Manifest,
+    ) -> Result<Versioned, S3Error> {
+        let key = self.key(reference, "manifest.json");
+        let body = serde_json::to_vec_pretty(manifest).map_err(|e| S3Error::Local {
             what: "the manifest".into(),
             cause: e.to_string(),
         })?;
@@ -138,17 +184,34 @@ impl SharedStore {
             mode: PutMode::Create,
             ..PutOptions::default()
         };
-        match self.runtime.block_on(self.bucket.put_opts(
-            &self.key(reference, "manifest.json"),
-            PutPayload::from(body),
-            opts,
-        )) {
-            Ok(_) => Ok(manifest),
-            Err(object_store::Error::AlreadyExists { .. }) => Err(S3Error::Conflict {
-                key: self.key(reference, "manifest.json").to_string(),
-                why: "another process already published this ref".into(),
+        match self
+            .runtime
+            .block_on(self.bucket.put_opts(&key, PutPayload::from(body), opts))
+        {
+            Ok(put) => Ok(Versioned {
+                manifest: manifest.clone(),
+                version: UpdateVersion::from(put),
             }),
+            Err(object_store::Error::AlreadyExists { .. }) => match self.manifest(reference)? {
+                Some(read)
+                    if read.manifest.state == spool_core::envelope::ArtifactState::Capturing =>
+                {
+                    self.update_manifest(reference, &read, manifest)
+                }
+                _ => Err(S3Error::Conflict {
+                    key: key.to_string(),
+                    why: "another process already published this ref".into(),
+                }),
+            },
             Err(e) => Err(self.unavailable(&e)),
+        }
+    }
+
+    /// Deletes an object that readers no longer need; a failure only leaves garbage behind.
+    pub(crate) fn delete_quietly(&self, reference: &str, name: &str) {
+        let key = self.key(reference, name);
+        if let Err(e) = self.runtime.block_on(self.bucket.delete(&key)) {
+            tracing::debug!(key = %key, error = %e, "could not delete a superseded object");
         }
     }
 
@@ -233,39 +296,67 @@ impl SharedStore {
     }
 
     fn chunk(&self, reference: &str, manifest: &Manifest, n: usize) -> Result<Vec<u8>, S3Error> {
-        let key = self.key(reference, &layout::chunk_name(n));
-        let info = manifest.chunks.get(n).ok_or_else(|| S3Error::Corrupt {
-            key: key.to_string(),
-            why: format!("the manifest lists {} chunks", manifest.chunks.len()),
-        })?;
-        let bytes = match self.runtime.block_on(self.bucket.get(&key)) {
+        if let Some(bytes) = self.fetch_part(reference, manifest, n)? {
+            return Ok(bytes);
+        }
+        if manifest.state == spool_core::envelope::ArtifactState::Capturing
+            && let Some(now) = self.manifest(reference)?
+        {
+            // The growing end moved on (a newer tail, or the chunk filled): look again.
+            if let Ok(mut known) = self.manifests.lock() {
+                known.insert(reference.to_owned(), now.manifest.clone());
+            }
+            if let Some(bytes) = self.fetch_part(reference, &now.manifest, n)? {
+                return Ok(bytes);
+            }
+        }
+        Err(S3Error::Corrupt {
+            key: self.key(reference, &layout::chunk_name(n)).to_string(),
+            why: "the chunk is missing".into(),
+        })
+    }
+
+    /// Chunk `n` as `manifest` names it (the tail, past the full chunks of a capture),
+    /// checked against its hash; `None` when the bucket has no such object.
+    fn fetch_part(
+        &self,
+        reference: &str,
+        manifest: &Manifest,
+        n: usize,
+    ) -> Result<Option<Vec<u8>>, S3Error> {
+        let (name, bytes, xxh3) = match (manifest.chunks.get(n), &manifest.tail) {
+            (Some(info), _) => (layout::chunk_name(n), info.bytes, info.xxh3.clone()),
+            (None, Some(tail)) if n == manifest.chunks.len() => {
+                (tail.name.clone(), tail.bytes, tail.xxh3.clone())
+            }
+            _ => {
+                return Err(S3Error::Corrupt {
+                    key: self.key(reference, &layout::chunk_name(n)).to_string(),
+                    why: format!("the manifest lists {} chunks", manifest.chunks.len()),
+                });
+            }
+        };
+        let key = self.key(reference, &name);
+        let got = match self.runtime.block_on(self.bucket.get(&key)) {
             Ok(got) => self
                 .runtime
                 .block_on(got.bytes())
                 .map_err(|e| self.unavailable(&e))?,
-            Err(object_store::Error::NotFound { .. }) => {
-                return Err(S3Error::Corrupt {
-                    key: key.to_string(),
-                    why: "the chunk is missing".into(),
-                });
-            }
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(self.unavailable(&e)),
         };
-        self.fetched
-            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        let actual = layout::hash(&bytes);
-        if bytes.len() as u64 != info.bytes || actual != info.xxh3 {
+        self.fetched.fetch_add(got.len() as u64, Ordering::Relaxed);
+        let actual = layout::hash(&got);
+        if got.len() as u64 != bytes || actual != xxh3 {
             return Err(S3Error::Corrupt {
                 key: key.to_string(),
                 why: format!(
-                    "its hash is {actual} ({} bytes), the manifest says {} ({} bytes)",
-                    bytes.len(),
-                    info.xxh3,
-                    info.bytes
+                    "its hash is {actual} ({} bytes), the manifest says {xxh3} ({bytes} bytes)",
+                    got.len(),
                 ),
             });
         }
-        Ok(bytes.to_vec())
+        Ok(Some(got.to_vec()))
     }
 
     /// Expires `reference` in the bucket: the manifest becomes a tombstone (state `expired`,
@@ -336,9 +427,13 @@ impl SharedStore {
 }
 
 impl spool_core::store::Remote for SharedStore {
-    fn publish(&self, store: &Store, reference: &str) -> spool_core::Result<()> {
-        SharedStore::publish(self, store, reference)
-            .map(|_| ())
+    fn begin(
+        &self,
+        store: &Store,
+        meta: &spool_core::store::ArtifactMeta,
+    ) -> spool_core::Result<Box<dyn spool_core::store::Upload>> {
+        live::LiveUpload::start(self, store, meta)
+            .map(|u| Box::new(u) as Box<dyn spool_core::store::Upload>)
             .map_err(S3Error::into_core)
     }
 
@@ -352,13 +447,13 @@ impl spool_core::store::Remote for SharedStore {
         if found.manifest.state == spool_core::envelope::ArtifactState::Expired {
             // A tombstone: what it was, no content to read.
             return Ok(Some(spool_core::store::RemoteArtifact {
-                meta: found.manifest.to_meta(),
+                meta: found.manifest.to_meta(self.stale_after),
                 index: Vec::new(),
                 chunk_size: found.manifest.chunk_size,
             }));
         }
         let key = self.key(reference, "index");
-        let index = match self.runtime.block_on(self.bucket.get(&key)) {
+        let mut index = match self.runtime.block_on(self.bucket.get(&key)) {
             Ok(got) => self
                 .runtime
                 .block_on(got.bytes())
@@ -367,11 +462,16 @@ impl spool_core::store::Remote for SharedStore {
             Err(e) => return Err(self.unavailable(&e).into_core()),
         };
         let manifest = found.manifest;
+        // A growing capture's index may already be newer than the manifest read before it.
+        index.truncate(spool_core::store::index::prefix_within(
+            &index,
+            manifest.bytes,
+        ));
         if let Ok(mut m) = self.manifests.lock() {
             m.insert(reference.to_owned(), manifest.clone());
         }
         Ok(Some(spool_core::store::RemoteArtifact {
-            meta: manifest.to_meta(),
+            meta: manifest.to_meta(self.stale_after),
             index,
             chunk_size: manifest.chunk_size,
         }))

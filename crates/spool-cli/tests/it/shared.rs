@@ -74,3 +74,187 @@ fn a_ref_made_on_one_machine_is_read_searched_and_paged_on_another() {
     let missing = reader.run(&["read", "sp_nosuchref0"]);
     assert_eq!(missing.status.code(), Some(3));
 }
+
+impl Machine<'_> {
+    /// Starts `spool run` without waiting; returns the child and the ref it announces on
+    /// stderr as soon as the artifact exists.
+    fn start_run(&self, script: &str) -> (std::process::Child, String) {
+        use std::io::BufRead as _;
+        let mut cmd = self.home.cmd(&["run", "--", "sh", "-c", script]);
+        for (k, v) in self.weed.env("team") {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let at = line
+            .find("sp_")
+            .unwrap_or_else(|| panic!("no ref announced: {line}"));
+        // Keep draining stderr so the child never blocks on it.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        (child, line[at..at + 13].to_owned())
+    }
+
+    /// `read ... --json` until it answers (the shared store gets a capture's first manifest
+    /// about a second after it starts).
+    fn read_json_when_there(&self, args: &[&str]) -> serde_json::Value {
+        let started = std::time::Instant::now();
+        loop {
+            let out = self.run(args);
+            if out.status.success() {
+                return serde_json::from_slice(&out.stdout).unwrap();
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(20),
+                "never readable: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+}
+
+#[test]
+fn output_still_being_captured_on_one_machine_is_read_on_another_and_said_to_grow() {
+    let weed = spool_test_support::weed::Weed::start().unwrap_or_else(|e| panic!("{e}"));
+    let maker = Machine {
+        home: Home::new(),
+        weed: &weed,
+    };
+    let reader = Machine {
+        home: Home::new(),
+        weed: &weed,
+    };
+    let (child, reference) = maker.start_run("seq 1 200000; sleep 8; seq 200001 400000");
+    let growing =
+        reader.read_json_when_there(&["read", &reference, "--lines", "199999:200000", "--json"]);
+    assert_eq!(growing["content"], "199999\n200000\n", "{growing}");
+    assert_eq!(growing["complete"], false);
+    assert_eq!(growing["capture"]["state"], "capturing", "{growing}");
+    let mut settings = crate::support::settings(&reader.home);
+    settings.add_filter(r"[0-9.]+ (bytes|KiB|MiB) stored", "[SIZE] stored");
+    settings.bind(|| {
+        insta::assert_snapshot!(
+            "growing_capture_detail",
+            growing["capture"]["detail"].as_str().unwrap()
+        );
+    });
+    assert_eq!(growing["total"]["lines"], 200_000, "{growing}");
+    // A plain read of the growing copy says it is growing, and reads on from its last line.
+    let preview = reader.read_json_when_there(&["read", &reference, "--json"]);
+    assert_eq!(preview["capture"]["state"], "capturing");
+    assert_eq!(preview["next"][0]["tool"], "read");
+    assert_eq!(preview["next"][0]["arguments"]["line"], 200_000);
+    // Search covers what has arrived, and says the copy is still growing.
+    let found = reader.run(&["search", "^150000$", &reference, "--json"]);
+    let hits: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(hits["hit_count"], 1, "{hits}");
+    assert_eq!(hits["reason"]["code"], "upstream_partial", "{hits}");
+
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    // The same copy, now whole: the reader's copy catches up with the finished artifact.
+    let whole =
+        reader.read_json_when_there(&["read", &reference, "--lines", "399999:400000", "--json"]);
+    assert_eq!(whole["content"], "399999\n400000\n", "{whole}");
+    assert_eq!(whole["total"]["lines"], 400_000, "{whole}");
+    assert!(whole.get("capture").is_none(), "{whole}");
+    let again = reader.run(&["read", &reference, "--lines", "199999:200002", "--json"]);
+    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(
+        again["content"], "199999\n200000\n200001\n200002\n",
+        "{again}"
+    );
+}
+
+#[test]
+fn the_bucket_stopping_mid_upload_leaves_a_capture_never_complete_and_the_answer_says_so() {
+    let mut weed = spool_test_support::weed::Weed::start().unwrap_or_else(|e| panic!("{e}"));
+    let reader_home = Home::new();
+    let maker = Machine {
+        home: Home::new(),
+        weed: &weed,
+    };
+    let (child, reference) = maker.start_run("seq 1 300000; sleep 6; seq 300001 600000");
+    let maker_home = maker.home;
+    // Wait until the shared store shows the capture, then stop the server under it.
+    let settings = spool_s3::S3Settings::from_url(
+        &format!("s3://{}/team", spool_test_support::weed::BUCKET),
+        |k| {
+            weed.env("team")
+                .into_iter()
+                .find(|(name, _)| *name == k)
+                .map(|(_, v)| v)
+        },
+    )
+    .unwrap();
+    let shared = spool_s3::SharedStore::connect(&settings).unwrap();
+    let started = std::time::Instant::now();
+    while shared.manifest(&reference).unwrap().is_none() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    weed.stop();
+    let done = child.wait_with_output().unwrap();
+    let banner = String::from_utf8_lossy(&done.stdout);
+    assert_eq!(done.status.code(), Some(0), "{banner}");
+    assert!(
+        banner.contains("not in the shared store, so it reads only on this machine")
+            && banner.contains("the upload stopped after"),
+        "{banner}"
+    );
+    let note = banner
+        .lines()
+        .find(|l| l.starts_with(" Note: not in the shared store"))
+        .unwrap_or_else(|| panic!("{banner}"));
+    let mut settings = crate::support::settings(&maker_home);
+    settings.add_filter(r"after [0-9.]+ (bytes|KiB|MiB)", "after [SIZE]");
+    settings.add_filter(
+        r"127\.0\.0\.1:[0-9]+: [^)]*\)",
+        "127.0.0.1:[PORT]: [CAUSE])",
+    );
+    settings.bind(|| insta::assert_snapshot!("upload_stopped_note", note));
+    // The local copy is whole.
+    let local = maker_home.json(&["read", &reference, "--lines", "600000:600000"]);
+    assert_eq!(local["content"], "600000\n", "{local}");
+
+    // The bucket back: the capture there is still `capturing`, never complete-looking.
+    weed.restart().unwrap();
+    let there = shared
+        .manifest(&reference)
+        .unwrap()
+        .expect("the manifest survives");
+    assert_eq!(
+        there.manifest.state,
+        spool_core::envelope::ArtifactState::Capturing
+    );
+    assert!(
+        there.manifest.bytes < 600_000 * 7,
+        "{}",
+        there.manifest.bytes
+    );
+    // Another machine is told it stopped (after the stale time) and shows what was stored.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut cmd = reader_home.cmd(&["read", &reference, "--json"]);
+    for (k, v) in weed.env("team") {
+        cmd.env(k, v);
+    }
+    let out = cmd.env("SPOOL_S3_STALE_AFTER_S", "1").output().unwrap();
+    let seen: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(seen["complete"], false, "{seen}");
+    assert_eq!(seen["capture"]["state"], "interrupted", "{seen}");
+    let mut settings = crate::support::settings(&reader_home);
+    settings.add_filter(r"[0-9.]+ (bytes|KiB|MiB) had", "[SIZE] had");
+    settings.bind(|| {
+        insta::assert_snapshot!(
+            "stopped_capture_detail",
+            seen["capture"]["detail"].as_str().unwrap()
+        );
+    });
+}

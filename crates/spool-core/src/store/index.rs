@@ -85,10 +85,31 @@ impl IndexWriter {
         self.out.write_all(&pos.encode(at_line_start))
     }
 
+    /// Writes buffered checkpoints to the file, so another reader of it sees them.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+
     pub fn finish(mut self) -> std::io::Result<()> {
         self.out.flush()?;
         self.out.get_ref().sync_data()
     }
+}
+
+/// The length of the prefix of an index file (as read while it may still be written) whose
+/// checkpoints lie within the first `bytes` bytes of content: whole records only.
+pub fn prefix_within(index: &[u8], bytes: u64) -> usize {
+    let whole = index.len() / RECORD * RECORD;
+    let mut keep = 0;
+    while keep < whole {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&index[keep..keep + 8]);
+        if u64::from_le_bytes(word) > bytes {
+            break;
+        }
+        keep += RECORD;
+    }
+    keep
 }
 
 /// Reads checkpoints by binary search with positioned reads.

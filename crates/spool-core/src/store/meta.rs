@@ -115,6 +115,9 @@ pub struct ArtifactMeta {
     pub owner_pid: Option<u32>,
     #[serde(skip)]
     pub dedup_key: Option<String>,
+    /// Why this artifact, made here, is not in the shared store (filled in when it is opened).
+    #[serde(skip)]
+    pub share_failure: Option<String>,
 }
 
 impl ArtifactMeta {
@@ -139,6 +142,7 @@ impl ArtifactMeta {
             last_read_at: now,
             owner_pid: Some(std::process::id()),
             dedup_key: new.dedup_key,
+            share_failure: None,
         })
     }
 
@@ -199,6 +203,7 @@ impl ArtifactMeta {
             last_read_at: row.get("last_read_at")?,
             owner_pid: row.get("owner_pid")?,
             dedup_key: row.get("dedup_key")?,
+            share_failure: None,
         })
     }
 }
@@ -275,8 +280,15 @@ impl Store {
         if meta.state != ArtifactState::Expired && meta.expires_at <= clock::now_ms() {
             self.expire(&mut meta)?;
         }
+        let elsewhere =
+            meta.state == ArtifactState::Capturing && self.is_read_through(reference)?;
+        if elsewhere {
+            // Still being written on another machine: what the shared store holds so far.
+            meta = self.refresh_remote(meta)?;
+        }
         match meta.state {
             ArtifactState::Expired => Err(expired_error(&meta)),
+            ArtifactState::Capturing if elsewhere => Ok(meta),
             ArtifactState::Capturing if owner_alive(meta.owner_pid) => Err(Error::Capturing {
                 reference: meta.reference.clone(),
                 bytes: std::fs::metadata(self.partial_path(reference)).map_or(0, |m| m.len()),

@@ -33,7 +33,8 @@ enum Target {
 }
 
 impl ArtifactReader {
-    pub(super) fn open(store: &Store, meta: ArtifactMeta) -> Result<Self> {
+    pub(super) fn open(store: &Store, mut meta: ArtifactMeta) -> Result<Self> {
+        meta.share_failure = store.share_failure(&meta.reference)?;
         let path = store.content_path(&meta.reference);
         let file = File::open(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => Error::Corrupt {

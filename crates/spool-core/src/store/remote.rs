@@ -24,10 +24,28 @@ pub struct RemoteArtifact {
     pub chunk_size: u64,
 }
 
+/// How far a capture has got: what a live upload may publish.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub bytes: u64,
+    pub lines: u64,
+    pub chars: u64,
+}
+
+/// An artifact published while it is written, so other machines can read it as it grows.
+pub trait Upload: Send {
+    /// The capture has reached `progress` (bytes in the partial file, checkpoints flushed up to
+    /// at most a chunk before). Called on every write: it must return at once.
+    fn progress(&self, progress: Progress);
+    /// The artifact is sealed (`meta` is final): publishes the rest and its final state.
+    fn finish(self: Box<Self>, store: &Store, meta: &ArtifactMeta) -> Result<()>;
+}
+
 /// What the local store needs from a shared one.
 pub trait Remote: Send + Sync {
-    /// Publishes a finished local artifact.
-    fn publish(&self, store: &Store, reference: &str) -> Result<()>;
+    /// Starts publishing an artifact that is about to be written (its partial file and index
+    /// exist).
+    fn begin(&self, store: &Store, meta: &ArtifactMeta) -> Result<Box<dyn Upload>>;
     /// The artifact `reference`, if the shared store has it.
     fn find(&self, reference: &str) -> Result<Option<RemoteArtifact>>;
     /// Chunk `n` of `reference`, checked against its hash.
@@ -40,6 +58,10 @@ pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS remote_chunks (
     ref TEXT PRIMARY KEY,
     chunk_size INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS share_failures (
+    ref TEXT PRIMARY KEY,
+    detail TEXT NOT NULL
 );
 ";
 
@@ -64,18 +86,57 @@ impl Store {
         self.remote().map(|r| r.gc()).transpose()
     }
 
+    /// Whether a shared store is behind this one.
+    pub fn is_shared(&self) -> bool {
+        self.remote.get().is_some()
+    }
+
     pub(crate) fn remote(&self) -> Option<&Arc<dyn Remote>> {
         self.remote.get()
     }
 
-    /// Publishes a just-finished artifact, if a shared store is set. A failure is logged: the
-    /// local copy stays complete and readable here.
-    pub(crate) fn publish_if_shared(&self, reference: &str) {
-        if let Some(remote) = self.remote()
-            && let Err(e) = remote.publish(self, reference)
-        {
-            tracing::warn!(reference, error = %e, "could not publish the artifact to the shared store");
+    /// Starts publishing a new artifact, if a shared store is set. A failure to start is kept
+    /// as the artifact's share failure; the capture goes on locally.
+    pub(crate) fn begin_upload(&self, meta: &ArtifactMeta) -> Option<Box<dyn Upload>> {
+        let remote = self.remote()?;
+        match remote.begin(self, meta) {
+            Ok(upload) => Some(upload),
+            Err(e) => {
+                self.record_share(&meta.reference, Err(e));
+                None
+            }
         }
+    }
+
+    /// Remembers whether an artifact reached the shared store; a failure is shown with it.
+    pub(crate) fn record_share(&self, reference: &str, outcome: Result<()>) {
+        let saved = match outcome {
+            Ok(()) => self
+                .conn()
+                .execute("DELETE FROM share_failures WHERE ref = ?1", [reference]),
+            Err(e) => {
+                tracing::warn!(reference, error = %e, "could not publish the artifact to the shared store");
+                self.conn().execute(
+                    "INSERT OR REPLACE INTO share_failures (ref, detail) VALUES (?1, ?2)",
+                    params![reference, e.to_string()],
+                )
+            }
+        };
+        if let Err(e) = saved {
+            tracing::warn!(reference, error = %e, "could not record the shared store's outcome");
+        }
+    }
+
+    /// Why an artifact made here is not in the shared store, if it is not.
+    pub(crate) fn share_failure(&self, reference: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT detail FROM share_failures WHERE ref = ?1",
+                [reference],
+                |r| r.get(0),
+            )
+            .optional()?)
     }
 
     /// A ref unknown here, looked up in the shared store and set up for reading through.
@@ -86,30 +147,90 @@ impl Store {
         let Some(found) = remote.find(reference)? else {
             return Ok(None);
         };
-        if found.meta.state == crate::envelope::ArtifactState::Expired {
-            // A tombstone in the shared store is one here too: it answers `expired`.
-            let mut meta = found.meta;
-            meta.owner_pid = None;
-            self.save_meta(&meta)?;
-            return Ok(Some(meta));
+        self.lay_out_remote(found, None).map(Some)
+    }
+
+    /// A read-through copy of an artifact still being written on another machine, brought up
+    /// to what the shared store holds now.
+    pub(crate) fn refresh_remote(&self, meta: ArtifactMeta) -> Result<ArtifactMeta> {
+        let Some(remote) = self.remote() else {
+            return Ok(meta);
+        };
+        let Some(found) = remote.find(&meta.reference)? else {
+            return Ok(meta);
+        };
+        if found.meta.bytes < meta.bytes {
+            return Err(Error::Corrupt {
+                reference: meta.reference.clone(),
+                expected: format!("at least the {} bytes read before", meta.bytes),
+                actual: format!("{} bytes in the shared store", found.meta.bytes),
+            });
         }
-        let content = self.content_path(reference);
-        let file = std::fs::File::create(&content).map_err(|e| Error::io(&content, e))?;
-        file.set_len(found.meta.bytes)
-            .map_err(|e| Error::io(&content, e))?;
-        let index = self.index_path(reference);
-        std::fs::write(&index, &found.index).map_err(|e| Error::io(&index, e))?;
-        let chunks = found.meta.bytes.div_ceil(found.chunk_size.max(1));
-        let have = self.have_path(reference);
-        std::fs::write(&have, vec![0u8; chunks as usize]).map_err(|e| Error::io(&have, e))?;
-        self.conn().execute(
-            "INSERT OR REPLACE INTO remote_chunks (ref, chunk_size) VALUES (?1, ?2)",
-            params![reference, found.chunk_size.max(1) as i64],
-        )?;
+        self.lay_out_remote(found, Some(&meta))
+    }
+
+    /// Whether `reference` is read through from the shared store rather than made here.
+    pub(crate) fn is_read_through(&self, reference: &str) -> Result<bool> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT 1 FROM remote_chunks WHERE ref = ?1",
+                [reference],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+    }
+
+    /// Lays out (or grows, when `before` is the copy read so far) the sparse local file, the
+    /// index and the chunk map of a remote artifact, and saves its row.
+    fn lay_out_remote(
+        &self,
+        found: RemoteArtifact,
+        before: Option<&ArtifactMeta>,
+    ) -> Result<ArtifactMeta> {
+        let reference = found.meta.reference.clone();
         let mut meta = found.meta;
         meta.owner_pid = None;
+        if meta.state == crate::envelope::ArtifactState::Expired {
+            // A tombstone in the shared store is one here too: it answers `expired`.
+            self.remove_content(&reference);
+            self.save_meta(&meta)?;
+            return Ok(meta);
+        }
+        let chunk_size = found.chunk_size.max(1);
+        let content = self.content_path(&reference);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(before.is_none())
+            .write(true)
+            .open(&content)
+            .map_err(|e| Error::io(&content, e))?;
+        file.set_len(meta.bytes)
+            .map_err(|e| Error::io(&content, e))?;
+        let index = self.index_path(&reference);
+        std::fs::write(&index, &found.index).map_err(|e| Error::io(&index, e))?;
+        let chunks = meta.bytes.div_ceil(chunk_size) as usize;
+        let have_path = self.have_path(&reference);
+        let mut have = match before {
+            Some(_) => std::fs::read(&have_path).unwrap_or_default(),
+            None => Vec::new(),
+        };
+        if let Some(before) = before
+            && before.bytes % chunk_size != 0
+            && let Some(slot) = have.get_mut((before.bytes / chunk_size) as usize)
+        {
+            // The chunk that ended the copy read so far has grown: fetch it again.
+            *slot = 0;
+        }
+        have.resize(chunks, 0);
+        std::fs::write(&have_path, &have).map_err(|e| Error::io(&have_path, e))?;
+        self.conn().execute(
+            "INSERT OR REPLACE INTO remote_chunks (ref, chunk_size) VALUES (?1, ?2)",
+            params![reference, chunk_size as i64],
+        )?;
         self.save_meta(&meta)?;
-        Ok(Some(meta))
+        Ok(meta)
     }
 
     pub(crate) fn filler(&self, reference: &str) -> Result<Option<Filler>> {

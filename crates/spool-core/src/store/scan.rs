@@ -85,6 +85,11 @@ impl Scanner {
         self.chars.finish()
     }
 
+    /// Makes the checkpoints so far readable from the index file.
+    pub fn flush_index(&mut self) -> std::io::Result<()> {
+        self.index.flush()
+    }
+
     pub fn finish(self) -> std::io::Result<()> {
         self.index.finish()
     }

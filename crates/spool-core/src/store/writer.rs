@@ -26,6 +26,11 @@ pub enum Stream {
 const SNIFF: usize = 8 * 1024;
 /// Written bytes between two background syncs, so the final sync has little left to do.
 const FLUSH_EVERY: u64 = 64 << 20;
+/// While a shared store uploads the capture, the index checkpoints reach the file at least
+/// this often (by bytes or by time), so a growing copy read elsewhere is indexed nearly to
+/// its end.
+const INDEX_FLUSH_BYTES: u64 = 4 << 20;
+const INDEX_FLUSH_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Syncs the content file on a second thread while the capture goes on: the disk writes
 /// overlap the capture instead of all waiting for the end.
@@ -79,6 +84,10 @@ pub struct ArtifactWriter<'s> {
     current_stream: Option<Stream>,
     failure: Option<std::io::Error>,
     flusher: Option<Flusher>,
+    /// The shared store's upload of this capture, while it runs.
+    upload: Option<Box<dyn super::Upload>>,
+    /// Bytes and time of the last index flush for the upload.
+    index_flushed: (u64, std::time::Instant),
 }
 
 impl<'s> ArtifactWriter<'s> {
@@ -87,6 +96,7 @@ impl<'s> ArtifactWriter<'s> {
         let file = File::create(&partial_path).map_err(|e| Error::io(&partial_path, e))?;
         let index = IndexWriter::create(&store.index_path(&meta.reference))?;
         let flusher = Flusher::start(&file);
+        let upload = store.begin_upload(&meta);
         Ok(Self {
             store,
             meta,
@@ -99,6 +109,8 @@ impl<'s> ArtifactWriter<'s> {
             current_stream: None,
             failure: None,
             flusher,
+            upload,
+            index_flushed: (0, std::time::Instant::now()),
         })
     }
 
@@ -155,6 +167,22 @@ impl<'s> ArtifactWriter<'s> {
                     return;
                 }
             }
+        }
+        if let Some(upload) = &self.upload {
+            let bytes = scanner.bytes();
+            let (at, when) = self.index_flushed;
+            if bytes >= at + INDEX_FLUSH_BYTES || when.elapsed() >= INDEX_FLUSH_TIME {
+                if let Err(e) = scanner.flush_index() {
+                    self.failure = Some(e);
+                    return;
+                }
+                self.index_flushed = (bytes, std::time::Instant::now());
+            }
+            upload.progress(super::Progress {
+                bytes,
+                lines: scanner.lines(),
+                chars: scanner.chars(),
+            });
         }
     }
 
@@ -233,7 +261,13 @@ impl<'s> ArtifactWriter<'s> {
         if let Err(e) = self.store.gc_keeping(Some(&self.meta.reference)) {
             tracing::warn!(error = %e, "could not apply expiry and the quota");
         }
-        self.store.publish_if_shared(&self.meta.reference);
+        if let Some(upload) = self.upload.take() {
+            // Waits only for what the live upload has not sent yet (the last chunk, the index
+            // and the final manifest): nothing is reported complete that is not stored.
+            let outcome = upload.finish(self.store, &self.meta);
+            self.meta.share_failure = outcome.as_ref().err().map(ToString::to_string);
+            self.store.record_share(&self.meta.reference, outcome);
+        }
         Ok(self.meta.clone())
     }
 }

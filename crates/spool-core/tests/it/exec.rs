@@ -104,7 +104,7 @@ fn cancelling_keeps_what_was_captured_marked_cancelled() {
         &sh("echo before; sleep 30"),
         RunControl {
             cancel,
-            progress: None,
+            ..RunControl::default()
         },
     )
     .unwrap();
@@ -189,6 +189,7 @@ fn progress_is_reported_while_a_command_runs() {
         progress: Some(Box::new(move |bytes, lines| {
             sink.lock().unwrap().push((bytes, lines));
         })),
+        ..RunControl::default()
     };
     run(
         &s.store,
