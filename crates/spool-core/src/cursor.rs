@@ -1,8 +1,9 @@
 //! Opaque, tamper-evident cursors.
 //!
 //! A cursor is `base64url(json payload) "." base64url(hmac-sha256(payload)[..16])`, keyed with
-//! the store's secret. The payload names what it pages (kind, ref, a digest of the query), so a
-//! cursor never validates against another artifact, another query or another store.
+//! the store's secret (the shared store's, when one is set, so cursors continue on every machine
+//! using it). The payload names what it pages (kind, ref, a digest of the query), so a cursor
+//! never validates against another artifact, another query or another store.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -16,15 +17,15 @@ use crate::store::Store;
 
 const TAG_LEN: usize = 16;
 
-fn mac(store: &Store) -> Hmac<Sha256> {
+fn mac(key: &[u8; 32]) -> Hmac<Sha256> {
     // HMAC takes keys of any length; 32 bytes cannot fail.
-    <Hmac<Sha256> as KeyInit>::new_from_slice(store.secret()).unwrap_or_else(|_| unreachable!())
+    <Hmac<Sha256> as KeyInit>::new_from_slice(key).unwrap_or_else(|_| unreachable!())
 }
 
 /// Signs a payload into a cursor string.
 pub fn seal<T: Serialize>(store: &Store, payload: &T) -> String {
     let json = serde_json::to_vec(payload).unwrap_or_default();
-    let mut m = mac(store);
+    let mut m = mac(store.signing_secret());
     m.update(&json);
     let tag = m.finalize().into_bytes();
     format!(
@@ -55,10 +56,14 @@ pub fn open<T: DeserializeOwned>(store: &Store, cursor: &str) -> Result<T> {
     if tag.len() != TAG_LEN {
         return Err(invalid("it was altered, or it was issued by another store"));
     }
-    let mut m = mac(store);
-    m.update(&json);
-    m.verify_truncated_left(&tag)
-        .map_err(|_| invalid("it was altered, or it was issued by another store"))?;
+    let genuine = store.verifying_secrets().into_iter().any(|key| {
+        let mut m = mac(key);
+        m.update(&json);
+        m.verify_truncated_left(&tag).is_ok()
+    });
+    if !genuine {
+        return Err(invalid("it was altered, or it was issued by another store"));
+    }
     serde_json::from_slice(&json).map_err(|_| invalid("it was issued for another kind of list"))
 }
 

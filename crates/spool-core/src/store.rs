@@ -63,6 +63,8 @@ pub struct Store {
     config: StoreConfig,
     /// The shared store behind this one, if any.
     remote: std::sync::OnceLock<std::sync::Arc<dyn Remote>>,
+    /// The shared store's cursor key, fetched once on first use (`None`: it was unreachable).
+    shared_secret: std::sync::OnceLock<Option<[u8; 32]>>,
 }
 
 impl Store {
@@ -116,6 +118,7 @@ impl Store {
             secret,
             config,
             remote: std::sync::OnceLock::new(),
+            shared_secret: std::sync::OnceLock::new(),
         })
     }
 
@@ -125,10 +128,6 @@ impl Store {
 
     pub fn config(&self) -> StoreConfig {
         self.config
-    }
-
-    pub(crate) fn secret(&self) -> &[u8; 32] {
-        &self.secret
     }
 
     pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {

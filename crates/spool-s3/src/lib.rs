@@ -414,6 +414,38 @@ impl SharedStore {
         Ok(expired)
     }
 
+    /// The key cursors are signed with on every machine using this bucket: made by the first
+    /// machine that needs it (create-if-absent, so two first machines agree on one key).
+    pub fn cursor_secret(&self) -> Result<[u8; 32], S3Error> {
+        let key = self.root.clone().join("secret");
+        let mut fresh = [0u8; 32];
+        getrandom::fill(&mut fresh).map_err(|e| S3Error::Local {
+            what: "the system random source".into(),
+            cause: e.to_string(),
+        })?;
+        let opts = PutOptions {
+            mode: PutMode::Create,
+            ..PutOptions::default()
+        };
+        match self.runtime.block_on(self.bucket.put_opts(
+            &key,
+            PutPayload::from(fresh.to_vec()),
+            opts,
+        )) {
+            Ok(_) => return Ok(fresh),
+            Err(object_store::Error::AlreadyExists { .. }) => {}
+            Err(e) => return Err(self.unavailable(&e)),
+        }
+        let got = self
+            .runtime
+            .block_on(async { self.bucket.get(&key).await?.bytes().await })
+            .map_err(|e| self.unavailable(&e))?;
+        <[u8; 32]>::try_from(got.as_ref()).map_err(|_| S3Error::Corrupt {
+            key: key.to_string(),
+            why: format!("the cursor key is {} bytes, not 32", got.len()),
+        })
+    }
+
     /// Writes raw bytes at a key under this store's root (tests use it to damage a chunk).
     pub fn put_raw(&self, reference: &str, name: &str, bytes: Vec<u8>) -> Result<(), S3Error> {
         self.runtime
@@ -499,5 +531,9 @@ impl spool_core::store::Remote for SharedStore {
 
     fn gc(&self) -> spool_core::Result<u64> {
         SharedStore::gc(self).map_err(S3Error::into_core)
+    }
+
+    fn secret(&self) -> spool_core::Result<[u8; 32]> {
+        self.cursor_secret().map_err(S3Error::into_core)
     }
 }

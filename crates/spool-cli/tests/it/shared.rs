@@ -66,6 +66,31 @@ fn a_ref_made_on_one_machine_is_read_searched_and_paged_on_another() {
     let page: serde_json::Value = serde_json::from_slice(&many.stdout).unwrap();
     assert_eq!(page["hit_count"], 10);
     assert_eq!(page["truncated"], true);
+    // A cursor issued on one machine continues on the other: both sign with the bucket's key.
+    let first = maker.run(&[
+        "search",
+        "^2000[0-9]$",
+        &reference,
+        "--limit",
+        "4",
+        "--json",
+    ]);
+    let first: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let cursor = first["next_cursor"].as_str().expect("a next_cursor");
+    let second = reader.run(&[
+        "search",
+        "^2000[0-9]$",
+        first["ref"].as_str().unwrap(),
+        "--limit",
+        "4",
+        "--cursor",
+        cursor,
+        "--json",
+    ]);
+    let second: serde_json::Value = serde_json::from_slice(&second.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&second.stderr)));
+    assert_eq!(second["hits"][0]["line"], 20_004, "{second}");
+    assert_eq!(second["hit_count"], 10);
     // Expiry runs on the bucket too (nothing is due yet).
     let gc = reader.run(&["gc", "--json"]);
     let report: serde_json::Value = serde_json::from_slice(&gc.stdout).unwrap();

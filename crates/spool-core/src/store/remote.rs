@@ -52,6 +52,8 @@ pub trait Remote: Send + Sync {
     fn chunk(&self, reference: &str, n: u64) -> Result<Vec<u8>>;
     /// Applies expiry in the shared store; how many artifacts it expired.
     fn gc(&self) -> Result<u64>;
+    /// The key every machine on the shared store signs cursors with (made by the first).
+    fn secret(&self) -> Result<[u8; 32]>;
 }
 
 pub(super) const SCHEMA: &str = "
@@ -84,6 +86,34 @@ impl Store {
     /// Applies expiry in the shared store, if one is set: how many artifacts it expired.
     pub fn gc_shared(&self) -> Result<Option<u64>> {
         self.remote().map(|r| r.gc()).transpose()
+    }
+
+    /// The key that signs new cursors: the shared store's, so a cursor continues on any machine
+    /// using it; this store's own when there is none or it cannot be reached.
+    pub(crate) fn signing_secret(&self) -> &[u8; 32] {
+        self.shared_secret().unwrap_or(&self.secret)
+    }
+
+    /// The keys a cursor may be signed with: the shared one, and this store's own (cursors
+    /// issued here before the shared store was set, or while it was unreachable).
+    pub(crate) fn verifying_secrets(&self) -> Vec<&[u8; 32]> {
+        self.shared_secret()
+            .into_iter()
+            .chain(std::iter::once(&self.secret))
+            .collect()
+    }
+
+    fn shared_secret(&self) -> Option<&[u8; 32]> {
+        let remote = self.remote()?;
+        self.shared_secret
+            .get_or_init(|| match remote.secret() {
+                Ok(key) => Some(key),
+                Err(e) => {
+                    tracing::warn!(error = %e, "cursors are signed with this machine's key: the shared store's key is unavailable");
+                    None
+                }
+            })
+            .as_ref()
     }
 
     /// Whether a shared store is behind this one.
