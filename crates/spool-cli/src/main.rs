@@ -60,6 +60,31 @@ fn shared(store: Store) -> Result<Store, Error> {
     Ok(store)
 }
 
+/// How often a long-running command (`serve`, `wrap`) ships its audit rows.
+const AUDIT_SHIPPING: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn ship_audit(store: &Store) {
+    if let Err(e) = spool_core::audit::ship(store) {
+        tracing::warn!(error = %e, "the audit rows stay on this machine until the next shipment");
+    }
+}
+
+/// Ships audit rows in the background while the command runs (for servers; a short command
+/// ends before the first round, and ships once at its end).
+fn ship_audit_every(store: std::sync::Arc<Store>, every: std::time::Duration) {
+    let spawned = std::thread::Builder::new()
+        .name("spool-audit-shipping".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(every);
+                ship_audit(&store);
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "audit rows will be shipped only when the command ends");
+    }
+}
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     tracing_subscriber::fmt()
@@ -73,7 +98,16 @@ fn main() -> ExitCode {
     let result = store_config()
         .and_then(|config| Store::open(&Store::default_home(), config))
         .and_then(shared)
-        .and_then(|store| commands::dispatch(&std::sync::Arc::new(store), cli.command));
+        .and_then(|store| {
+            let store = std::sync::Arc::new(store);
+            if store.is_shared() {
+                ship_audit_every(std::sync::Arc::clone(&store), AUDIT_SHIPPING);
+            }
+            let code = commands::dispatch(&store, cli.command);
+            // The answers this command gave join every machine's audit before it exits.
+            ship_audit(&store);
+            code
+        });
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {

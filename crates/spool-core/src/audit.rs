@@ -1,7 +1,10 @@
 //! The audit: every answer recorded, and for any artifact what was and was never delivered.
+//! With a shared store, the rows of every machine (see `shared`).
+
+mod shared;
 
 use rusqlite::params;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::clock;
@@ -10,10 +13,17 @@ use crate::error::{Error, Result};
 use crate::search::SearchAnswer;
 use crate::store::Store;
 
+pub(crate) use shared::SCHEMA;
+pub use shared::{SharedRow, ship};
+
 /// One recorded answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AuditRow {
+    /// The row's number on the machine that recorded it.
     pub id: i64,
+    /// Which machine gave the answer (rows read from a shared store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
     pub at: String,
     pub tool: String,
     pub arguments: Value,
@@ -164,10 +174,11 @@ pub fn record_other(
     )
 }
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
+pub(crate) fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
     let parse = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
     Ok(AuditRow {
         id: r.get("id")?,
+        machine: None,
         at: clock::rfc3339(r.get("at")?),
         tool: r.get("tool")?,
         arguments: parse(r.get("arguments")?).unwrap_or(Value::Null),
@@ -180,8 +191,17 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
     })
 }
 
-/// The most recent answers, newest first, before row `before` when given.
+/// The most recent answers, newest first, before row `before` when given. With a shared store
+/// (and no `before`), the answers of every machine: this machine's rows are shipped first.
 pub fn recent(store: &Store, limit: usize, before: Option<i64>) -> Result<Vec<AuditRow>> {
+    if let Some(remote) = store.remote()
+        && before.is_none()
+    {
+        ship(store)?;
+        let mut rows = shared::merge(remote.audit_recent(limit)?);
+        rows.truncate(limit);
+        return Ok(rows);
+    }
     let conn = store.conn();
     let mut stmt = conn.prepare("SELECT * FROM audit WHERE id < ?1 ORDER BY id DESC LIMIT ?2")?;
     let rows = stmt.query_map(params![before.unwrap_or(i64::MAX), limit as i64], row)?;
@@ -201,9 +221,25 @@ pub struct RefAudit {
     pub never_delivered_lines: Option<Vec<(u64, u64)>>,
 }
 
+/// With a shared store, the answers of every machine.
 pub fn for_ref(store: &Store, reference: &str) -> Result<RefAudit> {
-    let meta = store.meta(reference)?;
-    let answers = {
+    let meta = match store.meta(reference) {
+        // Made on another machine and never read here: its row comes from the shared store.
+        Err(Error::NotFound { .. }) => {
+            store
+                .adopt_remote(reference)?
+                .ok_or_else(|| Error::NotFound {
+                    reference: reference.to_owned(),
+                })?
+        }
+        other => other?,
+    };
+    let answers = if let Some(remote) = store.remote() {
+        ship(store)?;
+        let mut rows = shared::merge(remote.audit_of(reference)?);
+        rows.reverse();
+        rows
+    } else {
         let conn = store.conn();
         let mut stmt = conn.prepare("SELECT * FROM audit WHERE ref = ?1 ORDER BY id ASC")?;
         let rows = stmt.query_map([reference], row)?;

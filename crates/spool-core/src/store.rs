@@ -95,7 +95,8 @@ impl Store {
             conn.pragma_update(None, "journal_mode", "WAL")?;
             conn.pragma_update(None, "synchronous", "NORMAL")?;
             conn.execute_batch(meta::SCHEMA)?;
-            conn.execute_batch(remote::SCHEMA)
+            conn.execute_batch(remote::SCHEMA)?;
+            conn.execute_batch(crate::audit::SCHEMA)
         };
         // Two processes opening a fresh store race to switch it to WAL; SQLite answers the loser
         // `locked` at once rather than through the busy handler, so retry for a while.

@@ -16,6 +16,7 @@
 //! This crate is sync to its callers (like `spool-core`): it runs `object_store` on a runtime of
 //! its own.
 
+mod audit;
 mod config;
 mod error;
 mod layout;
@@ -535,5 +536,22 @@ impl spool_core::store::Remote for SharedStore {
 
     fn secret(&self) -> spool_core::Result<[u8; 32]> {
         self.cursor_secret().map_err(S3Error::into_core)
+    }
+
+    fn ship_audit(
+        &self,
+        machine: &str,
+        rows: &[spool_core::audit::SharedRow],
+    ) -> spool_core::Result<()> {
+        self.ship_audit_rows(machine, rows)
+            .map_err(S3Error::into_core)
+    }
+
+    fn audit_recent(&self, limit: usize) -> spool_core::Result<Vec<spool_core::audit::SharedRow>> {
+        self.audit_rows_recent(limit).map_err(S3Error::into_core)
+    }
+
+    fn audit_of(&self, reference: &str) -> spool_core::Result<Vec<spool_core::audit::SharedRow>> {
+        self.audit_rows_of(reference).map_err(S3Error::into_core)
     }
 }

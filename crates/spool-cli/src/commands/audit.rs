@@ -54,9 +54,13 @@ fn whole_text(row: &AuditRow) -> String {
 }
 
 fn row_text(row: &AuditRow) -> String {
+    let id = match &row.machine {
+        Some(machine) => format!("{machine}#{}", row.id),
+        None => row.id.to_string(),
+    };
     format!(
         "{:>5}  {}  {:<8} {:<14} whole: {:<26} delivered: {}  {}{}  {} ms\n",
-        row.id,
+        id,
         row.at,
         row.tool,
         row.reference.as_deref().unwrap_or("-"),

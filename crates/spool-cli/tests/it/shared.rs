@@ -91,6 +91,49 @@ fn a_ref_made_on_one_machine_is_read_searched_and_paged_on_another() {
         .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&second.stderr)));
     assert_eq!(second["hits"][0]["line"], 20_004, "{second}");
     assert_eq!(second["hit_count"], 10);
+    // The audit against the shared store shows the answers of both machines.
+    let audit = maker.run(&["audit", &reference, "--json"]);
+    let audit: serde_json::Value = serde_json::from_slice(&audit.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&audit.stderr)));
+    let answers = audit["answers"].as_array().unwrap();
+    let machines: std::collections::BTreeSet<&str> = answers
+        .iter()
+        .map(|a| a["machine"].as_str().unwrap())
+        .collect();
+    assert_eq!(machines.len(), 2, "{audit}");
+    let tools: Vec<&str> = answers
+        .iter()
+        .map(|a| a["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools[0], "run", "oldest first: {tools:?}");
+    assert!(tools.contains(&"read"), "{tools:?}");
+    // The window the other machine read counts as delivered.
+    let lines = audit["never_delivered_lines"].as_array().unwrap();
+    assert!(
+        lines
+            .iter()
+            .all(|l| !(l[0].as_u64() <= Some(250_000) && l[1].as_u64() >= Some(250_002))),
+        "{lines:?}"
+    );
+    let text = maker.run(&["audit", &reference]);
+    let mut settings = crate::support::settings(&maker.home);
+    settings.add_filter(r"[A-Za-z0-9_-]+-[A-Za-z0-9]{6}#", "[MACHINE]#");
+    settings.bind(|| {
+        insta::assert_snapshot!(
+            "shared_ref_audit",
+            String::from_utf8_lossy(&text.stdout)
+        );
+    });
+    let recent = reader.run(&["audit", "--json", "--limit", "50"]);
+    let recent: serde_json::Value = serde_json::from_slice(&recent.stdout).unwrap();
+    let recent = recent.as_array().unwrap();
+    assert!(
+        recent
+            .iter()
+            .any(|r| r["tool"] == "run" && r["ref"] == reference.as_str()),
+        "the maker's run is in the reader's audit: {recent:?}"
+    );
+
     // Expiry runs on the bucket too (nothing is due yet).
     let gc = reader.run(&["gc", "--json"]);
     let report: serde_json::Value = serde_json::from_slice(&gc.stdout).unwrap();

@@ -54,6 +54,12 @@ pub trait Remote: Send + Sync {
     fn gc(&self) -> Result<u64>;
     /// The key every machine on the shared store signs cursors with (made by the first).
     fn secret(&self) -> Result<[u8; 32]>;
+    /// Stores a batch of this machine's audit rows (in order of their ids).
+    fn ship_audit(&self, machine: &str, rows: &[crate::audit::SharedRow]) -> Result<()>;
+    /// At least the newest `limit` audit rows of every machine (possibly more, unsorted).
+    fn audit_recent(&self, limit: usize) -> Result<Vec<crate::audit::SharedRow>>;
+    /// Every machine's audit rows about `reference`.
+    fn audit_of(&self, reference: &str) -> Result<Vec<crate::audit::SharedRow>>;
 }
 
 pub(super) const SCHEMA: &str = "
@@ -114,6 +120,34 @@ impl Store {
                 }
             })
             .as_ref()
+    }
+
+    /// This store's name in a shared store's audit: the host, and a short id of this home (two
+    /// homes on one host are two machines).
+    pub fn machine_name(&self) -> String {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .unwrap_or_default()
+            .trim()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect::<String>();
+        let id = crate::cursor::digest(&[&String::from_utf8_lossy(&self.secret)]);
+        let id: String = id
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(6)
+            .collect();
+        if host.is_empty() {
+            format!("home-{id}")
+        } else {
+            format!("{host}-{id}")
+        }
     }
 
     /// Whether a shared store is behind this one.

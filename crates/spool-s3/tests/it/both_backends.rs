@@ -203,10 +203,12 @@ fn an_artifact_published_while_it_was_written_answers_the_same_on_both() {
         .unwrap();
     let reference = writer.reference().to_owned();
     let piece = |n: u32| -> Vec<u8> {
-        (0..40_000)
-            .map(|i| format!("piece {n} line {i} é漢🙂\n"))
-            .collect::<String>()
-            .into_bytes()
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        for i in 0..40_000 {
+            let _ = writeln!(s, "piece {n} line {i} é漢🙂");
+        }
+        s.into_bytes()
     };
     // Five pieces over about four seconds: capturing manifests, a tail, full chunks, then the
     // final manifest over the capturing one.
