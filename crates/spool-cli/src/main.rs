@@ -22,7 +22,8 @@ fn exit_code_for(err: &Error) -> u8 {
     }
 }
 
-/// `SPOOL_TTL` (seconds an artifact lives) and `SPOOL_QUOTA` (bytes kept) override the defaults.
+/// `SPOOL_TTL` (seconds an artifact lives), `SPOOL_QUOTA` (bytes kept) and `SPOOL_CACHE` (bytes
+/// of copies read through from a shared store) override the defaults.
 fn store_config() -> Result<StoreConfig, Error> {
     let mut config = StoreConfig::default();
     let number = |name: &str| -> Result<Option<u64>, Error> {
@@ -43,6 +44,9 @@ fn store_config() -> Result<StoreConfig, Error> {
     }
     if let Some(bytes) = number("SPOOL_QUOTA")? {
         config.quota_bytes = bytes;
+    }
+    if let Some(bytes) = number("SPOOL_CACHE")? {
+        config.cache_bytes = bytes;
     }
     Ok(config)
 }

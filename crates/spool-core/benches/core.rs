@@ -26,6 +26,7 @@ fn fixture() -> (Store, String, u64) {
     let config = StoreConfig {
         ttl: std::time::Duration::from_hours(24 * 365),
         quota_bytes: u64::MAX,
+        ..StoreConfig::default()
     };
     let store = Store::open(&home, config).unwrap();
     if let Ok(reference) = std::fs::read_to_string(&marker)

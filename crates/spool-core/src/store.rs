@@ -43,6 +43,9 @@ pub struct StoreConfig {
     pub ttl: Duration,
     /// Total content bytes kept before the least recently read artifacts are evicted.
     pub quota_bytes: u64,
+    /// Bytes of read-through copies (chunks fetched from a shared store) kept before the least
+    /// recently read copies are dropped (they are fetched again when next read).
+    pub cache_bytes: u64,
 }
 
 impl Default for StoreConfig {
@@ -50,6 +53,7 @@ impl Default for StoreConfig {
         Self {
             ttl: Duration::from_hours(7 * 24),
             quota_bytes: 2 << 30,
+            cache_bytes: 1 << 30,
         }
     }
 }

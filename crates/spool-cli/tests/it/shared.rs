@@ -119,10 +119,7 @@ fn a_ref_made_on_one_machine_is_read_searched_and_paged_on_another() {
     let mut settings = crate::support::settings(&maker.home);
     settings.add_filter(r"[A-Za-z0-9_-]+-[A-Za-z0-9]{6}#", "[MACHINE]#");
     settings.bind(|| {
-        insta::assert_snapshot!(
-            "shared_ref_audit",
-            String::from_utf8_lossy(&text.stdout)
-        );
+        insta::assert_snapshot!("shared_ref_audit", String::from_utf8_lossy(&text.stdout));
     });
     let recent = reader.run(&["audit", "--json", "--limit", "50"]);
     let recent: serde_json::Value = serde_json::from_slice(&recent.stdout).unwrap();

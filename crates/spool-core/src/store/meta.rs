@@ -416,10 +416,15 @@ impl Store {
             self.expire(&mut meta)?;
             report.expired += 1;
         }
+        // Copies read through from a shared store are kept within their own bound (by the
+        // chunks that arrived, not their full size); the quota is for what was made here.
+        report.evicted += self.trim_cache(keep)?;
         loop {
             let (used, oldest): (i64, Option<String>) = self.conn().query_row(
-                "SELECT (SELECT COALESCE(SUM(bytes), 0) FROM artifacts WHERE state NOT IN ('expired', 'capturing')),
+                "SELECT (SELECT COALESCE(SUM(bytes), 0) FROM artifacts WHERE state NOT IN ('expired', 'capturing')
+                         AND ref NOT IN (SELECT ref FROM remote_chunks)),
                         (SELECT ref FROM artifacts WHERE state NOT IN ('expired', 'capturing')
+                         AND ref NOT IN (SELECT ref FROM remote_chunks)
                          AND ref != ?1 ORDER BY last_read_at ASC LIMIT 1)",
                 [keep.unwrap_or("")],
                 |r| Ok((r.get(0)?, r.get(1)?)),
@@ -431,7 +436,12 @@ impl Store {
             }
             let mut meta = self.meta(&reference)?;
             report.freed_bytes += meta.bytes;
-            self.expire(&mut meta)?;
+            if self.in_shared_store(&reference)? {
+                // The shared store still has it: a later read fetches it again.
+                self.forget(&reference)?;
+            } else {
+                self.expire(&mut meta)?;
+            }
             report.evicted += 1;
         }
         Ok(report)

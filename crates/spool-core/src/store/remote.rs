@@ -71,6 +71,9 @@ CREATE TABLE IF NOT EXISTS share_failures (
     ref TEXT PRIMARY KEY,
     detail TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS published (
+    ref TEXT PRIMARY KEY
+);
 ";
 
 /// Fetches the chunks of a remote artifact into its sparse local file before they are read.
@@ -175,9 +178,16 @@ impl Store {
     /// Remembers whether an artifact reached the shared store; a failure is shown with it.
     pub(crate) fn record_share(&self, reference: &str, outcome: Result<()>) {
         let saved = match outcome {
-            Ok(()) => self
-                .conn()
-                .execute("DELETE FROM share_failures WHERE ref = ?1", [reference]),
+            Ok(()) => {
+                let conn = self.conn();
+                conn.execute("DELETE FROM share_failures WHERE ref = ?1", [reference])
+                    .and_then(|_| {
+                        conn.execute(
+                            "INSERT OR IGNORE INTO published (ref) VALUES (?1)",
+                            [reference],
+                        )
+                    })
+            }
             Err(e) => {
                 tracing::warn!(reference, error = %e, "could not publish the artifact to the shared store");
                 self.conn().execute(
@@ -294,7 +304,80 @@ impl Store {
             params![reference, chunk_size as i64],
         )?;
         self.save_meta(&meta)?;
+        if before.is_none()
+            && let Err(e) = self.trim_cache(Some(&reference))
+        {
+            tracing::warn!(error = %e, "could not keep the read-through cache within its size");
+        }
         Ok(meta)
+    }
+
+    /// Whether the local copy of `reference` can be dropped rather than made a tombstone: the
+    /// shared store has it (it was read through from there, or published there).
+    pub(crate) fn in_shared_store(&self, reference: &str) -> Result<bool> {
+        if self.remote().is_none() {
+            return Ok(false);
+        }
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT 1 FROM remote_chunks WHERE ref = ?1 UNION SELECT 1 FROM published WHERE ref = ?1",
+                [reference],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+    }
+
+    /// Drops the local copy of an artifact the shared store holds: the next read fetches it
+    /// again (an eviction from a cache, not an expiry).
+    pub(crate) fn forget(&self, reference: &str) -> Result<()> {
+        self.remove_content(reference);
+        let conn = self.conn();
+        for table in ["artifacts", "remote_chunks", "published"] {
+            conn.execute(&format!("DELETE FROM {table} WHERE ref = ?1"), [reference])?;
+        }
+        Ok(())
+    }
+
+    /// Keeps the chunks fetched into read-through copies within `cache_bytes`, dropping the
+    /// least recently read copies first (never `keep`). Returns how many were dropped.
+    pub(crate) fn trim_cache(&self, keep: Option<&str>) -> Result<u64> {
+        let copies: Vec<(String, u64, u64)> = {
+            let conn = self.conn();
+            let mut stmt = conn.prepare(
+                "SELECT r.ref, r.chunk_size, a.bytes FROM remote_chunks r JOIN artifacts a ON a.ref = r.ref
+                 WHERE a.state != 'expired' ORDER BY a.last_read_at ASC",
+            )?;
+            stmt.query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get::<_, i64>(1)? as u64,
+                    r.get::<_, i64>(2)? as u64,
+                ))
+            })?
+            .collect::<rusqlite::Result<_>>()?
+        };
+        // What a copy takes on disk: the chunks that have arrived.
+        let held = |reference: &str, chunk: u64, bytes: u64| -> u64 {
+            let have = std::fs::read(self.have_path(reference)).unwrap_or_default();
+            (bytecount::count(&have, 1) as u64 * chunk).min(bytes)
+        };
+        let sizes: Vec<u64> = copies.iter().map(|(r, c, b)| held(r, *c, *b)).collect();
+        let mut used: u64 = sizes.iter().sum();
+        let mut dropped = 0;
+        for ((reference, _, _), size) in copies.iter().zip(sizes) {
+            if used <= self.config.cache_bytes {
+                break;
+            }
+            if Some(reference.as_str()) == keep {
+                continue;
+            }
+            self.forget(reference)?;
+            used -= size;
+            dropped += 1;
+        }
+        Ok(dropped)
     }
 
     pub(crate) fn filler(&self, reference: &str) -> Result<Option<Filler>> {

@@ -3,5 +3,6 @@
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod both_backends;
+mod cache;
 mod shared;
 mod weed;

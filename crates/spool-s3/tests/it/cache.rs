@@ -1,0 +1,138 @@
+//! The local side of a shared store: read-through copies kept within their own bound (by the
+//! chunks that arrived), dropped least recently read first and fetched again when read; and a
+//! local copy the bucket also holds is dropped, not made a tombstone, when the quota needs room.
+
+use std::sync::Arc;
+
+use spool_core::envelope::{Source, SourceKind};
+use spool_core::store::NewArtifact;
+use spool_core::window::{WindowRequest, read_window};
+use spool_core::{Store, StoreConfig};
+
+use crate::weed::{shared, start};
+
+fn numbered(n: u64) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    for i in 1..=n {
+        let _ = writeln!(s, "line {i}: some words to make the line a little longer");
+    }
+    s.into_bytes()
+}
+
+fn put(store: &Store, bytes: &[u8]) -> String {
+    let source = Source {
+        kind: SourceKind::Text,
+        desc: "cache test".into(),
+        version: serde_json::Map::new(),
+    };
+    store
+        .put(NewArtifact::new(source), bytes)
+        .unwrap()
+        .reference
+}
+
+fn machine(weed: &crate::weed::Weed, config: StoreConfig) -> (tempfile::TempDir, Store) {
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::open(home.path(), config).unwrap();
+    store.set_remote(Arc::new(shared(weed, "cache")));
+    (home, store)
+}
+
+fn middle_line(store: &Store, reference: &str) -> String {
+    read_window(
+        store,
+        reference,
+        WindowRequest::Lines {
+            line: 50_000,
+            limit: Some(1),
+        },
+        2_000,
+    )
+    .unwrap()
+    .content
+}
+
+#[test]
+fn read_through_copies_stay_within_the_cache_bound_and_come_back_when_read_again() {
+    let weed = start();
+    let (_m, maker) = machine(&weed, StoreConfig::default());
+    let refs: Vec<String> = (0..3).map(|_| put(&maker, &numbered(100_000))).collect();
+    // Room for one fetched chunk (4 MiB) and a half.
+    let (_r, reader) = machine(
+        &weed,
+        StoreConfig {
+            cache_bytes: 6 << 20,
+            ..StoreConfig::default()
+        },
+    );
+    for reference in &refs {
+        assert!(middle_line(&reader, reference).starts_with("line 50000:"));
+    }
+    // Adopting the third copy dropped the first; the bound is applied again when a copy is
+    // adopted, when an artifact is made, and by gc.
+    assert!(matches!(
+        reader.meta(&refs[0]),
+        Err(spool_core::Error::NotFound { .. })
+    ));
+    let report = reader.gc().unwrap();
+    assert_eq!(report.evicted, 1, "{report:?}");
+    // The least recently read copies were dropped, not expired: they are simply unknown here
+    // again, and the newest stays.
+    assert!(matches!(
+        reader.meta(&refs[0]),
+        Err(spool_core::Error::NotFound { .. })
+    ));
+    assert!(matches!(
+        reader.meta(&refs[1]),
+        Err(spool_core::Error::NotFound { .. })
+    ));
+    assert!(reader.meta(&refs[2]).is_ok());
+    // Read again: fetched again, same answer.
+    assert!(middle_line(&reader, &refs[0]).starts_with("line 50000:"));
+    assert!(reader.meta(&refs[0]).is_ok());
+}
+
+#[test]
+fn the_quota_counts_what_was_made_here_and_drops_published_copies_rather_than_expiring_them() {
+    let weed = start();
+    let (_m, maker) = machine(&weed, StoreConfig::default());
+    let big = put(&maker, &numbered(300_000)); // ~17 MB in the bucket
+    let config = StoreConfig {
+        quota_bytes: 4 << 20,
+        ..StoreConfig::default()
+    };
+    let (_r, reader) = machine(&weed, config);
+    let local = put(&reader, &numbered(40_000)); // ~2.2 MB made here
+    // A window of the 17 MB artifact made elsewhere: its full size does not count against the
+    // quota of what was made here.
+    assert!(middle_line(&reader, &big).starts_with("line 50000:"));
+    reader.gc().unwrap();
+    assert_eq!(
+        reader.meta(&local).unwrap().state,
+        spool_core::envelope::ArtifactState::Complete
+    );
+    // Two more made here pass the quota: the oldest is dropped, and since the bucket has it,
+    // reading it again fetches it rather than answering `expired`.
+    let _second = put(&reader, &numbered(40_000));
+    let _third = put(&reader, &numbered(40_000));
+    assert!(matches!(
+        reader.meta(&local),
+        Err(spool_core::Error::NotFound { .. })
+    ));
+    let again = read_window(
+        &reader,
+        &local,
+        WindowRequest::Lines {
+            line: 39_999,
+            limit: Some(2),
+        },
+        2_000,
+    )
+    .unwrap();
+    assert!(
+        again.content.starts_with("line 39999:"),
+        "{}",
+        again.content
+    );
+}
