@@ -51,17 +51,59 @@ fn store_config() -> Result<StoreConfig, Error> {
     Ok(config)
 }
 
-/// `SPOOL_STORE=s3://BUCKET/PREFIX` puts the shared store behind the local one: finished
-/// artifacts are published there, and refs made elsewhere are read through from it.
-fn shared(store: Store) -> Result<Store, Error> {
-    let Some(url) = std::env::var("SPOOL_STORE").ok().filter(|u| !u.is_empty()) else {
-        return Ok(store);
-    };
-    let settings = spool_s3::S3Settings::from_url(&url, |k| std::env::var(k).ok())
-        .map_err(spool_s3::S3Error::into_core)?;
+/// `SPOOL_STORE=s3://BUCKET/PREFIX`, or a `[store]` table in `spool.toml`, puts the shared
+/// store behind the local one: artifacts are published there as they are made, and refs made
+/// elsewhere are read through from it.
+fn shared(store: Store, config_file: Option<&std::path::Path>) -> Result<Store, Error> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let settings = match var("SPOOL_STORE") {
+        Some(url) => spool_s3::S3Settings::from_url(&url, var),
+        None => match store_section(config_file)? {
+            Some(section) => section.settings(var),
+            None => return Ok(store),
+        },
+    }
+    .map_err(spool_s3::S3Error::into_core)?;
     let remote = spool_s3::SharedStore::connect(&settings).map_err(spool_s3::S3Error::into_core)?;
     store.set_remote(std::sync::Arc::new(remote));
     Ok(store)
+}
+
+/// The `[store]` table of the settings file: `SPOOL_CONFIG`, else the file `spool wrap
+/// --config` names, else `SPOOL_HOME/spool.toml` if there is one.
+fn store_section(
+    config_file: Option<&std::path::Path>,
+) -> Result<Option<spool_s3::StoreSection>, Error> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        store: Option<spool_s3::StoreSection>,
+    }
+    let path = match std::env::var_os("SPOOL_CONFIG") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => match config_file {
+            Some(p) => p.to_owned(),
+            None => Store::default_home().join("spool.toml"),
+        },
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && config_file.is_none() => {
+            return Ok(None);
+        }
+        Err(e) => {
+            return Err(Error::InvalidArgument {
+                message: format!("cannot read `{}`: {e}", path.display()),
+                hint: Some("name a readable settings file, or unset `SPOOL_CONFIG`".into()),
+            });
+        }
+    };
+    let file: File = toml::from_str(&text).map_err(|e| Error::InvalidArgument {
+        message: format!("`{}`: {e}", path.display()),
+        hint: Some(
+            "`[store]` takes `url` (s3://BUCKET/PREFIX), `endpoint`, `region`, `path_style` and `stale_after_s`; credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".into(),
+        ),
+    })?;
+    Ok(file.store)
 }
 
 /// How often a long-running command (`serve`, `wrap`) ships its audit rows.
@@ -89,6 +131,13 @@ fn ship_audit_every(store: std::sync::Arc<Store>, every: std::time::Duration) {
     }
 }
 
+fn wrap_config(command: &cli::Command) -> Option<&std::path::Path> {
+    match command {
+        cli::Command::Wrap(args) => args.config.as_deref(),
+        _ => None,
+    }
+}
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     tracing_subscriber::fmt()
@@ -101,7 +150,7 @@ fn main() -> ExitCode {
     let as_json = commands::wants_json(&cli.command);
     let result = store_config()
         .and_then(|config| Store::open(&Store::default_home(), config))
-        .and_then(shared)
+        .and_then(|store| shared(store, wrap_config(&cli.command)))
         .and_then(|store| {
             let store = std::sync::Arc::new(store);
             if store.is_shared() {

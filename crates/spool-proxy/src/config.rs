@@ -38,6 +38,9 @@ pub struct ProxyConfig {
     pub lazy: bool,
     #[serde(default, rename = "upstream")]
     pub upstreams: Vec<UpstreamSpec>,
+    /// The shared store (`[store]`): read by the command line, not by the proxy.
+    #[serde(default)]
+    pub store: Option<toml::Table>,
 }
 
 /// One upstream MCP server.

@@ -6,6 +6,40 @@ use object_store::{BackoffConfig, RetryConfig};
 
 use crate::S3Error;
 
+/// The `[store]` table of `spool.toml`: the same settings as `SPOOL_STORE` and the variables
+/// (which win when set). Credentials are never read from the file: they come from the
+/// environment, or the machine's role.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreSection {
+    /// `s3://BUCKET/PREFIX`.
+    pub url: String,
+    /// A self-hosted server (`http://` allows plain HTTP).
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    #[serde(default)]
+    pub region: Option<String>,
+    #[serde(default)]
+    pub path_style: Option<bool>,
+    #[serde(default)]
+    pub stale_after_s: Option<f64>,
+}
+
+impl StoreSection {
+    /// The settings, with the variables of `var` taking precedence over the file.
+    pub fn settings(&self, var: impl Fn(&str) -> Option<String>) -> Result<S3Settings, S3Error> {
+        S3Settings::from_url(&self.url, |name| {
+            var(name).or_else(|| match name {
+                "AWS_ENDPOINT_URL" => self.endpoint.clone(),
+                "AWS_REGION" => self.region.clone(),
+                "SPOOL_S3_PATH_STYLE" => self.path_style.map(|p| p.to_string()),
+                "SPOOL_S3_STALE_AFTER_S" => self.stale_after_s.map(|s| s.to_string()),
+                _ => None,
+            })
+        })
+    }
+}
+
 /// How long a capture may go without updating its manifest before readers call it stopped.
 pub const DEFAULT_STALE_AFTER: std::time::Duration = std::time::Duration::from_mins(1);
 
@@ -20,6 +54,9 @@ pub struct S3Settings {
     pub region: String,
     pub access_key_id: Option<String>,
     pub secret_access_key: Option<String>,
+    /// Temporary credentials' token (`AWS_SESSION_TOKEN`). Without keys, the instance's or
+    /// container's role is used, as the AWS tools do.
+    pub session_token: Option<String>,
     /// Plain `http://` endpoints (self-hosted servers on a private network).
     pub allow_http: bool,
     /// `http://host/bucket/key` rather than `http://bucket.host/key` (most self-hosted servers).
@@ -72,6 +109,7 @@ impl S3Settings {
                 .unwrap_or_else(|| "us-east-1".into()),
             access_key_id: var("AWS_ACCESS_KEY_ID"),
             secret_access_key: var("AWS_SECRET_ACCESS_KEY"),
+            session_token: var("AWS_SESSION_TOKEN"),
             allow_http,
             path_style,
             stale_after: match var("SPOOL_S3_STALE_AFTER_S") {
@@ -125,6 +163,9 @@ impl S3Settings {
         }
         if let Some(s) = &self.secret_access_key {
             b = b.with_secret_access_key(s);
+        }
+        if let Some(t) = &self.session_token {
+            b = b.with_token(t);
         }
         b.build().map_err(|e| S3Error::Config {
             message: format!("{}: {e}", self.describe()),

@@ -30,7 +30,7 @@ use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 use spool_core::Store;
 
-pub use config::{DEFAULT_STALE_AFTER, S3Settings};
+pub use config::{DEFAULT_STALE_AFTER, S3Settings, StoreSection};
 pub use error::S3Error;
 pub use layout::{ChunkInfo, Manifest, TailInfo};
 

@@ -50,6 +50,7 @@ fn one_upstream(args: &WrapArgs) -> Result<ProxyConfig, Error> {
     spec.name = spool_proxy::config::sanitize_name(args.name.as_deref().unwrap_or(guessed));
     Ok(ProxyConfig {
         lazy: false,
+        store: None,
         upstreams: vec![spec],
     })
 }

@@ -323,3 +323,51 @@ fn the_bucket_stopping_mid_upload_leaves_a_capture_never_complete_and_the_answer
         );
     });
 }
+
+#[test]
+fn the_shared_store_can_be_set_in_spool_toml_and_a_bad_table_is_a_clear_error() {
+    let weed = spool_test_support::weed::Weed::start().unwrap_or_else(|e| panic!("{e}"));
+    let maker = Home::new();
+    maker.file(
+        "spool.toml",
+        format!(
+            "[store]\nurl = \"s3://{}/team\"\nendpoint = \"{}\"\n",
+            spool_test_support::weed::BUCKET,
+            weed.endpoint
+        )
+        .as_bytes(),
+    );
+    // Credentials only from the environment, never the file.
+    let made = maker
+        .cmd(&["run", "--", "seq", "1", "1000"])
+        .env("AWS_ACCESS_KEY_ID", spool_test_support::weed::KEY)
+        .env("AWS_SECRET_ACCESS_KEY", spool_test_support::weed::SECRET)
+        .output()
+        .unwrap();
+    assert_eq!(
+        made.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let reference = reference_of(&made);
+    let reader = Machine {
+        home: Home::new(),
+        weed: &weed,
+    };
+    let read = reader.run(&["read", &reference, "--lines", "999:1000", "--json"]);
+    let window: serde_json::Value = serde_json::from_slice(&read.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&read.stderr)));
+    assert_eq!(window["content"], "999\n1000\n");
+
+    let bad = Home::new();
+    bad.file(
+        "spool.toml",
+        b"[store]\nurl = \"s3://bucket/team\"\naccess_key = \"no keys in files\"\n",
+    );
+    let out = bad.run(&["artifacts"]);
+    assert_eq!(out.status.code(), Some(6));
+    crate::support::settings(&bad).bind(|| {
+        insta::assert_snapshot!("bad_store_table", crate::support::transcript(&out));
+    });
+}

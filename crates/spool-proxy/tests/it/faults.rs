@@ -61,6 +61,7 @@ async fn an_upstream_that_cannot_start_is_a_clear_error() {
     let spool = crate::support::spool_server(home.path(), spool_mcp::Settings::default());
     let config = spool_proxy::ProxyConfig {
         lazy: false,
+        store: None,
         upstreams: vec![spool_proxy::UpstreamSpec {
             name: "ghost".into(),
             command: Some("/nonexistent/mcp-server".into()),

@@ -257,6 +257,7 @@ async fn a_streamable_http_upstream_with_a_bearer_token_is_relayed() {
     };
     let wrong = spool_proxy::ProxyConfig {
         lazy: false,
+        store: None,
         upstreams: vec![spec("wrong")],
     };
     assert!(
@@ -267,6 +268,7 @@ async fn a_streamable_http_upstream_with_a_bearer_token_is_relayed() {
     );
     let config = spool_proxy::ProxyConfig {
         lazy: false,
+        store: None,
         upstreams: vec![spec("s3cret")],
     };
     let server = spool_proxy::ProxyServer::start(config, spool)

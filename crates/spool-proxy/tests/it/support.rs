@@ -96,6 +96,7 @@ pub async fn start(opts: Options) -> Proxy {
     let spool = spool_server(home.path(), settings);
     let config = ProxyConfig {
         lazy: opts.lazy,
+        store: None,
         upstreams: opts
             .names
             .iter()
