@@ -78,8 +78,10 @@ fn store_section(
     struct File {
         store: Option<spool_s3::StoreSection>,
     }
-    let path = match std::env::var_os("SPOOL_CONFIG") {
-        Some(p) => std::path::PathBuf::from(p),
+    let named = std::env::var_os("SPOOL_CONFIG").map(std::path::PathBuf::from);
+    let must_exist = named.is_some() || config_file.is_some();
+    let path = match named {
+        Some(p) => p,
         None => match config_file {
             Some(p) => p.to_owned(),
             None => Store::default_home().join("spool.toml"),
@@ -87,7 +89,7 @@ fn store_section(
     };
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && config_file.is_none() => {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => {
             return Ok(None);
         }
         Err(e) => {

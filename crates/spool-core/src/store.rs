@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-pub use meta::{ArtifactMeta, GcReport, NewArtifact};
+pub use meta::{ArtifactMeta, GcReport, NewArtifact, expired_error};
 pub use reader::ArtifactReader;
 pub use remote::{Progress, Remote, RemoteArtifact, Upload};
 pub use writer::{ArtifactWriter, Stream};

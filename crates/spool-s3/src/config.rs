@@ -118,7 +118,7 @@ impl S3Settings {
                     .parse::<f64>()
                     .ok()
                     .filter(|s| s.is_finite() && *s > 0.0)
-                    .map(std::time::Duration::from_secs_f64)
+                    .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
                     .ok_or_else(|| S3Error::Config {
                         message: format!(
                             "SPOOL_S3_STALE_AFTER_S must be a positive number of seconds (got `{v}`)"

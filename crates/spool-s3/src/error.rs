@@ -16,18 +16,35 @@ pub enum S3Error {
     #[error("`{key}` in the shared store is corrupt: {why}")]
     Corrupt { key: String, why: String },
 
-    #[error(
-        "the upload stopped after {} had been stored ({}); there the copy stays `capturing`, never complete",
-        spool_core::render::human_bytes(*bytes),
-        cause.brief()
-    )]
-    Stopped { bytes: u64, cause: Box<S3Error> },
+    #[error("{}", stopped_text(*visible, cause))]
+    Stopped {
+        /// The bytes other machines can read there, when a `capturing` manifest was stored.
+        visible: Option<u64>,
+        cause: Box<S3Error>,
+    },
+
+    #[error("`{}` has expired in the shared store", .0.reference)]
+    Expired(Box<spool_core::store::ArtifactMeta>),
 
     #[error("cannot read {what}: {cause}")]
     Local { what: String, cause: String },
 
     #[error(transparent)]
     Core(#[from] spool_core::Error),
+}
+
+fn stopped_text(visible: Option<u64>, cause: &S3Error) -> String {
+    match visible {
+        Some(bytes) => format!(
+            "the upload stopped after {} had been stored ({}); there the copy stays `capturing`, never complete",
+            spool_core::render::human_bytes(bytes),
+            cause.brief()
+        ),
+        None => format!(
+            "the upload stopped before other machines could see any of it ({})",
+            cause.brief()
+        ),
+    }
 }
 
 impl S3Error {
@@ -52,6 +69,7 @@ impl S3Error {
                 expected: "the content the manifest describes".into(),
                 actual: why,
             },
+            Self::Expired(meta) => spool_core::store::expired_error(&meta),
             Self::Stopped { .. } => spool_core::Error::Unavailable {
                 what: "the shared store".into(),
                 cause: self.to_string(),

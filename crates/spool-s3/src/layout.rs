@@ -87,11 +87,16 @@ impl Manifest {
 
     /// The local store's row for this artifact, read through from the shared store. A capture
     /// whose manifest has not changed for `stale_after` reads as `interrupted`.
-    pub fn to_meta(&self, stale_after: std::time::Duration) -> ArtifactMeta {
+    /// `modified_ms` is when the bucket stored the manifest (its clock, not the writer's).
+    pub fn to_meta(
+        &self,
+        stale_after: std::time::Duration,
+        modified_ms: Option<i64>,
+    ) -> ArtifactMeta {
         let now = spool_core::clock::now_ms();
         let (state, capture_detail) = match self.state {
             ArtifactState::Capturing => {
-                let updated = self.updated_at.unwrap_or(self.created_at);
+                let updated = modified_ms.or(self.updated_at).unwrap_or(self.created_at);
                 let stored = spool_core::render::human_bytes(self.bytes);
                 let at = spool_core::clock::rfc3339(updated);
                 if now.saturating_sub(updated)

@@ -36,6 +36,8 @@ pub use layout::{ChunkInfo, Manifest, TailInfo};
 
 /// Bytes per content chunk: a window moves at most two of them.
 pub const CHUNK: u64 = 4 << 20;
+/// Chunks uploaded at once.
+const PARALLEL_PUTS: usize = 4;
 
 /// A bucket (and prefix) holding spool artifacts. Clones share one connection pool and runtime
 /// (a live upload's thread holds one).
@@ -58,6 +60,8 @@ pub struct SharedStore {
 pub struct Versioned {
     pub manifest: Manifest,
     pub version: UpdateVersion,
+    /// When the bucket last stored it (its own clock), when known.
+    pub modified_ms: Option<i64>,
 }
 
 impl SharedStore {
@@ -114,32 +118,60 @@ impl SharedStore {
         let reader = store.open_artifact(reference)?;
         let meta = reader.meta().clone();
         let mut chunks = Vec::new();
-        let mut at = 0;
-        while at < meta.bytes {
-            let len = CHUNK.min(meta.bytes - at);
-            let bytes = reader.read_at(at, len as usize)?;
-            chunks.push(self.put_chunk(reference, chunks.len(), bytes)?);
-            at += len;
-        }
+        self.put_rest(&reader, &mut chunks)?;
         self.put_index(store, reference, None)?;
         let manifest = Manifest::of(&meta, CHUNK, chunks);
         self.create_manifest(reference, &manifest)?;
         Ok(manifest)
     }
 
-    /// Stores chunk `n` of `reference`.
-    pub(crate) fn put_chunk(
+    /// Stores consecutive chunks from `first` at once (a single stream of puts leaves most of
+    /// the connection's time waiting for answers).
+    pub(crate) fn put_chunks(
         &self,
         reference: &str,
-        n: usize,
-        bytes: Vec<u8>,
-    ) -> Result<ChunkInfo, S3Error> {
-        let info = ChunkInfo {
-            bytes: bytes.len() as u64,
-            xxh3: layout::hash(&bytes),
-        };
-        self.put_raw(reference, &layout::chunk_name(n), bytes)?;
-        Ok(info)
+        first: usize,
+        chunks: Vec<Vec<u8>>,
+    ) -> Result<Vec<ChunkInfo>, S3Error> {
+        let infos: Vec<ChunkInfo> = chunks
+            .iter()
+            .map(|bytes| ChunkInfo {
+                bytes: bytes.len() as u64,
+                xxh3: layout::hash(bytes),
+            })
+            .collect();
+        let puts = chunks.into_iter().enumerate().map(|(i, bytes)| {
+            let key = self.key(reference, &layout::chunk_name(first + i));
+            let bucket = Arc::clone(&self.bucket);
+            async move { bucket.put(&key, PutPayload::from(bytes)).await }
+        });
+        self.runtime
+            .block_on(futures::future::try_join_all(puts))
+            .map_err(|e| self.unavailable(&e))?;
+        Ok(infos)
+    }
+
+    /// Stores the chunks of a sealed artifact after the `done` ones already stored, a few at a
+    /// time (at most `PARALLEL_PUTS` chunks in memory).
+    pub(crate) fn put_rest(
+        &self,
+        reader: &spool_core::store::ArtifactReader,
+        done: &mut Vec<ChunkInfo>,
+    ) -> Result<(), S3Error> {
+        let size = reader.meta().bytes;
+        let reference = reader.meta().reference.clone();
+        let mut at = done.len() as u64 * CHUNK;
+        while at < size {
+            let mut batch = Vec::new();
+            while at < size && batch.len() < PARALLEL_PUTS {
+                let len = CHUNK.min(size - at);
+                batch.push(reader.read_at(at, len as usize)?);
+                at += len;
+            }
+            let stored = self.put_chunks(&reference, done.len(), batch)?;
+            done.extend(stored);
+        }
+        Ok(())
     }
 
     /// Stores the line index of a local artifact (only its checkpoints within the first
@@ -192,8 +224,11 @@ impl SharedStore {
             Ok(put) => Ok(Versioned {
                 manifest: manifest.clone(),
                 version: UpdateVersion::from(put),
+                modified_ms: None,
             }),
             Err(object_store::Error::AlreadyExists { .. }) => match self.manifest(reference)? {
+                // A retried request whose first attempt had landed.
+                Some(read) if read.manifest == *manifest => Ok(read),
                 Some(read)
                     if read.manifest.state == spool_core::envelope::ArtifactState::Capturing =>
                 {
@@ -228,6 +263,7 @@ impl SharedStore {
             e_tag: got.meta.e_tag.clone(),
             version: got.meta.version.clone(),
         };
+        let modified_ms = Some(got.meta.last_modified.timestamp_millis());
         let bytes = self
             .runtime
             .block_on(got.bytes())
@@ -236,7 +272,11 @@ impl SharedStore {
             key: key.to_string(),
             why: format!("the manifest is not valid: {e}"),
         })?;
-        Ok(Some(Versioned { manifest, version }))
+        Ok(Some(Versioned {
+            manifest,
+            version,
+            modified_ms,
+        }))
     }
 
     /// Replaces the manifest only if it is still the version read (its etag): two processes
@@ -263,11 +303,16 @@ impl SharedStore {
             Ok(put) => Ok(Versioned {
                 manifest: new.clone(),
                 version: UpdateVersion::from(put),
+                modified_ms: None,
             }),
-            Err(object_store::Error::Precondition { .. }) => Err(S3Error::Conflict {
-                key: key.to_string(),
-                why: "it changed since it was read (a stale etag)".into(),
-            }),
+            Err(object_store::Error::Precondition { .. }) => match self.manifest(reference)? {
+                // A retried request whose first attempt had landed.
+                Some(now) if now.manifest == *new => Ok(now),
+                _ => Err(S3Error::Conflict {
+                    key: key.to_string(),
+                    why: "it changed since it was read (a stale etag)".into(),
+                }),
+            },
             Err(e) => Err(self.unavailable(&e)),
         }
     }
@@ -297,23 +342,45 @@ impl SharedStore {
     }
 
     fn chunk(&self, reference: &str, manifest: &Manifest, n: usize) -> Result<Vec<u8>, S3Error> {
-        if let Some(bytes) = self.fetch_part(reference, manifest, n)? {
-            return Ok(bytes);
-        }
-        if manifest.state == spool_core::envelope::ArtifactState::Capturing
-            && let Some(now) = self.manifest(reference)?
-        {
-            // The growing end moved on (a newer tail, or the chunk filled): look again.
+        self.chunk_at_least(reference, manifest, n, 0)
+    }
+
+    /// Chunk `n`, at least `min_len` bytes of it. When the manifest read before does not name
+    /// it whole (a growing capture's newer tail, a filled chunk, a finished capture) or the
+    /// object it names is gone, the bucket's current manifest is read and used.
+    fn chunk_at_least(
+        &self,
+        reference: &str,
+        manifest: &Manifest,
+        n: usize,
+        min_len: u64,
+    ) -> Result<Vec<u8>, S3Error> {
+        let mut current = std::borrow::Cow::Borrowed(manifest);
+        for attempt in 0..4 {
+            if part_len(&current, n).is_some_and(|len| len >= min_len)
+                && let Some(bytes) = self.fetch_part(reference, &current, n)?
+            {
+                return Ok(bytes);
+            }
+            if attempt == 3 {
+                break;
+            }
+            let Some(now) = self.manifest(reference)? else {
+                break;
+            };
+            if now.manifest.state == spool_core::envelope::ArtifactState::Expired {
+                return Err(S3Error::Expired(Box::new(
+                    now.manifest.to_meta(self.stale_after, now.modified_ms),
+                )));
+            }
             if let Ok(mut known) = self.manifests.lock() {
                 known.insert(reference.to_owned(), now.manifest.clone());
             }
-            if let Some(bytes) = self.fetch_part(reference, &now.manifest, n)? {
-                return Ok(bytes);
-            }
+            current = std::borrow::Cow::Owned(now.manifest);
         }
         Err(S3Error::Corrupt {
             key: self.key(reference, &layout::chunk_name(n)).to_string(),
-            why: "the chunk is missing".into(),
+            why: format!("the chunk is missing (at least {min_len} bytes were expected)"),
         })
     }
 
@@ -330,12 +397,8 @@ impl SharedStore {
             (None, Some(tail)) if n == manifest.chunks.len() => {
                 (tail.name.clone(), tail.bytes, tail.xxh3.clone())
             }
-            _ => {
-                return Err(S3Error::Corrupt {
-                    key: self.key(reference, &layout::chunk_name(n)).to_string(),
-                    why: format!("the manifest lists {} chunks", manifest.chunks.len()),
-                });
-            }
+            // Past what this manifest names: a newer one may name it.
+            _ => return Ok(None),
         };
         let key = self.key(reference, &name);
         let got = match self.runtime.block_on(self.bucket.get(&key)) {
@@ -374,10 +437,19 @@ impl SharedStore {
         tomb.state = spool_core::envelope::ArtifactState::Expired;
         // The tombstone first: no reader is sent to chunks that are being deleted.
         self.update_manifest(reference, &read, &tomb)?;
-        let mut keys = vec![self.key(reference, "index")];
-        keys.extend(
-            (0..read.manifest.chunks.len()).map(|n| self.key(reference, &layout::chunk_name(n))),
-        );
+        // Everything but the tombstone and the audit rows: index, chunks, and any tail a
+        // stopped capture left behind.
+        let listed =
+            self.runtime
+                .block_on(self.bucket.list_with_delimiter(Some(
+                    &self.root.clone().join("artifacts").join(reference),
+                )))
+                .map_err(|e| self.unavailable(&e))?;
+        let keys = listed
+            .objects
+            .into_iter()
+            .map(|o| o.location)
+            .filter(|k| k.filename() != Some("manifest.json"));
         for key in keys {
             match self.runtime.block_on(self.bucket.delete(&key)) {
                 Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
@@ -419,6 +491,21 @@ impl SharedStore {
     /// machine that needs it (create-if-absent, so two first machines agree on one key).
     pub fn cursor_secret(&self) -> Result<[u8; 32], S3Error> {
         let key = self.root.clone().join("secret");
+        let read = |got: &[u8]| {
+            <[u8; 32]>::try_from(got).map_err(|_| S3Error::Corrupt {
+                key: key.to_string(),
+                why: format!("the cursor key is {} bytes, not 32", got.len()),
+            })
+        };
+        // Usually there already: one read.
+        match self
+            .runtime
+            .block_on(async { self.bucket.get(&key).await?.bytes().await })
+        {
+            Ok(got) => return read(&got),
+            Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => return Err(self.unavailable(&e)),
+        }
         let mut fresh = [0u8; 32];
         getrandom::fill(&mut fresh).map_err(|e| S3Error::Local {
             what: "the system random source".into(),
@@ -437,14 +524,12 @@ impl SharedStore {
             Err(object_store::Error::AlreadyExists { .. }) => {}
             Err(e) => return Err(self.unavailable(&e)),
         }
+        // Another machine made it first: theirs is the one.
         let got = self
             .runtime
             .block_on(async { self.bucket.get(&key).await?.bytes().await })
             .map_err(|e| self.unavailable(&e))?;
-        <[u8; 32]>::try_from(got.as_ref()).map_err(|_| S3Error::Corrupt {
-            key: key.to_string(),
-            why: format!("the cursor key is {} bytes, not 32", got.len()),
-        })
+        read(&got)
     }
 
     /// Writes raw bytes at a key under this store's root (tests use it to damage a chunk).
@@ -480,7 +565,7 @@ impl spool_core::store::Remote for SharedStore {
         if found.manifest.state == spool_core::envelope::ArtifactState::Expired {
             // A tombstone: what it was, no content to read.
             return Ok(Some(spool_core::store::RemoteArtifact {
-                meta: found.manifest.to_meta(self.stale_after),
+                meta: found.manifest.to_meta(self.stale_after, found.modified_ms),
                 index: Vec::new(),
                 chunk_size: found.manifest.chunk_size,
             }));
@@ -504,13 +589,13 @@ impl spool_core::store::Remote for SharedStore {
             m.insert(reference.to_owned(), manifest.clone());
         }
         Ok(Some(spool_core::store::RemoteArtifact {
-            meta: manifest.to_meta(self.stale_after),
+            meta: manifest.to_meta(self.stale_after, found.modified_ms),
             index,
             chunk_size: manifest.chunk_size,
         }))
     }
 
-    fn chunk(&self, reference: &str, n: u64) -> spool_core::Result<Vec<u8>> {
+    fn chunk(&self, reference: &str, n: u64, min_len: u64) -> spool_core::Result<Vec<u8>> {
         let known = self
             .manifests
             .lock()
@@ -527,7 +612,8 @@ impl spool_core::store::Remote for SharedStore {
                     .manifest
             }
         };
-        SharedStore::chunk(self, reference, &manifest, n as usize).map_err(S3Error::into_core)
+        self.chunk_at_least(reference, &manifest, n as usize, min_len)
+            .map_err(S3Error::into_core)
     }
 
     fn gc(&self) -> spool_core::Result<u64> {
@@ -553,5 +639,14 @@ impl spool_core::store::Remote for SharedStore {
 
     fn audit_of(&self, reference: &str) -> spool_core::Result<Vec<spool_core::audit::SharedRow>> {
         self.audit_rows_of(reference).map_err(S3Error::into_core)
+    }
+}
+
+/// The length of chunk `n` as `manifest` names it (the tail past the full chunks).
+fn part_len(manifest: &Manifest, n: usize) -> Option<u64> {
+    match (manifest.chunks.get(n), &manifest.tail) {
+        (Some(info), _) => Some(info.bytes),
+        (None, Some(tail)) if n == manifest.chunks.len() => Some(tail.bytes),
+        _ => None,
     }
 }

@@ -107,22 +107,25 @@ impl LiveUpload {
 
     fn seal(mut self, local: &Store, meta: &ArtifactMeta) -> Result<(), S3Error> {
         let mut up = self.stop();
-        if let Some(failure) = up.failure.take() {
-            return Err(S3Error::Stopped {
-                bytes: up.manifest.as_ref().map_or(0, |m| m.manifest.bytes),
-                cause: Box::new(failure),
-            });
-        }
-        let Some(read) = up.manifest.take() else {
+        let visible = up.manifest.as_ref().map(|m| m.manifest.bytes);
+        let attempt = match (up.failure.take(), up.manifest.take()) {
+            (Some(failure), _) => Err(failure),
             // Finished before anything was published: one upload of the whole.
-            return self.store.publish(local, &self.reference).map(|_| ());
+            (None, None) => return self.store.publish(local, &self.reference).map(|_| ()),
+            (None, Some(read)) => self.complete(local, meta, up, &read),
         };
-        let stored = read.manifest.bytes;
-        self.complete(local, meta, up, &read)
-            .map_err(|cause| S3Error::Stopped {
-                bytes: stored,
+        let Err(cause) = attempt else {
+            return Ok(());
+        };
+        // One more try, of the whole: a passing outage during a long capture need not keep it
+        // off the shared store (the `capturing` manifest there is replaced, never a finished one).
+        match self.store.publish(local, &self.reference) {
+            Ok(_) => Ok(()),
+            Err(_) => Err(S3Error::Stopped {
+                visible,
                 cause: Box::new(cause),
-            })
+            }),
+        }
     }
 
     /// Uploads what the thread had not sent, then the final manifest over the `capturing` one.
@@ -134,16 +137,7 @@ impl LiveUpload {
         read: &Versioned,
     ) -> Result<(), S3Error> {
         let reader = local.open_artifact(&self.reference)?;
-        let mut at = up.chunks.len() as u64 * CHUNK;
-        while at < meta.bytes {
-            let len = CHUNK.min(meta.bytes - at);
-            let bytes = reader.read_at(at, len as usize)?;
-            up.chunks.push(
-                self.store
-                    .put_chunk(&self.reference, up.chunks.len(), bytes)?,
-            );
-            at += len;
-        }
+        self.store.put_rest(&reader, &mut up.chunks)?;
         self.store.put_index(local, &self.reference, None)?;
         let manifest = Manifest::of(meta, CHUNK, up.chunks);
         self.store
@@ -226,10 +220,23 @@ impl Worker {
         last_publish: &mut Instant,
     ) -> Result<(), S3Error> {
         let reference = &self.meta.reference;
-        while (up.chunks.len() as u64 + 1) * CHUNK <= progress.bytes {
-            let bytes = self.read(up.chunks.len() as u64 * CHUNK, CHUNK)?;
+        let full = (progress.bytes / CHUNK) as usize;
+        while up.chunks.len() < full {
+            let first = up.chunks.len();
+            let batch = (first..full.min(first + crate::PARALLEL_PUTS))
+                .map(|n| self.read(n as u64 * CHUNK, CHUNK))
+                .collect::<Result<Vec<_>, _>>()?;
             up.chunks
-                .push(self.store.put_chunk(reference, up.chunks.len(), bytes)?);
+                .extend(self.store.put_chunks(reference, first, batch)?);
+            if let Some(read) = &up.manifest
+                && last_publish.elapsed() >= self.heartbeat
+            {
+                // A long run of chunks: tell readers the capture is alive before naming them.
+                let mut alive = read.manifest.clone();
+                alive.updated_at = Some(spool_core::clock::now_ms());
+                up.manifest = Some(self.store.update_manifest(reference, read, &alive)?);
+                *last_publish = Instant::now();
+            }
         }
         let published = up.manifest.as_ref().map(|m| m.manifest.bytes);
         let tail_len = progress.bytes - up.chunks.len() as u64 * CHUNK;

@@ -39,9 +39,28 @@ fn free_port() -> Result<u16, String> {
         .map_err(|e| e.to_string())
 }
 
+/// One server starts at a time in a process: two picking free ports at once could pick the
+/// same one before either binds it.
+static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 impl Weed {
-    /// Starts the server and waits until its S3 port answers HTTP.
+    /// Starts the server and waits until its S3 port answers HTTP. A start that fails (a port
+    /// taken in the meantime by another process, a slow machine) is tried again on new ports.
     pub fn start() -> Result<Self, String> {
+        let _one = STARTING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut last = String::new();
+        for _ in 0..3 {
+            match Self::start_once() {
+                Ok(weed) => return Ok(weed),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    fn start_once() -> Result<Self, String> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let s3 = free_port()?;
         let mut args: Vec<String> = vec![
@@ -71,7 +90,7 @@ impl Weed {
         ] {
             args.push(format!("-{flag}={}", free_port()?));
         }
-        let weed = Self {
+        let mut weed = Self {
             child: spawn(&args)?,
             endpoint: format!("http://127.0.0.1:{s3}"),
             port: s3,
@@ -84,15 +103,21 @@ impl Weed {
 
     /// Starts a stopped server again: the same ports, the same data.
     pub fn restart(&mut self) -> Result<(), String> {
+        let _one = STARTING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         self.stop();
         self.child = spawn(&self.args)?;
         self.wait_ready()
     }
 
     /// Waits until the bucket exists: a HEAD of it answers 200 or 403, not 404 or nothing.
-    fn wait_ready(&self) -> Result<(), String> {
+    fn wait_ready(&mut self) -> Result<(), String> {
         let started = Instant::now();
         while started.elapsed() < Duration::from_mins(1) {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(format!("weed mini exited before serving S3 ({status})"));
+            }
             if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
                 let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
                 let req = format!(

@@ -269,13 +269,14 @@ fn the_bucket_stopping_mid_upload_leaves_a_capture_never_complete_and_the_answer
     let banner = String::from_utf8_lossy(&done.stdout);
     assert_eq!(done.status.code(), Some(0), "{banner}");
     assert!(
-        banner.contains("not in the shared store, so it reads only on this machine")
-            && banner.contains("the upload stopped after"),
+        banner.contains(
+            "the shared store did not get all of it, so it reads whole only on this machine"
+        ) && banner.contains("the upload stopped after"),
         "{banner}"
     );
     let note = banner
         .lines()
-        .find(|l| l.starts_with(" Note: not in the shared store"))
+        .find(|l| l.starts_with(" Note: the shared store did not get all of it"))
         .unwrap_or_else(|| panic!("{banner}"));
     let mut settings = crate::support::settings(&maker_home);
     settings.add_filter(r"after [0-9.]+ (bytes|KiB|MiB)", "after [SIZE]");
@@ -290,10 +291,18 @@ fn the_bucket_stopping_mid_upload_leaves_a_capture_never_complete_and_the_answer
 
     // The bucket back: the capture there is still `capturing`, never complete-looking.
     weed.restart().unwrap();
-    let there = shared
-        .manifest(&reference)
-        .unwrap()
-        .expect("the manifest survives");
+    // A restarted server may answer before it has loaded what it stored: ask until it has.
+    let asked = std::time::Instant::now();
+    let there = loop {
+        match shared.manifest(&reference) {
+            Ok(Some(found)) => break found,
+            other => assert!(
+                asked.elapsed() < std::time::Duration::from_secs(30),
+                "the manifest did not come back: {other:?}"
+            ),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
     assert_eq!(
         there.manifest.state,
         spool_core::envelope::ArtifactState::Capturing

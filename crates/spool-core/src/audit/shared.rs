@@ -59,7 +59,9 @@ pub fn ship(store: &Store) -> Result<usize> {
         };
         remote.ship_audit(&machine, &rows)?;
         store.conn().execute(
-            "INSERT OR REPLACE INTO audit_shipped (id, last_id) VALUES (1, ?1)",
+            // Two shippers of one home (a server's thread, a command's end) never move it back.
+            "INSERT INTO audit_shipped (id, last_id) VALUES (1, ?1)
+             ON CONFLICT (id) DO UPDATE SET last_id = MAX(last_id, excluded.last_id)",
             params![last.row.id],
         )?;
         shipped += rows.len();

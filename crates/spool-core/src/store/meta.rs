@@ -280,11 +280,27 @@ impl Store {
         if meta.state != ArtifactState::Expired && meta.expires_at <= clock::now_ms() {
             self.expire(&mut meta)?;
         }
-        let elsewhere =
-            meta.state == ArtifactState::Capturing && self.is_read_through(reference)?;
+        // Still being written on another machine (or seen stopped, which may have been a slow
+        // writer): what the shared store holds now.
+        let elsewhere = matches!(
+            meta.state,
+            ArtifactState::Capturing | ArtifactState::Interrupted
+        ) && self.is_read_through(reference)?;
         if elsewhere {
-            // Still being written on another machine: what the shared store holds so far.
-            meta = self.refresh_remote(meta)?;
+            meta = match self.refresh_remote(meta.clone()) {
+                Ok(fresh) => fresh,
+                Err(e) => {
+                    // The bytes already here still read; the answer says more may exist.
+                    tracing::warn!(reference, error = %e, "could not look for more of a growing copy");
+                    meta.capture_detail = Some(format!(
+                        "{}; the shared store could not be asked for more: {e}",
+                        meta.capture_detail
+                            .as_deref()
+                            .unwrap_or("still being captured on another machine")
+                    ));
+                    meta
+                }
+            };
         }
         match meta.state {
             ArtifactState::Expired => Err(expired_error(&meta)),
@@ -470,7 +486,8 @@ fn owner_alive(pid: Option<u32>) -> bool {
     }
 }
 
-fn expired_error(meta: &ArtifactMeta) -> Error {
+/// The `expired` answer for an artifact: what it was and how to make it again.
+pub fn expired_error(meta: &ArtifactMeta) -> Error {
     let what = crate::render::describe_source(&meta.source);
     Error::Expired {
         reference: meta.reference.clone(),

@@ -45,7 +45,7 @@ impl ArtifactReader {
             _ => Error::io(&path, e),
         })?;
         let index = IndexReader::open(&store.index_path(&meta.reference))?;
-        let remote = store.filler(&meta.reference)?;
+        let remote = store.filler(&meta)?;
         Ok(Self {
             meta,
             path,
@@ -94,13 +94,15 @@ impl ArtifactReader {
             .map_err(|e| Error::io(&self.path, e))?;
         let size = self.size();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let limit = size;
         let stopped = std::sync::Arc::clone(&stop);
         let hasher = std::thread::spawn(move || -> std::io::Result<String> {
             let mut h = Xxh3::new();
             let mut buf = vec![0u8; 1 << 20];
             let mut at = 0u64;
             while at < size && !stopped.load(std::sync::atomic::Ordering::Relaxed) {
-                let n = hashing.read_at(&mut buf, at)?;
+                let want = (size - at).min(buf.len() as u64) as usize;
+                let n = hashing.read_at(&mut buf[..want], at)?;
                 if n == 0 {
                     break;
                 }
@@ -116,6 +118,7 @@ impl ArtifactReader {
             expected: self.meta.hash.clone(),
             reference: self.meta.reference.clone(),
             read: 0,
+            size: limit,
         })
     }
 
@@ -206,11 +209,14 @@ pub struct VerifiedStream {
     expected: Option<String>,
     reference: String,
     read: u64,
+    /// The content's size: a read-through copy's file may hold more (a chunk that grew).
+    size: u64,
 }
 
 impl std::io::Read for VerifiedStream {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.file.read_at(buf, self.read)?;
+        let room = (self.size - self.read.min(self.size)).min(buf.len() as u64) as usize;
+        let n = self.file.read_at(&mut buf[..room], self.read)?;
         self.read += n as u64;
         if n == 0
             && !buf.is_empty()

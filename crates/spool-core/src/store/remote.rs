@@ -48,8 +48,10 @@ pub trait Remote: Send + Sync {
     fn begin(&self, store: &Store, meta: &ArtifactMeta) -> Result<Box<dyn Upload>>;
     /// The artifact `reference`, if the shared store has it.
     fn find(&self, reference: &str) -> Result<Option<RemoteArtifact>>;
-    /// Chunk `n` of `reference`, checked against its hash.
-    fn chunk(&self, reference: &str, n: u64) -> Result<Vec<u8>>;
+    /// Chunk `n` of `reference`, checked against its hash, at least `min_len` bytes long (a
+    /// growing capture's last chunk: when the manifest read before holds less, the shared
+    /// store's current one is read).
+    fn chunk(&self, reference: &str, n: u64, min_len: u64) -> Result<Vec<u8>>;
     /// Applies expiry in the shared store; how many artifacts it expired.
     fn gc(&self) -> Result<u64>;
     /// The key every machine on the shared store signs cursors with (made by the first).
@@ -81,6 +83,11 @@ pub(crate) struct Filler {
     remote: Arc<dyn Remote>,
     reference: String,
     chunk_size: u64,
+    /// The size of the copy as opened: no chunk is read or written past it.
+    size: u64,
+    /// Still being captured elsewhere: a short last chunk will grow, so it is not marked as
+    /// arrived (it is fetched again by the next read).
+    growing: bool,
     content: std::path::PathBuf,
     /// One byte per chunk, 1 once it is on disk (`content/REF.have`).
     have: std::path::PathBuf,
@@ -274,22 +281,22 @@ impl Store {
         }
         let chunk_size = found.chunk_size.max(1);
         let content = self.content_path(&reference);
+        // Never truncated: another reader (thread or process) may be adopting or reading the
+        // same copy, and every byte in it was checked against its chunk's hash.
         let file = std::fs::OpenOptions::new()
             .create(true)
-            .truncate(before.is_none())
+            .truncate(false)
             .write(true)
             .open(&content)
             .map_err(|e| Error::io(&content, e))?;
-        file.set_len(meta.bytes)
-            .map_err(|e| Error::io(&content, e))?;
-        let index = self.index_path(&reference);
-        std::fs::write(&index, &found.index).map_err(|e| Error::io(&index, e))?;
+        if file.metadata().map_err(|e| Error::io(&content, e))?.len() < meta.bytes {
+            file.set_len(meta.bytes)
+                .map_err(|e| Error::io(&content, e))?;
+        }
+        replace_file(&self.index_path(&reference), &found.index)?;
         let chunks = meta.bytes.div_ceil(chunk_size) as usize;
         let have_path = self.have_path(&reference);
-        let mut have = match before {
-            Some(_) => std::fs::read(&have_path).unwrap_or_default(),
-            None => Vec::new(),
-        };
+        let mut have = std::fs::read(&have_path).unwrap_or_default();
         if let Some(before) = before
             && before.bytes % chunk_size != 0
             && let Some(slot) = have.get_mut((before.bytes / chunk_size) as usize)
@@ -298,7 +305,7 @@ impl Store {
             *slot = 0;
         }
         have.resize(chunks, 0);
-        std::fs::write(&have_path, &have).map_err(|e| Error::io(&have_path, e))?;
+        replace_file(&have_path, &have)?;
         self.conn().execute(
             "INSERT OR REPLACE INTO remote_chunks (ref, chunk_size) VALUES (?1, ?2)",
             params![reference, chunk_size as i64],
@@ -334,7 +341,7 @@ impl Store {
     pub(crate) fn forget(&self, reference: &str) -> Result<()> {
         self.remove_content(reference);
         let conn = self.conn();
-        for table in ["artifacts", "remote_chunks", "published"] {
+        for table in ["artifacts", "remote_chunks", "published", "share_failures"] {
             conn.execute(&format!("DELETE FROM {table} WHERE ref = ?1"), [reference])?;
         }
         Ok(())
@@ -380,10 +387,11 @@ impl Store {
         Ok(dropped)
     }
 
-    pub(crate) fn filler(&self, reference: &str) -> Result<Option<Filler>> {
+    pub(crate) fn filler(&self, meta: &ArtifactMeta) -> Result<Option<Filler>> {
         let Some(remote) = self.remote() else {
             return Ok(None);
         };
+        let reference = meta.reference.as_str();
         let size: Option<i64> = self
             .conn()
             .query_row(
@@ -395,7 +403,9 @@ impl Store {
         Ok(size.map(|s| Filler {
             remote: Arc::clone(remote),
             reference: reference.to_owned(),
-            chunk_size: s as u64,
+            chunk_size: (s as u64).max(1),
+            size: meta.bytes,
+            growing: meta.state != crate::envelope::ArtifactState::Complete,
             content: self.content_path(reference),
             have: self.have_path(reference),
         }))
@@ -409,27 +419,43 @@ impl Store {
 impl Filler {
     /// Fetches every chunk `range` touches that has not arrived yet.
     pub(crate) fn ensure(&self, range: Range<u64>) -> Result<()> {
-        if range.start >= range.end {
+        let end = range.end.min(self.size);
+        if range.start >= end {
             return Ok(());
         }
         let first = range.start / self.chunk_size;
-        let last = (range.end - 1) / self.chunk_size;
+        let last = (end - 1) / self.chunk_size;
         let mut have = std::fs::read(&self.have).map_err(|e| Error::io(&self.have, e))?;
         for n in first..=last {
             if have.get(n as usize).copied().unwrap_or(0) == 1 {
                 continue;
             }
-            let bytes = self.remote.chunk(&self.reference, n)?;
+            let at = n * self.chunk_size;
+            let need = self.chunk_size.min(self.size - at);
+            let mut bytes = self.remote.chunk(&self.reference, n, need)?;
+            if (bytes.len() as u64) < need {
+                return Err(Error::Corrupt {
+                    reference: self.reference.clone(),
+                    expected: format!("{need} bytes in chunk {n}"),
+                    actual: format!("{} bytes", bytes.len()),
+                });
+            }
+            // What the copy as opened holds, no more (the chunk may have grown since).
+            bytes.truncate(need as usize);
             let writer = std::fs::OpenOptions::new()
                 .write(true)
                 .open(&self.content)
                 .map_err(|e| Error::io(&self.content, e))?;
             writer
-                .write_all_at(&bytes, n * self.chunk_size)
+                .write_all_at(&bytes, at)
                 .map_err(|e| Error::io(&self.content, e))?;
             writer
                 .sync_data()
                 .map_err(|e| Error::io(&self.content, e))?;
+            if self.growing && need < self.chunk_size {
+                // The growing end: fetched for this read, fetched again by the next.
+                continue;
+            }
             // Marked only once the bytes are on disk: a crash refetches, never reads zeros.
             if let Some(slot) = have.get_mut(n as usize) {
                 *slot = 1;
@@ -444,4 +470,12 @@ impl Filler {
         }
         Ok(())
     }
+}
+
+/// Writes a file whole under a temporary name and renames it into place, so a reader that has
+/// it open keeps the old one intact.
+fn replace_file(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension(format!("tmp-{}", crate::refs::new_ref()?));
+    std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }
