@@ -369,6 +369,32 @@ fn the_shared_store_can_be_set_in_spool_toml_and_a_bad_table_is_a_clear_error() 
         .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&read.stderr)));
     assert_eq!(window["content"], "999\n1000\n");
 
+    // No rows asked for, no rows: not a crash.
+    let none = reader.run(&["audit", "--limit", "0", "--json"]);
+    assert_eq!(
+        none.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&none.stdout).unwrap(),
+        serde_json::json!([])
+    );
+    // A settings file that is named but missing is an error, not silently no shared store.
+    let named = maker
+        .cmd(&["artifacts"])
+        .env("SPOOL_CONFIG", maker.path().join("no-such.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        named.status.code(),
+        Some(6),
+        "{}",
+        String::from_utf8_lossy(&named.stderr)
+    );
+    assert!(String::from_utf8_lossy(&named.stderr).contains("no-such.toml"));
+
     let bad = Home::new();
     bad.file(
         "spool.toml",

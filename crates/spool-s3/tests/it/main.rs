@@ -4,5 +4,6 @@
 
 mod both_backends;
 mod cache;
+mod growing;
 mod shared;
 mod weed;
