@@ -595,6 +595,13 @@ impl spool_core::store::Remote for SharedStore {
         }))
     }
 
+    fn look(&self, reference: &str) -> spool_core::Result<Option<spool_core::store::ArtifactMeta>> {
+        Ok(self
+            .manifest(reference)
+            .map_err(S3Error::into_core)?
+            .map(|found| found.manifest.to_meta(self.stale_after, found.modified_ms)))
+    }
+
     fn chunk(&self, reference: &str, n: u64, min_len: u64) -> spool_core::Result<Vec<u8>> {
         let known = self
             .manifests

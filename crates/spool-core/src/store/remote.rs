@@ -48,6 +48,8 @@ pub trait Remote: Send + Sync {
     fn begin(&self, store: &Store, meta: &ArtifactMeta) -> Result<Box<dyn Upload>>;
     /// The artifact `reference`, if the shared store has it.
     fn find(&self, reference: &str) -> Result<Option<RemoteArtifact>>;
+    /// What the shared store says of `reference` now (its manifest alone, no index).
+    fn look(&self, reference: &str) -> Result<Option<ArtifactMeta>>;
     /// Chunk `n` of `reference`, checked against its hash, at least `min_len` bytes long (a
     /// growing capture's last chunk: when the manifest read before holds less, the shared
     /// store's current one is read).
@@ -237,6 +239,20 @@ impl Store {
         let Some(remote) = self.remote() else {
             return Ok(meta);
         };
+        // Most reads of a growing copy find it as it was: one small request, no index.
+        match remote.look(&meta.reference)? {
+            None => return Ok(meta),
+            Some(now) if now.bytes == meta.bytes && now.state == meta.state => {
+                if now.capture_detail != meta.capture_detail {
+                    let mut meta = meta;
+                    meta.capture_detail = now.capture_detail;
+                    self.save_meta(&meta)?;
+                    return Ok(meta);
+                }
+                return Ok(meta);
+            }
+            Some(_) => {}
+        }
         let Some(found) = remote.find(&meta.reference)? else {
             return Ok(meta);
         };
