@@ -406,3 +406,93 @@ fn the_shared_store_can_be_set_in_spool_toml_and_a_bad_table_is_a_clear_error() 
         insta::assert_snapshot!("bad_store_table", crate::support::transcript(&out));
     });
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_client_on_another_machine_reads_a_growing_capture_then_pages_its_search() {
+    use rmcp::ServiceExt;
+    let weed = spool_test_support::weed::Weed::start().unwrap_or_else(|e| panic!("{e}"));
+    let maker = Machine {
+        home: Home::new(),
+        weed: &weed,
+    };
+    let (child, reference) = maker.start_run("seq 1 100000; sleep 6; seq 100001 200000");
+    let server_home = Home::new();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_spool"));
+    cmd.arg("serve").env("SPOOL_HOME", server_home.path());
+    for (k, v) in weed.env("team") {
+        cmd.env(k, v);
+    }
+    let client = ().serve(rmcp::transport::TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let call = |name: &str, args: serde_json::Value| {
+        rmcp::model::CallToolRequestParams::new(name.to_owned())
+            .with_arguments(args.as_object().cloned().unwrap())
+    };
+    let asked = std::time::Instant::now();
+    let growing = loop {
+        let r = client
+            .call_tool(call(
+                "read",
+                serde_json::json!({ "ref": reference, "line": 99_999, "limit": 2 }),
+            ))
+            .await
+            .unwrap();
+        if r.is_error != Some(true) {
+            break r;
+        }
+        assert!(
+            asked.elapsed() < std::time::Duration::from_secs(20),
+            "{r:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    let e = growing.structured_content.clone().unwrap();
+    assert_eq!(e["capture"]["state"], "capturing", "{e}");
+    let banner = growing.content[0].as_text().unwrap().text.clone();
+    assert!(
+        banner.contains("still being captured on another machine"),
+        "{banner}"
+    );
+    let shown: String = growing.content[1..]
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect();
+    assert_eq!(shown, "99999\n100000\n");
+
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    let whole = client
+        .call_tool(call(
+            "read",
+            serde_json::json!({ "ref": reference, "line": 199_999, "limit": 2 }),
+        ))
+        .await
+        .unwrap();
+    let w = whole.structured_content.unwrap();
+    assert_eq!(w["total"]["lines"], 200_000, "{w}");
+    assert!(w.get("capture").is_none(), "{w}");
+    // A search page on this machine; its cursor continues on the maker's machine.
+    let page = client
+        .call_tool(call(
+            "search",
+            serde_json::json!({ "ref": reference, "pattern": "^15000[0-9]$", "limit": 3 }),
+        ))
+        .await
+        .unwrap();
+    let p = page.structured_content.unwrap();
+    assert_eq!(p["hit_count"], 10, "{p}");
+    let cursor = p["next_cursor"].as_str().unwrap().to_owned();
+    client.cancel().await.unwrap();
+    let more = maker.run(&[
+        "search",
+        "^15000[0-9]$",
+        p["ref"].as_str().unwrap(),
+        "--limit",
+        "3",
+        "--cursor",
+        &cursor,
+        "--json",
+    ]);
+    let more: serde_json::Value = serde_json::from_slice(&more.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&more.stderr)));
+    assert_eq!(more["hits"][0]["line"], 150_003, "{more}");
+}
