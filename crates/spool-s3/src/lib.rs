@@ -209,23 +209,8 @@ impl SharedStore {
         manifest: &Manifest,
     ) -> Result<Versioned, S3Error> {
         let key = self.key(reference, "manifest.json");
-        let body = serde_json::to_vec_pretty(manifest).map_err(|e| S3Error::Local {
-            what: "the manifest".into(),
-            cause: e.to_string(),
-        })?;
-        let opts = PutOptions {
-            mode: PutMode::Create,
-            ..PutOptions::default()
-        };
-        match self
-            .runtime
-            .block_on(self.bucket.put_opts(&key, PutPayload::from(body), opts))
-        {
-            Ok(put) => Ok(Versioned {
-                manifest: manifest.clone(),
-                version: UpdateVersion::from(put),
-                modified_ms: None,
-            }),
+        match self.put_manifest(&key, manifest, PutMode::Create)? {
+            Ok(written) => Ok(written),
             Err(object_store::Error::AlreadyExists { .. }) => match self.manifest(reference)? {
                 // A retried request whose first attempt had landed.
                 Some(read) if read.manifest == *manifest => Ok(read),
@@ -241,6 +226,32 @@ impl SharedStore {
             },
             Err(e) => Err(self.unavailable(&e)),
         }
+    }
+
+    /// Writes a manifest under a condition; the store's own error is handed back for the caller
+    /// to read (a refused condition is an answer, not a failure).
+    fn put_manifest(
+        &self,
+        key: &Path,
+        manifest: &Manifest,
+        mode: PutMode,
+    ) -> Result<Result<Versioned, object_store::Error>, S3Error> {
+        let body = serde_json::to_vec_pretty(manifest).map_err(|e| S3Error::Local {
+            what: "the manifest".into(),
+            cause: e.to_string(),
+        })?;
+        let opts = PutOptions {
+            mode,
+            ..PutOptions::default()
+        };
+        Ok(self
+            .runtime
+            .block_on(self.bucket.put_opts(key, PutPayload::from(body), opts))
+            .map(|put| Versioned {
+                manifest: manifest.clone(),
+                version: UpdateVersion::from(put),
+                modified_ms: None,
+            }))
     }
 
     /// Deletes an object that readers no longer need; a failure only leaves garbage behind.
@@ -288,23 +299,8 @@ impl SharedStore {
         new: &Manifest,
     ) -> Result<Versioned, S3Error> {
         let key = self.key(reference, "manifest.json");
-        let body = serde_json::to_vec_pretty(new).map_err(|e| S3Error::Local {
-            what: "the manifest".into(),
-            cause: e.to_string(),
-        })?;
-        let opts = PutOptions {
-            mode: PutMode::Update(read.version.clone()),
-            ..PutOptions::default()
-        };
-        match self
-            .runtime
-            .block_on(self.bucket.put_opts(&key, PutPayload::from(body), opts))
-        {
-            Ok(put) => Ok(Versioned {
-                manifest: new.clone(),
-                version: UpdateVersion::from(put),
-                modified_ms: None,
-            }),
+        match self.put_manifest(&key, new, PutMode::Update(read.version.clone()))? {
+            Ok(written) => Ok(written),
             Err(object_store::Error::Precondition { .. }) => match self.manifest(reference)? {
                 // A retried request whose first attempt had landed.
                 Some(now) if now.manifest == *new => Ok(now),

@@ -8,6 +8,15 @@ struct Machine<'w> {
     weed: &'w spool_test_support::weed::Weed,
 }
 
+/// Two machines (homes of their own) on one bucket.
+fn two_machines(weed: &spool_test_support::weed::Weed) -> (Machine<'_>, Machine<'_>) {
+    let machine = || Machine {
+        home: Home::new(),
+        weed,
+    };
+    (machine(), machine())
+}
+
 impl Machine<'_> {
     fn run(&self, args: &[&str]) -> std::process::Output {
         let mut cmd = self.home.cmd(args);
@@ -21,14 +30,7 @@ impl Machine<'_> {
 #[test]
 fn a_ref_made_on_one_machine_is_read_searched_and_paged_on_another() {
     let weed = spool_test_support::weed::Weed::start().unwrap_or_else(|e| panic!("{e}"));
-    let maker = Machine {
-        home: Home::new(),
-        weed: &weed,
-    };
-    let reader = Machine {
-        home: Home::new(),
-        weed: &weed,
-    };
+    let (maker, reader) = two_machines(&weed);
     let made = maker.run(&["run", "--", "seq", "1", "300000"]);
     assert_eq!(
         made.status.code(),
@@ -187,14 +189,7 @@ impl Machine<'_> {
 #[test]
 fn output_still_being_captured_on_one_machine_is_read_on_another_and_said_to_grow() {
     let weed = spool_test_support::weed::Weed::start().unwrap_or_else(|e| panic!("{e}"));
-    let maker = Machine {
-        home: Home::new(),
-        weed: &weed,
-    };
-    let reader = Machine {
-        home: Home::new(),
-        weed: &weed,
-    };
+    let (maker, reader) = two_machines(&weed);
     let (child, reference) = maker.start_run("seq 1 200000; sleep 8; seq 200001 400000");
     let growing =
         reader.read_json_when_there(&["read", &reference, "--lines", "199999:200000", "--json"]);

@@ -4,33 +4,10 @@
 
 use std::sync::Arc;
 
-use spool_core::envelope::{Source, SourceKind};
-use spool_core::store::NewArtifact;
 use spool_core::window::{WindowRequest, read_window};
 use spool_core::{Store, StoreConfig};
 
-use crate::weed::{shared, start};
-
-fn numbered(n: u64) -> Vec<u8> {
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    for i in 1..=n {
-        let _ = writeln!(s, "line {i}: some words to make the line a little longer");
-    }
-    s.into_bytes()
-}
-
-fn put(store: &Store, bytes: &[u8]) -> String {
-    let source = Source {
-        kind: SourceKind::Text,
-        desc: "cache test".into(),
-        version: serde_json::Map::new(),
-    };
-    store
-        .put(NewArtifact::new(source), bytes)
-        .unwrap()
-        .reference
-}
+use crate::weed::{numbered, put, shared, start};
 
 fn machine(weed: &crate::weed::Weed, config: StoreConfig) -> (tempfile::TempDir, Store) {
     let home = tempfile::tempdir().unwrap();

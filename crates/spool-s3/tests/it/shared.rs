@@ -1,36 +1,14 @@
 //! Publishing on one machine, reading on another; conditional writes; damage detected.
 
-use spool_core::envelope::{ArtifactState, Source, SourceKind};
-use spool_core::store::NewArtifact;
+use spool_core::envelope::ArtifactState;
 use spool_core::{Store, StoreConfig};
 
-use crate::weed::{settings, shared, start};
+use crate::weed::{numbered, put, settings, shared, start};
 
 fn local_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
     (dir, store)
-}
-
-fn numbered(n: u64) -> Vec<u8> {
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    for i in 1..=n {
-        let _ = writeln!(s, "line {i}: some words to make the line a little longer");
-    }
-    s.into_bytes()
-}
-
-fn put(store: &Store, bytes: &[u8]) -> String {
-    let source = Source {
-        kind: SourceKind::Text,
-        desc: "test content".into(),
-        version: serde_json::Map::new(),
-    };
-    store
-        .put(NewArtifact::new(source), bytes)
-        .unwrap()
-        .reference
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! The shared `SeaweedFS` harness, with `spool-s3` handles onto it.
+//! The shared `SeaweedFS` harness, with `spool-s3` handles onto it, and the content the tests
+//! store.
 
 pub use spool_test_support::weed::Weed;
 use spool_test_support::weed::{BUCKET, KEY, SECRET};
@@ -20,4 +21,27 @@ pub fn settings(weed: &Weed, prefix: &str) -> spool_s3::S3Settings {
 
 pub fn shared(weed: &Weed, prefix: &str) -> spool_s3::SharedStore {
     spool_s3::SharedStore::connect(&settings(weed, prefix)).unwrap()
+}
+
+/// `n` numbered lines of about 55 bytes.
+pub fn numbered(n: u64) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    for i in 1..=n {
+        let _ = writeln!(s, "line {i}: some words to make the line a little longer");
+    }
+    s.into_bytes()
+}
+
+/// Stores `bytes` as a finished text artifact; its ref.
+pub fn put(store: &spool_core::Store, bytes: &[u8]) -> String {
+    let source = spool_core::Source {
+        kind: spool_core::SourceKind::Text,
+        desc: "test content".into(),
+        version: serde_json::Map::new(),
+    };
+    store
+        .put(spool_core::store::NewArtifact::new(source), bytes)
+        .unwrap()
+        .reference
 }
