@@ -29,7 +29,7 @@ use rusqlite::Connection;
 
 pub use meta::{ArtifactMeta, GcReport, NewArtifact, expired_error};
 pub use reader::ArtifactReader;
-pub use remote::{Progress, Remote, RemoteArtifact, Upload};
+pub use remote::{Progress, Remote, RemoteArtifact, SharedGc, Upload};
 pub use writer::{ArtifactWriter, Stream};
 
 use crate::error::{Error, Result};

@@ -119,7 +119,7 @@ pub fn window_with_notes(
     let mut notes = notes.to_vec();
     if let Some(failure) = &meta.share_failure {
         notes.push(format!(
-            "the shared store did not get all of it, so it reads whole only on this machine: {failure}"
+            "the shared store did not get all of it, so it reads whole only on this machine ({failure}); `spool gc` publishes it once the shared store answers"
         ));
     }
     // The banner names the source; a long command line must not push the answer over the cap.

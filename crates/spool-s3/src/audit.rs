@@ -90,15 +90,13 @@ impl SharedStore {
     }
 
     fn list_dir(&self, dir: &Path) -> Result<object_store::ListResult, S3Error> {
-        self.runtime
-            .block_on(self.bucket.list_with_delimiter(Some(dir)))
+        self.run(self.bucket.list_with_delimiter(Some(dir)))
             .map_err(|e| self.unavailable(&e))
     }
 
     fn read_rows(&self, location: &Path) -> Result<Vec<SharedRow>, S3Error> {
         let bytes = self
-            .runtime
-            .block_on(async { self.bucket.get(location).await?.bytes().await })
+            .run(async { self.bucket.get(location).await?.bytes().await })
             .map_err(|e| self.unavailable(&e))?;
         bytes
             .split(|&b| b == b'\n')
@@ -113,8 +111,7 @@ impl SharedStore {
     }
 
     fn put_at(&self, key: &Path, bytes: Vec<u8>) -> Result<(), S3Error> {
-        self.runtime
-            .block_on(self.bucket.put(key, PutPayload::from(bytes)))
+        self.run(self.bucket.put(key, PutPayload::from(bytes)))
             .map(|_| ())
             .map_err(|e| self.unavailable(&e))
     }

@@ -24,7 +24,7 @@ mod live;
 
 use std::ops::Range;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
@@ -53,7 +53,13 @@ pub struct SharedStore {
     /// Manifests read, by ref: chunk hashes are checked against them.
     manifests: Arc<std::sync::Mutex<std::collections::HashMap<String, Manifest>>>,
     stale_after: std::time::Duration,
+    /// Until when (ms) the bucket is taken to be down after it failed to answer: requests fail
+    /// at once instead of each waiting out its retries.
+    down_until: Arc<AtomicI64>,
 }
+
+/// How long a bucket that failed to answer is not asked again.
+const DOWN_FOR_MS: i64 = 30_000;
 
 /// A manifest as read, with the version a conditional update names.
 #[derive(Debug, Clone)]
@@ -88,6 +94,7 @@ impl SharedStore {
             fetched: Arc::new(AtomicU64::new(0)),
             manifests: Arc::default(),
             stale_after: settings.stale_after,
+            down_until: Arc::new(AtomicI64::new(0)),
         })
     }
 
@@ -102,6 +109,41 @@ impl SharedStore {
             .join("artifacts")
             .join(reference)
             .join(name)
+    }
+
+    /// Runs one request on this store's runtime. After a failure that says the bucket did not
+    /// answer (not a refusal such as not-found or a failed condition), requests fail at once
+    /// for a while: a process never waits out the retries again and again.
+    fn run<T>(
+        &self,
+        request: impl std::future::Future<Output = Result<T, object_store::Error>>,
+    ) -> Result<T, object_store::Error> {
+        let now = spool_core::clock::now_ms();
+        let until = self.down_until.load(Ordering::Relaxed);
+        if now < until {
+            return Err(object_store::Error::Generic {
+                store: "S3",
+                source: format!(
+                    "not asked: it did not answer a moment ago; asked again from {}",
+                    spool_core::clock::rfc3339(until)
+                )
+                .into(),
+            });
+        }
+        let result = self.runtime.block_on(request);
+        if let Err(e) = &result
+            && !matches!(
+                e,
+                object_store::Error::NotFound { .. }
+                    | object_store::Error::AlreadyExists { .. }
+                    | object_store::Error::Precondition { .. }
+                    | object_store::Error::NotModified { .. }
+            )
+        {
+            self.down_until
+                .store(spool_core::clock::now_ms() + DOWN_FOR_MS, Ordering::Relaxed);
+        }
+        result
     }
 
     fn unavailable(&self, e: &object_store::Error) -> S3Error {
@@ -145,8 +187,7 @@ impl SharedStore {
             let bucket = Arc::clone(&self.bucket);
             async move { bucket.put(&key, PutPayload::from(bytes)).await }
         });
-        self.runtime
-            .block_on(futures::future::try_join_all(puts))
+        self.run(futures::future::try_join_all(puts))
             .map_err(|e| self.unavailable(&e))?;
         Ok(infos)
     }
@@ -245,8 +286,7 @@ impl SharedStore {
             ..PutOptions::default()
         };
         Ok(self
-            .runtime
-            .block_on(self.bucket.put_opts(key, PutPayload::from(body), opts))
+            .run(self.bucket.put_opts(key, PutPayload::from(body), opts))
             .map(|put| Versioned {
                 manifest: manifest.clone(),
                 version: UpdateVersion::from(put),
@@ -257,7 +297,7 @@ impl SharedStore {
     /// Deletes an object that readers no longer need; a failure only leaves garbage behind.
     pub(crate) fn delete_quietly(&self, reference: &str, name: &str) {
         let key = self.key(reference, name);
-        if let Err(e) = self.runtime.block_on(self.bucket.delete(&key)) {
+        if let Err(e) = self.run(self.bucket.delete(&key)) {
             tracing::debug!(key = %key, error = %e, "could not delete a superseded object");
         }
     }
@@ -265,7 +305,7 @@ impl SharedStore {
     /// The manifest of `reference` and its version, or `None` when the bucket has no such ref.
     pub fn manifest(&self, reference: &str) -> Result<Option<Versioned>, S3Error> {
         let key = self.key(reference, "manifest.json");
-        let got = match self.runtime.block_on(self.bucket.get(&key)) {
+        let got = match self.run(self.bucket.get(&key)) {
             Ok(g) => g,
             Err(object_store::Error::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(self.unavailable(&e)),
@@ -275,10 +315,7 @@ impl SharedStore {
             version: got.meta.version.clone(),
         };
         let modified_ms = Some(got.meta.last_modified.timestamp_millis());
-        let bytes = self
-            .runtime
-            .block_on(got.bytes())
-            .map_err(|e| self.unavailable(&e))?;
+        let bytes = self.run(got.bytes()).map_err(|e| self.unavailable(&e))?;
         let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| S3Error::Corrupt {
             key: key.to_string(),
             why: format!("the manifest is not valid: {e}"),
@@ -397,11 +434,8 @@ impl SharedStore {
             _ => return Ok(None),
         };
         let key = self.key(reference, &name);
-        let got = match self.runtime.block_on(self.bucket.get(&key)) {
-            Ok(got) => self
-                .runtime
-                .block_on(got.bytes())
-                .map_err(|e| self.unavailable(&e))?,
+        let got = match self.run(self.bucket.get(&key)) {
+            Ok(got) => self.run(got.bytes()).map_err(|e| self.unavailable(&e))?,
             Err(object_store::Error::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(self.unavailable(&e)),
         };
@@ -435,19 +469,20 @@ impl SharedStore {
         self.update_manifest(reference, &read, &tomb)?;
         // Everything but the tombstone and the audit rows: index, chunks, and any tail a
         // stopped capture left behind.
-        let listed =
-            self.runtime
-                .block_on(self.bucket.list_with_delimiter(Some(
+        let listed = self
+            .run(
+                self.bucket.list_with_delimiter(Some(
                     &self.root.clone().join("artifacts").join(reference),
-                )))
-                .map_err(|e| self.unavailable(&e))?;
+                )),
+            )
+            .map_err(|e| self.unavailable(&e))?;
         let keys = listed
             .objects
             .into_iter()
             .map(|o| o.location)
             .filter(|k| k.filename() != Some("manifest.json"));
         for key in keys {
-            match self.runtime.block_on(self.bucket.delete(&key)) {
+            match self.run(self.bucket.delete(&key)) {
                 Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
                 Err(e) => return Err(self.unavailable(&e)),
             }
@@ -460,8 +495,7 @@ impl SharedStore {
     pub fn gc(&self) -> Result<u64, S3Error> {
         let now = spool_core::clock::now_ms();
         let listed = self
-            .runtime
-            .block_on(
+            .run(
                 self.bucket
                     .list_with_delimiter(Some(&self.root.clone().join("artifacts"))),
             )
@@ -494,10 +528,7 @@ impl SharedStore {
             })
         };
         // Usually there already: one read.
-        match self
-            .runtime
-            .block_on(async { self.bucket.get(&key).await?.bytes().await })
-        {
+        match self.run(async { self.bucket.get(&key).await?.bytes().await }) {
             Ok(got) => return read(&got),
             Err(object_store::Error::NotFound { .. }) => {}
             Err(e) => return Err(self.unavailable(&e)),
@@ -511,36 +542,39 @@ impl SharedStore {
             mode: PutMode::Create,
             ..PutOptions::default()
         };
-        match self.runtime.block_on(self.bucket.put_opts(
-            &key,
-            PutPayload::from(fresh.to_vec()),
-            opts,
-        )) {
+        match self.run(
+            self.bucket
+                .put_opts(&key, PutPayload::from(fresh.to_vec()), opts),
+        ) {
             Ok(_) => return Ok(fresh),
             Err(object_store::Error::AlreadyExists { .. }) => {}
             Err(e) => return Err(self.unavailable(&e)),
         }
         // Another machine made it first: theirs is the one.
         let got = self
-            .runtime
-            .block_on(async { self.bucket.get(&key).await?.bytes().await })
+            .run(async { self.bucket.get(&key).await?.bytes().await })
             .map_err(|e| self.unavailable(&e))?;
         read(&got)
     }
 
     /// Writes raw bytes at a key under this store's root (tests use it to damage a chunk).
     pub fn put_raw(&self, reference: &str, name: &str, bytes: Vec<u8>) -> Result<(), S3Error> {
-        self.runtime
-            .block_on(
-                self.bucket
-                    .put(&self.key(reference, name), PutPayload::from(bytes)),
-            )
-            .map(|_| ())
-            .map_err(|e| self.unavailable(&e))
+        self.run(
+            self.bucket
+                .put(&self.key(reference, name), PutPayload::from(bytes)),
+        )
+        .map(|_| ())
+        .map_err(|e| self.unavailable(&e))
     }
 }
 
 impl spool_core::store::Remote for SharedStore {
+    fn publish(&self, store: &Store, reference: &str) -> spool_core::Result<()> {
+        SharedStore::publish(self, store, reference)
+            .map(|_| ())
+            .map_err(S3Error::into_core)
+    }
+
     fn begin(
         &self,
         store: &Store,
@@ -567,10 +601,9 @@ impl spool_core::store::Remote for SharedStore {
             }));
         }
         let key = self.key(reference, "index");
-        let mut index = match self.runtime.block_on(self.bucket.get(&key)) {
+        let mut index = match self.run(self.bucket.get(&key)) {
             Ok(got) => self
-                .runtime
-                .block_on(got.bytes())
+                .run(got.bytes())
                 .map_err(|e| self.unavailable(&e).into_core())?
                 .to_vec(),
             Err(e) => return Err(self.unavailable(&e).into_core()),

@@ -11,8 +11,10 @@ pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
     let shared = store.gc_shared()?;
     if args.common.json {
         let mut v = serde_json::to_value(report).unwrap_or_default();
-        if let (Some(n), Some(obj)) = (shared, v.as_object_mut()) {
-            obj.insert("shared_expired".into(), n.into());
+        if let (Some(s), Some(obj)) = (shared, v.as_object_mut()) {
+            obj.insert("shared_expired".into(), s.expired.into());
+            obj.insert("shared_published".into(), s.published.into());
+            obj.insert("shared_unpublished".into(), s.unpublished.into());
         }
         output::json(&v);
     } else {
@@ -24,11 +26,18 @@ pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
             human_bytes(report.kept_bytes),
             human_bytes(store.config().quota_bytes),
         ));
-        if let Some(n) = shared {
+        if let Some(s) = shared {
             output::text(&format!(
                 "gc: {} expired in the shared store (content deleted, tombstones kept).",
-                thousands(n)
+                thousands(s.expired)
             ));
+            if s.published + s.unpublished > 0 {
+                output::text(&format!(
+                    "gc: {} made here published to the shared store now; {} still not (it did not answer).",
+                    thousands(s.published),
+                    thousands(s.unpublished)
+                ));
+            }
         }
     }
     Ok(0)

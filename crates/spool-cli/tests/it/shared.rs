@@ -326,6 +326,40 @@ fn the_bucket_stopping_mid_upload_leaves_a_capture_never_complete_and_the_answer
             seen["capture"]["detail"].as_str().unwrap()
         );
     });
+    // Once the bucket answers again, `spool gc` on the maker publishes it whole.
+    let mut gc = maker_home.cmd(&["gc"]);
+    for (k, v) in weed.env("team") {
+        gc.env(k, v);
+    }
+    let gc = gc.output().unwrap();
+    crate::support::settings(&maker_home).bind(|| {
+        insta::assert_snapshot!("gc_publishes_again", crate::support::transcript(&gc));
+    });
+    assert!(
+        String::from_utf8_lossy(&gc.stdout).contains("1 made here published"),
+        "{}",
+        String::from_utf8_lossy(&gc.stdout)
+    );
+    let mut cmd = reader_home.cmd(&["read", &reference, "--lines", "600000:600000", "--json"]);
+    for (k, v) in weed.env("team") {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let whole: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(whole["content"], "600000\n", "{whole}");
+    assert!(whole.get("capture").is_none(), "{whole}");
+    // And the maker's answers no longer carry the note.
+    let mut again = maker_home.cmd(&["read", &reference, "--lines", "1:1"]);
+    for (k, v) in weed.env("team") {
+        again.env(k, v);
+    }
+    let again = again.output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&again.stdout).contains("did not get all of it"),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
 }
 
 #[test]

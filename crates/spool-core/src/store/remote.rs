@@ -16,6 +16,17 @@ use rusqlite::{OptionalExtension, params};
 use super::{ArtifactMeta, Store};
 use crate::error::{Error, Result};
 
+/// What `spool gc` did in the shared store.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct SharedGc {
+    /// Artifacts whose time had come: content deleted, tombstone kept.
+    pub expired: u64,
+    /// Artifacts made here that had not reached it before and now have.
+    pub published: u64,
+    /// Artifacts made here that still have not (the bucket is still unreachable).
+    pub unpublished: u64,
+}
+
 /// An artifact found in the shared store.
 pub struct RemoteArtifact {
     pub meta: ArtifactMeta,
@@ -46,6 +57,8 @@ pub trait Remote: Send + Sync {
     /// Starts publishing an artifact that is about to be written (its partial file and index
     /// exist).
     fn begin(&self, store: &Store, meta: &ArtifactMeta) -> Result<Box<dyn Upload>>;
+    /// Publishes a sealed local artifact whole (one whose upload failed before).
+    fn publish(&self, store: &Store, reference: &str) -> Result<()>;
     /// The artifact `reference`, if the shared store has it.
     fn find(&self, reference: &str) -> Result<Option<RemoteArtifact>>;
     /// What the shared store says of `reference` now (its manifest alone, no index).
@@ -101,9 +114,58 @@ impl Store {
         let _ = self.remote.set(remote);
     }
 
-    /// Applies expiry in the shared store, if one is set: how many artifacts it expired.
-    pub fn gc_shared(&self) -> Result<Option<u64>> {
-        self.remote().map(|r| r.gc()).transpose()
+    /// With a shared store: publishes again what did not reach it before, then applies expiry
+    /// there. `None` without one.
+    pub fn gc_shared(&self) -> Result<Option<SharedGc>> {
+        let Some(remote) = self.remote() else {
+            return Ok(None);
+        };
+        let (published, unpublished) = self.republish()?;
+        Ok(Some(SharedGc {
+            expired: remote.gc()?,
+            published,
+            unpublished,
+        }))
+    }
+
+    /// Publishes the artifacts made here whose upload failed; how many now are in the shared
+    /// store, and how many still are not.
+    fn republish(&self) -> Result<(u64, u64)> {
+        let Some(remote) = self.remote() else {
+            return Ok((0, 0));
+        };
+        let failed: Vec<String> = {
+            let conn = self.conn();
+            let mut stmt = conn.prepare("SELECT ref FROM share_failures ORDER BY ref")?;
+            stmt.query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        let (mut published, mut unpublished) = (0, 0);
+        for reference in failed {
+            let sealed = match self.meta(&reference) {
+                Ok(meta) => !matches!(
+                    meta.state,
+                    crate::envelope::ArtifactState::Expired
+                        | crate::envelope::ArtifactState::Capturing
+                ),
+                Err(Error::NotFound { .. }) => false,
+                Err(e) => return Err(e),
+            };
+            if !sealed {
+                // Gone here (or not finished): nothing to publish.
+                self.conn()
+                    .execute("DELETE FROM share_failures WHERE ref = ?1", [&reference])?;
+                continue;
+            }
+            let outcome = remote.publish(self, &reference);
+            if outcome.is_ok() {
+                published += 1;
+            } else {
+                unpublished += 1;
+            }
+            self.record_share(&reference, outcome);
+        }
+        Ok((published, unpublished))
     }
 
     /// The key that signs new cursors: the shared store's, so a cursor continues on any machine
