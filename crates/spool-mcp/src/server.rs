@@ -170,16 +170,25 @@ impl SpoolServer {
             flag.store(true, Ordering::SeqCst);
         });
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u64, u64)>();
+        // The ref exists as soon as the capture starts: progress names it, so the output can be
+        // read (on another machine too, with a shared store) while the command runs.
+        let stored_as = Arc::new(std::sync::OnceLock::<String>::new());
+        let named = Arc::clone(&stored_as);
         let progress = ctx.meta.get_progress_token().map(|token| {
             let peer = ctx.peer.clone();
             tokio::spawn(async move {
                 while let Some((bytes, lines)) = rx.recv().await {
+                    let so_far = format!(
+                        "{} lines, {} so far",
+                        spool_core::render::thousands(lines),
+                        spool_core::render::human_bytes(bytes)
+                    );
+                    let message = match named.get() {
+                        Some(reference) => format!("{so_far}; stored as {reference}"),
+                        None => so_far,
+                    };
                     let note = ProgressNotificationParam::new(token.clone(), bytes as f64)
-                        .with_message(format!(
-                            "{} lines, {} so far",
-                            spool_core::render::thousands(lines),
-                            spool_core::render::human_bytes(bytes)
-                        ));
+                        .with_message(message);
                     let _ = peer.notify_progress(note).await;
                 }
             })
@@ -189,7 +198,9 @@ impl SpoolServer {
             progress: Some(Box::new(move |bytes, lines| {
                 let _ = tx.send((bytes, lines));
             })),
-            started: None,
+            started: Some(Box::new(move |reference: &str| {
+                let _ = stored_as.set(reference.to_owned());
+            })),
         };
         let result = self
             .blocking("run", args, move |inner| inner.run(p, control))

@@ -225,17 +225,20 @@ async fn malformed_arguments_are_a_protocol_error_naming_the_field() {
     assert_eq!(r.is_error, Some(false));
 }
 
-/// Counts progress notifications.
+/// Keeps the messages of progress notifications.
 #[derive(Clone, Default)]
-struct ProgressCounter(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+struct ProgressCounter(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
 impl rmcp::ClientHandler for ProgressCounter {
     async fn on_progress(
         &self,
-        _params: rmcp::model::ProgressNotificationParam,
+        params: rmcp::model::ProgressNotificationParam,
         _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
     ) {
-        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.0
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
     }
 }
 
@@ -265,8 +268,25 @@ async fn run_reports_progress_while_the_command_runs() {
     );
     let r = client.call_tool(params).await.unwrap();
     assert_eq!(r.is_error, Some(false));
-    let seen = counter.0.load(std::sync::atomic::Ordering::SeqCst);
-    assert!(seen >= 2, "progress notifications while running: {seen}");
+    let seen = counter.0.lock().unwrap().clone();
+    assert!(
+        seen.len() >= 2,
+        "progress notifications while running: {seen:?}"
+    );
+    // Each names the ref the output is stored as, readable while the command runs.
+    let reference = r.structured_content.unwrap()["ref"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let last = seen.last().unwrap();
+    assert!(
+        last.ends_with(&format!("; stored as {reference}")),
+        "{last}"
+    );
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"\bsp_[a-z0-9]{10}\b", "sp_REF");
+    settings.add_filter(r"^\d+ lines, [0-9.]+ (bytes|KiB)", "[N] lines, [SIZE]");
+    settings.bind(|| insta::assert_snapshot!("run_progress_message", last));
 }
 
 #[tokio::test]
