@@ -414,6 +414,29 @@ pub fn chars_forward(
     })
 }
 
+/// The whole valid character holding byte `at` (its first byte and its bytes), if there is one.
+fn whole_char_at(reader: &ArtifactReader, at: u64) -> Result<Option<(u64, Vec<u8>)>> {
+    let from = at.saturating_sub(3);
+    let around = reader.read_at(from, 7)?;
+    let here = (at - from) as usize;
+    let Some(lead) = (0..=here.min(around.len().saturating_sub(1)))
+        .rev()
+        .find(|&i| !utf8::is_continuation(around[i]))
+    else {
+        return Ok(None);
+    };
+    let len = match around[lead] {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    };
+    let bytes = around.get(lead..lead + len);
+    Ok(bytes
+        .filter(|b| lead + len > here && std::str::from_utf8(b).is_ok())
+        .map(|b| (from + lead as u64, b.to_vec())))
+}
+
 /// Bytes from `offset`, at most `max`. Text never splits a char (the window moves to the
 /// nearest boundaries inside it); binary is shown escaped.
 pub fn bytes_forward(
@@ -434,6 +457,8 @@ pub fn bytes_forward(
             .take(3)
             .take_while(|&&b| utf8::is_continuation(b))
             .count();
+        // The whole window is the inside of one character.
+        let inside_one = skip > 0 && skip == block.len();
         if skip > 0 && skip < block.len() {
             block.drain(..skip);
             start += skip as u64;
@@ -443,8 +468,17 @@ pub fn bytes_forward(
         }
         let at_eof = start + block.len() as u64 >= size;
         let (nb, _) = utf8::take_chars(&block, u64::MAX, at_eof);
-        if nb > 0 {
+        if nb > 0 && !inside_one {
             block.truncate(nb);
+        } else if let Some((lead, whole)) = whole_char_at(reader, offset)? {
+            // The window holds part of one character: it is shown whole, never a fragment.
+            note = Some(format!(
+                "bytes {offset}-{} are part of one character; the window is widened to it, bytes {lead}-{}",
+                offset + block.len() as u64,
+                lead + whole.len() as u64
+            ));
+            start = lead;
+            block = whole;
         }
     }
     let show = |b: &[u8]| {

@@ -402,3 +402,37 @@ fn zero_sized_windows_are_invalid_arguments() {
         assert_eq!(err.code(), ErrorCode::InvalidArgument, "{req:?}");
     }
 }
+
+#[test]
+fn a_byte_window_inside_one_character_shows_that_character_whole() {
+    let s = store();
+    let meta = put(&s.store, "a🙂b é\n".as_bytes());
+    let mut seen = String::new();
+    // Every window of one or two bytes: never a fragment, always whole characters.
+    for offset in 0..9u64 {
+        for max in 1..=2u64 {
+            let e = read_window(
+                &s.store,
+                &meta.reference,
+                WindowRequest::Bytes {
+                    offset,
+                    max: Some(max),
+                },
+                2_000,
+            )
+            .unwrap();
+            assert!(
+                !e.content.contains('\u{FFFD}'),
+                "{offset}+{max}: {:?}",
+                e.content
+            );
+            let (start, end) = (e.shown[0].start as usize, e.shown[0].end as usize);
+            assert_eq!(e.content.as_bytes(), &"a🙂b é\n".as_bytes()[start..end]);
+            seen.push_str(&format!(
+                "{offset}+{max}: bytes {start}-{end} {:?} {:?}\n",
+                e.content, e.notes
+            ));
+        }
+    }
+    insta::assert_snapshot!(seen);
+}
