@@ -251,9 +251,13 @@ pub struct LsArgs {
     /// Only entries whose name or path matches this glob.
     #[arg(long)]
     pub glob: Option<String>,
-    /// Include subdirectories (respecting .gitignore).
+    /// Include subdirectories (respecting .gitignore, skipping hidden files; says how many it
+    /// skipped).
     #[arg(short, long)]
     pub recursive: bool,
+    /// With --recursive: include hidden and .gitignored entries too.
+    #[arg(long, requires = "recursive")]
+    pub hidden: bool,
     /// Entries per page.
     #[arg(long)]
     pub limit: Option<usize>,

@@ -27,6 +27,22 @@ pub struct Entry {
     pub mtime: Option<String>,
 }
 
+/// What to list.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ListQuery<'a> {
+    /// A directory inside the roots.
+    pub path: &'a str,
+    /// Only entries whose name or path matches this glob.
+    pub glob: Option<&'a str>,
+    /// Include subdirectories (the walk skips hidden and `.gitignore`d entries...
+    pub recursive: bool,
+    /// ...unless this is set).
+    pub hidden: bool,
+}
+
+/// How long counting the entries a recursive listing skipped may take.
+const COUNT_SKIPPED_FOR: std::time::Duration = std::time::Duration::from_secs(2);
+
 #[derive(Serialize, Deserialize)]
 struct ListCursor {
     k: String,
@@ -34,16 +50,21 @@ struct ListCursor {
     after: String,
 }
 
-/// A page of the entries of directory `path` (inside the roots), sorted by path.
+/// A page of the entries of a directory (inside the roots), sorted by path. A recursive page
+/// says how many hidden or ignored entries it left out.
 pub fn list(
     store: &Store,
     roots: &Roots,
-    path: &str,
-    glob: Option<&str>,
-    recursive: bool,
+    query: ListQuery<'_>,
     limit: Option<usize>,
     cursor_text: Option<&str>,
 ) -> Result<Page<Entry>> {
+    let ListQuery {
+        path,
+        glob,
+        recursive,
+        hidden,
+    } = query;
     let limit = limit.unwrap_or(DEFAULT_PAGE);
     if limit == 0 || limit > MAX_PAGE {
         return Err(Error::invalid(
@@ -74,7 +95,11 @@ pub fn list(
     let digest = cursor::digest(&[
         &dir.display().to_string(),
         glob.unwrap_or(""),
-        if recursive { "r" } else { "" },
+        match (recursive, hidden) {
+            (false, _) => "",
+            (true, false) => "r",
+            (true, true) => "rh",
+        },
     ]);
     let after = match cursor_text {
         Some(c) => {
@@ -86,9 +111,16 @@ pub fn list(
         }
         None => None,
     };
-    let mut names = collect(&dir, recursive, matcher.as_ref())?;
+    let mut names = collect(&dir, recursive, hidden, matcher.as_ref())?;
     names.sort_unstable();
     let total = names.len() as u64;
+    let skipped = (recursive && !hidden).then(|| {
+        let all = count_all(&dir, matcher.as_ref());
+        serde_json::json!({
+            "hidden_or_ignored": all.map(|all| all.saturating_sub(total)),
+            "include_with": "hidden",
+        })
+    });
     let start = after
         .as_ref()
         .map_or(0, |a| names.partition_point(|n| n <= a));
@@ -119,18 +151,54 @@ pub fn list(
         page_size: limit,
         max_page_size: MAX_PAGE,
         total: Some(total),
+        skipped,
     })
 }
 
-fn collect(dir: &Path, recursive: bool, glob: Option<&GlobMatcher>) -> Result<Vec<String>> {
-    let keep = |rel: &str| {
-        glob.is_none_or(|g| {
-            g.is_match(rel) || Path::new(rel).file_name().is_some_and(|n| g.is_match(n))
-        })
-    };
+fn glob_keeps(glob: Option<&GlobMatcher>, rel: &str) -> bool {
+    glob.is_none_or(|g| {
+        g.is_match(rel) || Path::new(rel).file_name().is_some_and(|n| g.is_match(n))
+    })
+}
+
+/// Every entry below `dir` that the glob keeps, hidden and ignored ones too; `None` when
+/// counting them takes longer than `COUNT_SKIPPED_FOR`.
+fn count_all(dir: &Path, glob: Option<&GlobMatcher>) -> Option<u64> {
+    let started = std::time::Instant::now();
+    let walk = ignore::WalkBuilder::new(dir)
+        .follow_links(false)
+        .standard_filters(false)
+        .build();
+    let mut n = 0;
+    for entry in walk.flatten() {
+        if started.elapsed() > COUNT_SKIPPED_FOR {
+            return None;
+        }
+        if entry.depth() == 0 {
+            continue;
+        }
+        if let Ok(rel) = entry.path().strip_prefix(dir)
+            && glob_keeps(glob, &rel.to_string_lossy())
+        {
+            n += 1;
+        }
+    }
+    Some(n)
+}
+
+fn collect(
+    dir: &Path,
+    recursive: bool,
+    hidden: bool,
+    glob: Option<&GlobMatcher>,
+) -> Result<Vec<String>> {
+    let keep = |rel: &str| glob_keeps(glob, rel);
     let mut out = Vec::new();
     if recursive {
-        let walk = ignore::WalkBuilder::new(dir).follow_links(false).build();
+        let walk = ignore::WalkBuilder::new(dir)
+            .follow_links(false)
+            .standard_filters(!hidden)
+            .build();
         for entry in walk.flatten() {
             if entry.depth() == 0 {
                 continue;

@@ -20,6 +20,10 @@ pub struct Page<T> {
     /// How many items the whole list holds, when that is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total: Option<u64>,
+    /// What the list leaves out by design, and how to include it (a recursive directory
+    /// listing's hidden and ignored entries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<serde_json::Value>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -90,5 +94,6 @@ pub fn artifacts(
         page_size: limit,
         max_page_size: ARTIFACTS_MAX_PAGE,
         total: None,
+        skipped: None,
     })
 }

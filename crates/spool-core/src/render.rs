@@ -466,6 +466,22 @@ pub fn entries_text(
     if page.items.is_empty() {
         out = format!("[LIST {dir}: no entries at this position{total}]\n");
     }
+    if let Some(skipped) = &page.skipped {
+        let how = match dialect {
+            Dialect::Mcp => "list again with hidden=true to include them",
+            Dialect::Cli => "add --hidden to include them",
+        };
+        match skipped.get("hidden_or_ignored").and_then(serde_json::Value::as_u64) {
+            Some(0) => {}
+            Some(n) => out.push_str(&format!(
+                "[not listed: {} hidden or .gitignored entries; {how}]\n",
+                thousands(n)
+            )),
+            None => out.push_str(&format!(
+                "[not listed: hidden and .gitignored entries (not counted: there are too many to count quickly); {how}]\n"
+            )),
+        }
+    }
     for e in &page.items {
         let size = if e.kind == "dir" {
             String::new()

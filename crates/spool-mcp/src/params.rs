@@ -131,9 +131,13 @@ pub struct ListParams {
     /// Only entries whose name or path matches this glob, e.g. `*.md`.
     #[serde(default)]
     pub glob: Option<String>,
-    /// Include subdirectories (respecting .gitignore, skipping hidden files).
+    /// Include subdirectories (respecting .gitignore, skipping hidden files; the answer counts
+    /// what it skipped).
     #[serde(default)]
     pub recursive: bool,
+    /// With `recursive`: include hidden and .gitignored entries too.
+    #[serde(default)]
+    pub hidden: bool,
     /// Entries per page (default 200, at most 1000).
     #[serde(default)]
     pub limit: Option<usize>,

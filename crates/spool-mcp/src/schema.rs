@@ -151,7 +151,8 @@ pub fn page() -> Arc<JsonObject> {
             "has_more": { "type": "boolean" },
             "page_size": { "type": "integer" },
             "max_page_size": { "type": "integer" },
-            "total": { "type": "integer" }
+            "total": { "type": "integer" },
+            "skipped": { "type": "object" }
         },
         "required": ["items", "next_cursor", "has_more", "page_size", "max_page_size"]
     }))

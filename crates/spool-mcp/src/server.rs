@@ -502,9 +502,12 @@ impl Inner {
         let page = spool_core::listing::list(
             &self.store,
             &self.roots,
-            path,
-            p.glob.as_deref(),
-            p.recursive,
+            spool_core::listing::ListQuery {
+                path,
+                glob: p.glob.as_deref(),
+                recursive: p.recursive,
+                hidden: p.hidden,
+            },
             p.limit,
             p.cursor.as_deref(),
         )?;

@@ -6,12 +6,16 @@ use crate::cli::LsArgs;
 use crate::output;
 
 pub fn ls(store: &Store, args: &LsArgs) -> Result<u8, Error> {
+    let path = super::absolute(&args.path)?;
     let page = spool_core::listing::list(
         store,
         &super::everything()?,
-        &super::absolute(&args.path)?,
-        args.glob.as_deref(),
-        args.recursive,
+        spool_core::listing::ListQuery {
+            path: &path,
+            glob: args.glob.as_deref(),
+            recursive: args.recursive,
+            hidden: args.hidden,
+        },
         args.limit,
         args.cursor.as_deref(),
     )?;

@@ -6,7 +6,15 @@ use std::path::Path;
 use std::time::Duration;
 
 use spool_core::ErrorCode;
-use spool_core::listing::list;
+use spool_core::listing::{ListQuery, list};
+
+/// A plain listing of `path`.
+fn at(path: &str) -> ListQuery<'_> {
+    ListQuery {
+        path,
+        ..ListQuery::default()
+    }
+}
 use spool_core::roots::Roots;
 use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
 use spool_core::search::{Paging, Query};
@@ -206,10 +214,10 @@ fn search_and_list_stay_inside_the_roots() {
         )
         .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Forbidden, "{path}");
-        let err = list(&s.store, &roots, path, None, false, None, None).unwrap_err();
+        let err = list(&s.store, &roots, at(path), None, None).unwrap_err();
         assert_eq!(err.code(), ErrorCode::Forbidden, "{path}");
     }
-    let err = list(&s.store, &roots, "missing", None, false, None, None).unwrap_err();
+    let err = list(&s.store, &roots, at("missing"), None, None).unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
     // A single file inside the roots is searched as a snapshot artifact.
     let a = search_path(
@@ -238,16 +246,7 @@ fn listing_2500_entries_under_churn_shows_each_survivor_once() {
     let mut deleted = HashSet::new();
     let mut page_no = 0;
     loop {
-        let page = list(
-            &s.store,
-            &roots,
-            ".",
-            None,
-            false,
-            Some(100),
-            cursor.as_deref(),
-        )
-        .unwrap();
+        let page = list(&s.store, &roots, at("."), Some(100), cursor.as_deref()).unwrap();
         assert!(page.items.len() <= 100);
         seen.extend(page.items.iter().map(|e| e.name.clone()));
         page_no += 1;
@@ -286,15 +285,13 @@ fn listing_2500_entries_under_churn_shows_each_survivor_once() {
     }
     assert!(counts.values().all(|&c| c == 1), "nothing repeats");
     // A tampered cursor is an error, not a restart.
-    let page = list(&s.store, &roots, ".", None, false, Some(10), None).unwrap();
+    let page = list(&s.store, &roots, at("."), Some(10), None).unwrap();
     let mut bad = page.next_cursor.unwrap().into_bytes();
     bad[3] ^= 1;
     let err = list(
         &s.store,
         &roots,
-        ".",
-        None,
-        false,
+        at("."),
         Some(10),
         Some(std::str::from_utf8(&bad).unwrap()),
     )
@@ -354,4 +351,53 @@ fn directory_search_answers_in_words() {
             spool_core::render::Dialect::Mcp
         ))
     );
+}
+
+#[test]
+fn a_recursive_listing_counts_the_hidden_and_ignored_entries_it_left_out() {
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, body) in [
+        ("a.txt", &b"a"[..]),
+        (".hidden", b"h"),
+        (".config/x", b"x"),
+        ("sub/b.txt", b"b"),
+        ("sub/ignored.log", b"i"),
+        (".ignore", b"*.log\n"),
+    ] {
+        write(dir.path(), name, body);
+    }
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let walked = ListQuery {
+        path: ".",
+        recursive: true,
+        ..ListQuery::default()
+    };
+    let page = list(&s.store, &roots, walked, None, None).unwrap();
+    let paths: Vec<&str> = page.items.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["a.txt", "sub", "sub/b.txt"]);
+    // .hidden, .config, .config/x, .ignore and sub/ignored.log
+    assert_eq!(page.skipped.as_ref().unwrap()["hidden_or_ignored"], 5);
+    let text = format!(
+        "{}{}",
+        spool_core::render::entries_text(&page, ".", spool_core::render::Dialect::Mcp),
+        spool_core::render::entries_text(&page, ".", spool_core::render::Dialect::Cli)
+    );
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", "[TIME]");
+    settings.bind(|| insta::assert_snapshot!(text));
+    // Asked for, they are listed, and nothing is said to be left out.
+    let all = list(
+        &s.store,
+        &roots,
+        ListQuery {
+            hidden: true,
+            ..walked
+        },
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(all.items.len(), 8);
+    assert!(all.skipped.is_none());
 }
