@@ -131,8 +131,7 @@ pub struct ListParams {
     /// Only entries whose name or path matches this glob, e.g. `*.md`.
     #[serde(default)]
     pub glob: Option<String>,
-    /// Include subdirectories (respecting .gitignore, skipping hidden files; the answer counts
-    /// what it skipped).
+    /// Include subdirectories (respecting .gitignore, skipping hidden files; says how many).
     #[serde(default)]
     pub recursive: bool,
     /// With `recursive`: include hidden and .gitignored entries too.
