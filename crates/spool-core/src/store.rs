@@ -199,18 +199,19 @@ impl Store {
 
     /// Opens an artifact without counting it as read: looking at it (the audit) must not
     /// change which artifacts the quota evicts first.
-    pub(crate) fn inspect_artifact(&self, reference: &str) -> Result<ArtifactReader> {
+    pub fn inspect_artifact(&self, reference: &str) -> Result<ArtifactReader> {
         let meta = self.live_meta(reference)?;
         ArtifactReader::open(self, meta)
     }
 
     fn remove_content(&self, reference: &str) {
+        // The chunk map first: a map left beside a removed file would vouch for zeros.
         for path in [
+            self.have_path(reference),
             self.content_path(reference),
             self.index_path(reference),
             self.streams_path(reference),
             self.partial_path(reference),
-            self.have_path(reference),
         ] {
             if let Err(e) = std::fs::remove_file(&path)
                 && e.kind() != std::io::ErrorKind::NotFound

@@ -17,6 +17,7 @@
 //! its own.
 
 mod audit;
+mod breaker;
 mod config;
 mod error;
 mod layout;
@@ -24,7 +25,7 @@ mod live;
 
 use std::ops::Range;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
@@ -53,13 +54,9 @@ pub struct SharedStore {
     /// Manifests read, by ref: chunk hashes are checked against them.
     manifests: Arc<std::sync::Mutex<std::collections::HashMap<String, Manifest>>>,
     stale_after: std::time::Duration,
-    /// Until when (ms) the bucket is taken to be down after it failed to answer: requests fail
-    /// at once instead of each waiting out its retries.
-    down_until: Arc<AtomicI64>,
+    /// Fails requests at once for a while after the bucket did not answer.
+    breaker: Arc<breaker::Breaker>,
 }
-
-/// How long a bucket that failed to answer is not asked again.
-const DOWN_FOR_MS: i64 = 30_000;
 
 /// A manifest as read, with the version a conditional update names.
 #[derive(Debug, Clone)]
@@ -94,7 +91,7 @@ impl SharedStore {
             fetched: Arc::new(AtomicU64::new(0)),
             manifests: Arc::default(),
             stale_after: settings.stale_after,
-            down_until: Arc::new(AtomicI64::new(0)),
+            breaker: Arc::default(),
         })
     }
 
@@ -111,38 +108,15 @@ impl SharedStore {
             .join(name)
     }
 
-    /// Runs one request on this store's runtime. After a failure that says the bucket did not
-    /// answer (not a refusal such as not-found or a failed condition), requests fail at once
-    /// for a while: a process never waits out the retries again and again.
+    /// Runs one request on this store's runtime, unless the bucket did not answer a moment
+    /// ago (see `breaker`).
     fn run<T>(
         &self,
         request: impl std::future::Future<Output = Result<T, object_store::Error>>,
     ) -> Result<T, object_store::Error> {
-        let now = spool_core::clock::now_ms();
-        let until = self.down_until.load(Ordering::Relaxed);
-        if now < until {
-            return Err(object_store::Error::Generic {
-                store: "S3",
-                source: format!(
-                    "not asked: it did not answer a moment ago; asked again from {}",
-                    spool_core::clock::rfc3339(until)
-                )
-                .into(),
-            });
-        }
+        self.breaker.check()?;
         let result = self.runtime.block_on(request);
-        if let Err(e) = &result
-            && !matches!(
-                e,
-                object_store::Error::NotFound { .. }
-                    | object_store::Error::AlreadyExists { .. }
-                    | object_store::Error::Precondition { .. }
-                    | object_store::Error::NotModified { .. }
-            )
-        {
-            self.down_until
-                .store(spool_core::clock::now_ms() + DOWN_FOR_MS, Ordering::Relaxed);
-        }
+        self.breaker.record(&result);
         result
     }
 
@@ -157,8 +131,31 @@ impl SharedStore {
     /// none exists, or over a `capturing` one). Nothing is visible to readers until every chunk
     /// is stored.
     pub fn publish(&self, store: &Store, reference: &str) -> Result<Manifest, S3Error> {
-        let reader = store.open_artifact(reference)?;
+        let reader = store.inspect_artifact(reference)?;
         let meta = reader.meta().clone();
+        // Asked first, so nothing is uploaded for a ref that is finished or expired there.
+        if let Some(there) = self.manifest(reference)? {
+            let key = self.key(reference, "manifest.json").to_string();
+            match there.manifest.state {
+                spool_core::envelope::ArtifactState::Capturing => {}
+                spool_core::envelope::ArtifactState::Expired => {
+                    return Err(S3Error::Conflict {
+                        key,
+                        why: "it has expired in the shared store".into(),
+                    });
+                }
+                // Already there (a publish whose answer was lost, or a second try).
+                _ if there.manifest.hash == meta.hash && there.manifest.bytes == meta.bytes => {
+                    return Ok(there.manifest);
+                }
+                _ => {
+                    return Err(S3Error::Conflict {
+                        key,
+                        why: "another process already published this ref".into(),
+                    });
+                }
+            }
+        }
         let mut chunks = Vec::new();
         self.put_rest(&reader, &mut chunks)?;
         self.put_index(store, reference, None)?;
@@ -254,7 +251,7 @@ impl SharedStore {
             Ok(written) => Ok(written),
             Err(object_store::Error::AlreadyExists { .. }) => match self.manifest(reference)? {
                 // A retried request whose first attempt had landed.
-                Some(read) if read.manifest == *manifest => Ok(read),
+                Some(read) if same(&read.manifest, manifest) => Ok(read),
                 Some(read)
                     if read.manifest.state == spool_core::envelope::ArtifactState::Capturing =>
                 {
@@ -340,7 +337,7 @@ impl SharedStore {
             Ok(written) => Ok(written),
             Err(object_store::Error::Precondition { .. }) => match self.manifest(reference)? {
                 // A retried request whose first attempt had landed.
-                Some(now) if now.manifest == *new => Ok(now),
+                Some(now) if same(&now.manifest, new) => Ok(now),
                 _ => Err(S3Error::Conflict {
                     key: key.to_string(),
                     why: "it changed since it was read (a stale etag)".into(),
@@ -685,4 +682,13 @@ fn part_len(manifest: &Manifest, n: usize) -> Option<u64> {
         (None, Some(tail)) if n == manifest.chunks.len() => Some(tail.bytes),
         _ => None,
     }
+}
+
+/// Whether two manifests say the same, whenever each was written.
+fn same(a: &Manifest, b: &Manifest) -> bool {
+    let unstamped = |m: &Manifest| Manifest {
+        updated_at: None,
+        ..m.clone()
+    };
+    unstamped(a) == unstamped(b)
 }

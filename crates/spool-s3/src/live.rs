@@ -136,7 +136,7 @@ impl LiveUpload {
         mut up: Uploaded,
         read: &Versioned,
     ) -> Result<(), S3Error> {
-        let reader = local.open_artifact(&self.reference)?;
+        let reader = local.inspect_artifact(&self.reference)?;
         self.store.put_rest(&reader, &mut up.chunks)?;
         self.store.put_index(local, &self.reference, None)?;
         let manifest = Manifest::of(meta, CHUNK, up.chunks);

@@ -11,10 +11,16 @@ pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
     let shared = store.gc_shared()?;
     if args.common.json {
         let mut v = serde_json::to_value(report).unwrap_or_default();
-        if let (Some(s), Some(obj)) = (shared, v.as_object_mut()) {
+        if let (Some(s), Some(obj)) = (&shared, v.as_object_mut()) {
             obj.insert("shared_expired".into(), s.expired.into());
             obj.insert("shared_published".into(), s.published.into());
             obj.insert("shared_unpublished".into(), s.unpublished.into());
+            if let Some(why) = &s.unpublished_because {
+                obj.insert("shared_unpublished_because".into(), why.clone().into());
+            }
+            if let Some(e) = &s.error {
+                obj.insert("shared_error".into(), e.clone().into());
+            }
         }
         output::json(&v);
     } else {
@@ -27,15 +33,23 @@ pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
             human_bytes(store.config().quota_bytes),
         ));
         if let Some(s) = shared {
-            output::text(&format!(
-                "gc: {} expired in the shared store (content deleted, tombstones kept).",
-                thousands(s.expired)
-            ));
+            match &s.error {
+                None => output::text(&format!(
+                    "gc: {} expired in the shared store (content deleted, tombstones kept).",
+                    thousands(s.expired)
+                )),
+                Some(e) => {
+                    output::text(&format!("gc: expiry not applied in the shared store: {e}"));
+                }
+            }
             if s.published + s.unpublished > 0 {
+                let still = match &s.unpublished_because {
+                    Some(why) => format!("{} still not: {why}", thousands(s.unpublished)),
+                    None => format!("{} still not", thousands(s.unpublished)),
+                };
                 output::text(&format!(
-                    "gc: {} made here published to the shared store now; {} still not (it did not answer).",
-                    thousands(s.published),
-                    thousands(s.unpublished)
+                    "gc: {} made here published to the shared store now; {still}.",
+                    thousands(s.published)
                 ));
             }
         }

@@ -284,6 +284,25 @@ fn the_bucket_stopping_mid_upload_leaves_a_capture_never_complete_and_the_answer
     let local = maker_home.json(&["read", &reference, "--lines", "600000:600000"]);
     assert_eq!(local["content"], "600000\n", "{local}");
 
+    // `spool gc` with the bucket still down: the local work is done, and it says what it could
+    // not do there (it does not fail).
+    let mut gc_down = maker_home.cmd(&["gc"]);
+    for (k, v) in weed.env("team") {
+        gc_down.env(k, v);
+    }
+    let gc_down = gc_down.output().unwrap();
+    assert_eq!(
+        gc_down.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&gc_down.stderr)
+    );
+    let text = String::from_utf8_lossy(&gc_down.stdout);
+    assert!(text.contains("1 still not:"), "{text}");
+    let mut settings = crate::support::settings(&maker_home);
+    settings.add_filter(r"(in the shared store: |still not: )[^\n]*", "$1[CAUSE]");
+    settings.bind(|| insta::assert_snapshot!("gc_with_the_bucket_down", text));
+
     // The bucket back: the capture there is still `capturing`, never complete-looking.
     weed.restart().unwrap();
     // A restarted server may answer before it has loaded what it stored: ask until it has.

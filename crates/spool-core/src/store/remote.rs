@@ -17,14 +17,20 @@ use super::{ArtifactMeta, Store};
 use crate::error::{Error, Result};
 
 /// What `spool gc` did in the shared store.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct SharedGc {
     /// Artifacts whose time had come: content deleted, tombstone kept.
     pub expired: u64,
     /// Artifacts made here that had not reached it before and now have.
     pub published: u64,
-    /// Artifacts made here that still have not (the bucket is still unreachable).
+    /// Artifacts made here that still have not...
     pub unpublished: u64,
+    /// ...and why (the first failure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unpublished_because: Option<String>,
+    /// Why expiry could not be applied there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// An artifact found in the shared store.
@@ -120,19 +126,26 @@ impl Store {
         let Some(remote) = self.remote() else {
             return Ok(None);
         };
-        let (published, unpublished) = self.republish()?;
+        let (published, unpublished, unpublished_because) = self.republish()?;
+        // The local work is done whatever the bucket says: its failure is reported, not raised.
+        let (expired, error) = match remote.gc() {
+            Ok(n) => (n, None),
+            Err(e) => (0, Some(e.to_string())),
+        };
         Ok(Some(SharedGc {
-            expired: remote.gc()?,
+            expired,
             published,
             unpublished,
+            unpublished_because,
+            error,
         }))
     }
 
     /// Publishes the artifacts made here whose upload failed; how many now are in the shared
     /// store, and how many still are not.
-    fn republish(&self) -> Result<(u64, u64)> {
+    fn republish(&self) -> Result<(u64, u64, Option<String>)> {
         let Some(remote) = self.remote() else {
-            return Ok((0, 0));
+            return Ok((0, 0, None));
         };
         let failed: Vec<String> = {
             let conn = self.conn();
@@ -140,32 +153,39 @@ impl Store {
             stmt.query_map([], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?
         };
-        let (mut published, mut unpublished) = (0, 0);
+        let (mut published, mut unpublished, mut cause) = (0, 0, None);
         for reference in failed {
             let sealed = match self.meta(&reference) {
-                Ok(meta) => !matches!(
-                    meta.state,
-                    crate::envelope::ArtifactState::Expired
-                        | crate::envelope::ArtifactState::Capturing
-                ),
-                Err(Error::NotFound { .. }) => false,
+                Ok(meta) => match meta.state {
+                    crate::envelope::ArtifactState::Expired => None,
+                    crate::envelope::ArtifactState::Capturing => Some(false),
+                    _ => Some(true),
+                },
+                Err(Error::NotFound { .. }) => None,
                 Err(e) => return Err(e),
             };
-            if !sealed {
-                // Gone here (or not finished): nothing to publish.
-                self.conn()
-                    .execute("DELETE FROM share_failures WHERE ref = ?1", [&reference])?;
-                continue;
+            match sealed {
+                Some(true) => {}
+                // Still being captured: its end publishes it (or records why not).
+                Some(false) => continue,
+                None => {
+                    // Gone here: nothing to publish.
+                    self.conn()
+                        .execute("DELETE FROM share_failures WHERE ref = ?1", [&reference])?;
+                    continue;
+                }
             }
             let outcome = remote.publish(self, &reference);
-            if outcome.is_ok() {
-                published += 1;
-            } else {
-                unpublished += 1;
+            match &outcome {
+                Ok(()) => published += 1,
+                Err(e) => {
+                    unpublished += 1;
+                    cause.get_or_insert_with(|| e.to_string());
+                }
             }
             self.record_share(&reference, outcome);
         }
-        Ok((published, unpublished))
+        Ok((published, unpublished, cause))
     }
 
     /// The key that signs new cursors: the shared store's, so a cursor continues on any machine
@@ -359,6 +379,7 @@ impl Store {
         }
         let chunk_size = found.chunk_size.max(1);
         let content = self.content_path(&reference);
+        let existed = content.exists();
         // Never truncated: another reader (thread or process) may be adopting or reading the
         // same copy, and every byte in it was checked against its chunk's hash.
         let file = std::fs::OpenOptions::new()
@@ -374,7 +395,12 @@ impl Store {
         replace_file(&self.index_path(&reference), &found.index)?;
         let chunks = meta.bytes.div_ceil(chunk_size) as usize;
         let have_path = self.have_path(&reference);
-        let mut have = std::fs::read(&have_path).unwrap_or_default();
+        // A chunk map vouches only for a file that was already there.
+        let mut have = if existed {
+            std::fs::read(&have_path).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         if let Some(before) = before
             && before.bytes % chunk_size != 0
             && let Some(slot) = have.get_mut((before.bytes / chunk_size) as usize)
@@ -483,7 +509,7 @@ impl Store {
             reference: reference.to_owned(),
             chunk_size: (s as u64).max(1),
             size: meta.bytes,
-            growing: meta.state != crate::envelope::ArtifactState::Complete,
+            growing: meta.state == crate::envelope::ArtifactState::Capturing,
             content: self.content_path(reference),
             have: self.have_path(reference),
         }))
@@ -554,6 +580,11 @@ impl Filler {
 /// it open keeps the old one intact.
 fn replace_file(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", crate::refs::new_ref()?));
-    std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    let written = std::fs::write(&tmp, bytes)
+        .map_err(|e| Error::io(&tmp, e))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }

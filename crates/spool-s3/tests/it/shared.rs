@@ -65,11 +65,12 @@ fn a_manifest_is_created_once_and_changed_only_from_the_version_read() {
     let reference = put(&store, b"hello\n");
     let shared = shared(&weed, "cond");
     shared.publish(&store, &reference).unwrap();
-    // Create-if-absent: a second publish of the same ref does not overwrite.
-    let again = shared.publish(&store, &reference).unwrap_err();
-    assert!(again.to_string().contains("already published"), "{again}");
-
+    // Publishing again (a retry whose first answer was lost) changes nothing there.
+    let before = shared.manifest(&reference).unwrap().unwrap();
+    shared.publish(&store, &reference).unwrap();
     let first = shared.manifest(&reference).unwrap().unwrap();
+    assert_eq!(before.version.e_tag, first.version.e_tag, "not rewritten");
+
     let mut expired = first.manifest.clone();
     expired.state = ArtifactState::Expired;
     let updated = shared
@@ -87,9 +88,20 @@ fn a_manifest_is_created_once_and_changed_only_from_the_version_read() {
         .unwrap_err();
     assert!(stale.to_string().contains("stale etag"), "{stale}");
     // The fresh version works.
-    shared
+    let cancelled = shared
         .update_manifest(&reference, &updated, &other)
         .unwrap();
+    // A finished ref there that is not this content is never overwritten by a publish.
+    let mut theirs = cancelled.manifest.clone();
+    theirs.hash = Some("0".repeat(32));
+    shared
+        .update_manifest(&reference, &cancelled, &theirs)
+        .unwrap();
+    let refused = shared.publish(&store, &reference).unwrap_err();
+    assert!(
+        refused.to_string().contains("already published"),
+        "{refused}"
+    );
 }
 
 #[test]
