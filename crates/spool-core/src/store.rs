@@ -16,6 +16,7 @@
 
 pub mod index;
 pub mod meta;
+mod read_through;
 mod reader;
 pub mod remote;
 mod scan;

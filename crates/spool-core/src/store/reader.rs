@@ -20,7 +20,7 @@ pub struct ArtifactReader {
     file: File,
     index: IndexReader,
     /// For an artifact read through from the shared store: fetches chunks before reads.
-    remote: Option<super::remote::Filler>,
+    remote: Option<super::read_through::Filler>,
 }
 
 #[derive(Clone, Copy)]
