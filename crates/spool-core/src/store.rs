@@ -69,7 +69,9 @@ pub struct Store {
     /// The shared store behind this one, if any.
     remote: std::sync::OnceLock<std::sync::Arc<dyn Remote>>,
     /// The shared store's cursor key, fetched once on first use (`None`: it was unreachable).
-    shared_secret: std::sync::OnceLock<Option<[u8; 32]>>,
+    shared_secret: std::sync::OnceLock<[u8; 32]>,
+    /// When to ask the shared store for its key again after it could not be reached (ms).
+    shared_secret_retry_at: std::sync::atomic::AtomicI64,
 }
 
 impl Store {
@@ -125,6 +127,7 @@ impl Store {
             config,
             remote: std::sync::OnceLock::new(),
             shared_secret: std::sync::OnceLock::new(),
+            shared_secret_retry_at: std::sync::atomic::AtomicI64::new(0),
         })
     }
 

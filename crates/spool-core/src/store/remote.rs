@@ -79,6 +79,9 @@ pub trait Remote: Send + Sync {
     fn audit_of(&self, reference: &str) -> Result<Vec<crate::audit::SharedRow>>;
 }
 
+/// How long after failing to get the shared store's cursor key it is asked for again.
+const SECRET_RETRY_MS: i64 = 60_000;
+
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS remote_chunks (
     ref TEXT PRIMARY KEY,
@@ -183,16 +186,26 @@ impl Store {
     }
 
     fn shared_secret(&self) -> Option<&[u8; 32]> {
+        use std::sync::atomic::Ordering;
+        if let Some(key) = self.shared_secret.get() {
+            return Some(key);
+        }
         let remote = self.remote()?;
-        self.shared_secret
-            .get_or_init(|| match remote.secret() {
-                Ok(key) => Some(key),
-                Err(e) => {
-                    tracing::warn!(error = %e, "cursors are signed with this machine's key: the shared store's key is unavailable");
-                    None
-                }
-            })
-            .as_ref()
+        let now = crate::clock::now_ms();
+        if now < self.shared_secret_retry_at.load(Ordering::Relaxed) {
+            return None;
+        }
+        match remote.secret() {
+            Ok(key) => Some(self.shared_secret.get_or_init(|| key)),
+            Err(e) => {
+                // Asked again a minute later: a server started during an outage signs with the
+                // shared key once the bucket is back.
+                self.shared_secret_retry_at
+                    .store(now + SECRET_RETRY_MS, Ordering::Relaxed);
+                tracing::warn!(error = %e, "cursors are signed with this machine's key for now: the shared store's key is unavailable");
+                None
+            }
+        }
     }
 
     /// This store's name in a shared store's audit: the host, and a short id of this home (two
