@@ -95,9 +95,7 @@ impl SharedStore {
     }
 
     fn read_rows(&self, location: &Path) -> Result<Vec<SharedRow>, S3Error> {
-        let bytes = self
-            .run(async { self.bucket.get(location).await?.bytes().await })
-            .map_err(|e| self.unavailable(&e))?;
+        let bytes = self.get_whole(location).map_err(|e| self.unavailable(&e))?;
         bytes
             .split(|&b| b == b'\n')
             .filter(|line| !line.is_empty())

@@ -137,6 +137,11 @@ impl SharedStore {
         }
     }
 
+    /// The whole object at `key` (the store's own error, for the caller to read).
+    pub(crate) fn get_whole(&self, key: &Path) -> Result<bytes::Bytes, object_store::Error> {
+        self.run(async { self.bucket.get(key).await?.bytes().await })
+    }
+
     /// The key cursors are signed with on every machine using this bucket: made by the first
     /// machine that needs it (create-if-absent, so two first machines agree on one key).
     pub fn cursor_secret(&self) -> Result<[u8; 32], S3Error> {
@@ -148,7 +153,7 @@ impl SharedStore {
             })
         };
         // Usually there already: one read.
-        match self.run(async { self.bucket.get(&key).await?.bytes().await }) {
+        match self.get_whole(&key) {
             Ok(got) => return read(&got),
             Err(object_store::Error::NotFound { .. }) => {}
             Err(e) => return Err(self.unavailable(&e)),
@@ -171,9 +176,7 @@ impl SharedStore {
             Err(e) => return Err(self.unavailable(&e)),
         }
         // Another machine made it first: theirs is the one.
-        let got = self
-            .run(async { self.bucket.get(&key).await?.bytes().await })
-            .map_err(|e| self.unavailable(&e))?;
+        let got = self.get_whole(&key).map_err(|e| self.unavailable(&e))?;
         read(&got)
     }
 

@@ -5,8 +5,6 @@
 use std::ops::Range;
 use std::sync::atomic::Ordering;
 
-use object_store::ObjectStoreExt;
-
 use crate::layout::{self, Manifest};
 use crate::{S3Error, SharedStore};
 
@@ -51,7 +49,7 @@ impl SharedStore {
     ) -> Result<Vec<u8>, S3Error> {
         let mut current = std::borrow::Cow::Borrowed(manifest);
         for attempt in 0..4 {
-            if part_len(&current, n).is_some_and(|len| len >= min_len)
+            if part(&current, n).is_some_and(|(_, len, _)| len >= min_len)
                 && let Some(bytes) = self.fetch_part(reference, &current, n)?
             {
                 return Ok(bytes);
@@ -86,17 +84,13 @@ impl SharedStore {
         manifest: &Manifest,
         n: usize,
     ) -> Result<Option<Vec<u8>>, S3Error> {
-        let (name, bytes, xxh3) = match (manifest.chunks.get(n), &manifest.tail) {
-            (Some(info), _) => (layout::chunk_name(n), info.bytes, info.xxh3.clone()),
-            (None, Some(tail)) if n == manifest.chunks.len() => {
-                (tail.name.clone(), tail.bytes, tail.xxh3.clone())
-            }
-            // Past what this manifest names: a newer one may name it.
-            _ => return Ok(None),
+        // Past what this manifest names: a newer one may name it.
+        let Some((name, bytes, xxh3)) = part(manifest, n) else {
+            return Ok(None);
         };
         let key = self.key(reference, &name);
-        let got = match self.run(self.bucket.get(&key)) {
-            Ok(got) => self.run(got.bytes()).map_err(|e| self.unavailable(&e))?,
+        let got = match self.get_whole(&key) {
+            Ok(got) => got,
             Err(object_store::Error::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(self.unavailable(&e)),
         };
@@ -115,11 +109,14 @@ impl SharedStore {
     }
 }
 
-/// The length of chunk `n` as `manifest` names it (the tail past the full chunks).
-fn part_len(manifest: &Manifest, n: usize) -> Option<u64> {
+/// The object name, length and hash of chunk `n` as `manifest` names it (the tail past the
+/// full chunks).
+fn part(manifest: &Manifest, n: usize) -> Option<(String, u64, String)> {
     match (manifest.chunks.get(n), &manifest.tail) {
-        (Some(info), _) => Some(info.bytes),
-        (None, Some(tail)) if n == manifest.chunks.len() => Some(tail.bytes),
+        (Some(info), _) => Some((layout::chunk_name(n), info.bytes, info.xxh3.clone())),
+        (None, Some(tail)) if n == manifest.chunks.len() => {
+            Some((tail.name.clone(), tail.bytes, tail.xxh3.clone()))
+        }
         _ => None,
     }
 }

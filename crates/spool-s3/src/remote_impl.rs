@@ -1,6 +1,5 @@
 //! The core's `Remote`: what the local store asks of the shared one.
 
-use object_store::ObjectStoreExt;
 use spool_core::Store;
 
 use crate::{S3Error, SharedStore, live};
@@ -38,13 +37,10 @@ impl spool_core::store::Remote for SharedStore {
             }));
         }
         let key = self.key(reference, "index");
-        let mut index = match self.run(self.bucket.get(&key)) {
-            Ok(got) => self
-                .run(got.bytes())
-                .map_err(|e| self.unavailable(&e).into_core())?
-                .to_vec(),
-            Err(e) => return Err(self.unavailable(&e).into_core()),
-        };
+        let mut index = self
+            .get_whole(&key)
+            .map_err(|e| self.unavailable(&e).into_core())?
+            .to_vec();
         let manifest = found.manifest;
         // A growing capture's index may already be newer than the manifest read before it.
         index.truncate(spool_core::store::index::prefix_within(

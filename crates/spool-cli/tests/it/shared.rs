@@ -8,6 +8,16 @@ struct Machine<'w> {
     weed: &'w spool_test_support::weed::Weed,
 }
 
+/// Asserts a command exited 0, showing its stderr when it did not.
+fn succeeded(out: &std::process::Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Two machines (homes of their own) on one bucket.
 fn two_machines(weed: &spool_test_support::weed::Weed) -> (Machine<'_>, Machine<'_>) {
     let machine = || Machine {
@@ -32,22 +42,12 @@ fn a_ref_made_on_one_machine_is_read_searched_and_paged_on_another() {
     let weed = spool_test_support::weed::Weed::start().unwrap_or_else(|e| panic!("{e}"));
     let (maker, reader) = two_machines(&weed);
     let made = maker.run(&["run", "--", "seq", "1", "300000"]);
-    assert_eq!(
-        made.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    succeeded(&made);
     let reference = reference_of(&made);
 
     // B never saw it: it reads a window deep inside, from the shared copy.
     let read = reader.run(&["read", &reference, "--lines", "250000:250002", "--json"]);
-    assert_eq!(
-        read.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&read.stderr)
-    );
+    succeeded(&read);
     let window: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
     assert_eq!(window["content"], "250000\n250001\n250002\n");
     assert_eq!(window["total"]["lines"], 300_000);
@@ -291,12 +291,7 @@ fn the_bucket_stopping_mid_upload_leaves_a_capture_never_complete_and_the_answer
         gc_down.env(k, v);
     }
     let gc_down = gc_down.output().unwrap();
-    assert_eq!(
-        gc_down.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&gc_down.stderr)
-    );
+    succeeded(&gc_down);
     let text = String::from_utf8_lossy(&gc_down.stdout);
     assert!(text.contains("1 still not:"), "{text}");
     let mut settings = crate::support::settings(&maker_home);
@@ -401,12 +396,7 @@ fn the_shared_store_can_be_set_in_spool_toml_and_a_bad_table_is_a_clear_error() 
         .env("AWS_SECRET_ACCESS_KEY", spool_test_support::weed::SECRET)
         .output()
         .unwrap();
-    assert_eq!(
-        made.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    succeeded(&made);
     let reference = reference_of(&made);
     let reader = Machine {
         home: Home::new(),
@@ -419,12 +409,7 @@ fn the_shared_store_can_be_set_in_spool_toml_and_a_bad_table_is_a_clear_error() 
 
     // No rows asked for, no rows: not a crash.
     let none = reader.run(&["audit", "--limit", "0", "--json"]);
-    assert_eq!(
-        none.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&none.stderr)
-    );
+    succeeded(&none);
     assert_eq!(
         serde_json::from_slice::<serde_json::Value>(&none.stdout).unwrap(),
         serde_json::json!([])
