@@ -147,6 +147,9 @@ pub struct SearchArgs {
     /// Continue from a previous answer's `next_cursor`.
     #[arg(long)]
     pub cursor: Option<String>,
+    /// Cap of the answer, in tokens: a larger page holds fewer and says so.
+    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u64,
     #[command(flatten)]
     pub common: Common,
 }
@@ -162,6 +165,9 @@ pub struct ArtifactsArgs {
     /// Continue from a previous answer's `next_cursor`.
     #[arg(long)]
     pub cursor: Option<String>,
+    /// Cap of the answer, in tokens: a larger page holds fewer and says so.
+    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u64,
     #[command(flatten)]
     pub common: Common,
 }
@@ -203,6 +209,16 @@ pub struct ServeArgs {
     /// Require `Authorization: Bearer TOKEN` on HTTP requests.
     #[arg(long, env = "SPOOL_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// Send structured content beside the text blocks, each complete alone (`on`), or text
+    /// blocks only and no output schemas (`off`, for a host that shows the model both parts).
+    #[arg(long, value_enum, default_value = "on")]
+    pub structured: OnOff,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
 }
 
 #[derive(Debug, Args)]
@@ -234,6 +250,11 @@ pub struct WrapArgs {
     /// Answer cap, in tokens: larger upstream answers are stored and shown in part.
     #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
     pub max_tokens: u64,
+    /// Structured content in spool's own answers (`on`), or text blocks only and no output
+    /// schemas (`off`, for a host that shows the model both parts). Results an upstream sends
+    /// that fit pass through as they came.
+    #[arg(long, value_enum, default_value = "on")]
+    pub structured: OnOff,
     /// The upstream command and its arguments (after `--`, or after spool's own options).
     #[arg(
         trailing_var_arg = true,
@@ -264,6 +285,9 @@ pub struct LsArgs {
     /// Continue from a previous answer's `next_cursor`.
     #[arg(long)]
     pub cursor: Option<String>,
+    /// Cap of the answer, in tokens: a larger page holds fewer and says so.
+    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u64,
     #[command(flatten)]
     pub common: Common,
 }

@@ -71,6 +71,17 @@ pub fn absolute(path: &str) -> Result<String, Error> {
     Ok(cwd.join(p).display().to_string())
 }
 
+/// The cap of a CLI answer: it is printed in one form only, words or (`--json`) the structured
+/// answer, and that form must fit.
+pub fn cap(max_tokens: u64, json: bool) -> spool_core::Cap {
+    let forms = if json {
+        spool_core::fit::Forms::Json
+    } else {
+        spool_core::fit::Forms::Text
+    };
+    spool_core::Cap::new(max_tokens).sending(forms)
+}
+
 /// Audit failures never fail the answer; they are logged.
 pub fn audited(result: spool_core::Result<()>) {
     if let Err(e) = result {

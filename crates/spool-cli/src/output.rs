@@ -21,9 +21,11 @@ pub fn text(s: &str) {
     let _ = out.flush();
 }
 
+/// An envelope: its text, or with `--json` the whole structured answer (`notice` first, in the
+/// CLI's words).
 pub fn envelope(e: &Envelope, as_json: bool) {
     if as_json {
-        json(e);
+        json(&spool_core::wire::envelope(e, Dialect::Cli));
     } else {
         text(&render::envelope_text(e, Dialect::Cli));
     }

@@ -184,17 +184,21 @@ impl ArtifactState {
 }
 
 /// The structured answer of every content tool.
+///
+/// Fields serialize in the contract's order, facts before the content, so a host that cuts the
+/// JSON still shows the facts: `ref`, `shown`, `total`, `complete`, `reason`, `next`, `source`,
+/// then `content` (`wire::envelope` puts the banner's words, `notice`, before all of them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Envelope {
     #[serde(rename = "ref")]
     pub reference: String,
-    pub source: Source,
     pub shown: Vec<Range>,
     pub total: Totals,
     pub complete: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
     pub next: Vec<NextCall>,
+    pub source: Source,
     /// How the stored copy itself ended, when that is not `complete`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capture: Option<CaptureNote>,

@@ -14,8 +14,10 @@ use crate::envelope::{
     Delivery, Envelope, NextCall, Range, Reason, ReasonCode, Source, Totals, Unit,
 };
 use crate::error::{Error, Result};
+use crate::fit::{self, Cap, Size};
 use crate::render::{self, Dialect};
 use crate::store::{ArtifactMeta, ArtifactReader, NewArtifact, Store};
+use crate::wire;
 
 /// The most items one page holds.
 pub const ITEMS_MAX_PAGE: usize = 1_000;
@@ -116,9 +118,9 @@ pub fn item_page(
     reference: &str,
     start: PageStart<'_>,
     limit: Option<usize>,
-    max_tokens: u64,
+    cap: impl Into<Cap>,
 ) -> Result<ItemPage> {
-    item_page_with_notes(store, reference, start, limit, max_tokens, &[])
+    item_page_with_notes(store, reference, start, limit, cap, &[])
 }
 
 /// [`item_page`] with notes for the banner (counted in the cap).
@@ -127,9 +129,11 @@ pub fn item_page_with_notes(
     reference: &str,
     start: PageStart<'_>,
     limit: Option<usize>,
-    max_tokens: u64,
+    cap: impl Into<Cap>,
     notes: &[String],
 ) -> Result<ItemPage> {
+    let cap = cap.into();
+    crate::window::check_cap(cap.tokens)?;
     let at = match start {
         PageStart::At(at) => at,
         PageStart::Cursor(c) => {
@@ -169,9 +173,9 @@ pub fn item_page_with_notes(
         ));
     }
     let wanted = limit.unwrap_or(ITEMS_MAX_PAGE);
-    let mut budget = max_tokens.saturating_sub(BANNER_RESERVE).max(1);
-    // Each pass shrinks the items' share by what the banner overran; a banner that alone does
-    // not fit ends it with an error rather than a page over the cap.
+    let mut budget = cap.tokens.saturating_sub(BANNER_RESERVE).max(1);
+    // Each pass shrinks the items' share by what the answer overran in its largest form; a
+    // banner that alone does not fit ends it with an error rather than a page over the cap.
     for _ in 0..8 {
         let mut page = fill(
             store,
@@ -179,20 +183,22 @@ pub fn item_page_with_notes(
             at,
             wanted,
             budget,
-            max_tokens,
+            cap.tokens,
             limit.is_some(),
         )?;
         page.envelope.notes.extend(notes.iter().cloned());
-        let text = render::item_page_text(&page, Dialect::Mcp);
-        let used = crate::tokens::count(&text);
-        if used <= max_tokens {
+        let size = page_size(&page, cap);
+        if cap.holds(size) {
             return Ok(page);
         }
         if page.items.is_empty() || budget == 1 {
             break;
         }
-        budget = budget.saturating_sub(used - max_tokens).max(1);
+        let by_overrun = budget.saturating_sub(size.tokens.saturating_sub(cap.tokens));
+        let by_share = budget * cap.share(size) / 1000 * 19 / 20;
+        budget = by_overrun.min(by_share).max(1);
     }
+    let max_tokens = cap.tokens;
     Err(Error::invalid(
         format!(
             "`max_tokens` {max_tokens} leaves no room for a page of this list after its banner"
@@ -202,6 +208,20 @@ pub fn item_page_with_notes(
             max_tokens.max(BANNER_RESERVE) * 2
         )),
     ))
+}
+
+/// The largest form of a page as sent: its text and its structured JSON, in either dialect.
+fn page_size(page: &ItemPage, cap: Cap) -> Size {
+    let reference = page.envelope.reference.as_str();
+    [Dialect::Mcp, Dialect::Cli]
+        .into_iter()
+        .map(|d| {
+            cap.forms.pick(
+                || fit::measure(&render::item_page_text(page, d), reference, cap),
+                || fit::measure(&wire::compact(&structured(page, d)), reference, cap),
+            )
+        })
+        .fold(Size::default(), Size::max)
 }
 
 /// Reads items from `at` until `wanted` items or `budget` tokens.
@@ -291,7 +311,7 @@ fn fill(
     } else if has_more && stopped_by_tokens {
         Some(Reason {
             code: ReasonCode::TokenCap,
-            detail: format!("answers are capped at {max_tokens} tokens"),
+            detail: Cap::new(max_tokens).detail(false),
         })
     } else if has_more && limited {
         Some(Reason {
@@ -364,13 +384,29 @@ fn fill(
     })
 }
 
-/// The structured answer of a page without its text (which travels in text blocks).
-pub fn structured(page: &ItemPage) -> Value {
-    let mut v = serde_json::to_value(page).unwrap_or(Value::Null);
-    if let Some(obj) = v.as_object_mut() {
-        obj.remove("content");
+/// The structured answer of a page: `notice`, the envelope's facts, the page's fields, the
+/// source, then the items (which are the content: the text lines are not sent twice).
+pub fn structured(page: &ItemPage, dialect: Dialect) -> Value {
+    let e = &page.envelope;
+    let mut fields = match serde_json::to_value(e) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    fields.remove("content");
+    let mut out = Map::new();
+    out.insert("notice".into(), json!(render::banner(e, dialect)));
+    for key in ["ref", "shown", "total", "complete", "reason", "next"] {
+        if let Some(v) = fields.remove(key) {
+            out.insert(key.into(), v);
+        }
     }
-    v
+    out.insert("next_cursor".into(), json!(page.next_cursor));
+    out.insert("has_more".into(), json!(page.has_more));
+    out.insert("page_size".into(), json!(page.page_size));
+    out.insert("max_page_size".into(), json!(page.max_page_size));
+    out.extend(fields);
+    out.insert("items".into(), Value::Array(page.items.clone()));
+    Value::Object(out)
 }
 
 /// The version fields of an upstream MCP result: server, tool, arguments and call time.

@@ -10,6 +10,7 @@ pub mod envelope;
 pub mod error;
 pub mod exec;
 pub mod files;
+pub mod fit;
 pub mod items;
 pub mod listing;
 pub mod page;
@@ -22,8 +23,10 @@ pub mod streams;
 pub mod tokens;
 pub mod utf8;
 pub mod window;
+pub mod wire;
 
 pub use envelope::{Envelope, NextCall, Source, SourceKind};
 pub use error::{Error, ErrorCode, Result};
+pub use fit::Cap;
 pub use store::{Store, StoreConfig};
 pub use window::{DEFAULT_MAX_TOKENS, Preview, WindowRequest};

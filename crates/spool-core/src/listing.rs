@@ -8,6 +8,7 @@ use globset::{Glob, GlobMatcher};
 use serde::{Deserialize, Serialize};
 
 use crate::cursor;
+use crate::envelope::NextCall;
 use crate::error::{Error, Result};
 use crate::page::Page;
 use crate::roots::Roots;
@@ -130,8 +131,9 @@ pub fn list(
     }
     let has_more = items.len() > limit;
     items.truncate(limit);
-    let next_cursor = if has_more {
-        items.last().map(|e| {
+    let after: Vec<String> = items
+        .iter()
+        .map(|e| {
             cursor::seal(
                 store,
                 &ListCursor {
@@ -141,10 +143,25 @@ pub fn list(
                 },
             )
         })
+        .collect();
+    let next_cursor = if has_more {
+        after.last().cloned()
     } else {
         None
     };
-    Ok(Page {
+    let mut repeat = serde_json::Map::new();
+    repeat.insert("path".into(), path.into());
+    if let Some(g) = glob {
+        repeat.insert("glob".into(), g.into());
+    }
+    if recursive {
+        repeat.insert("recursive".into(), true.into());
+    }
+    if hidden {
+        repeat.insert("hidden".into(), true.into());
+    }
+    repeat.insert("limit".into(), limit.into());
+    let mut page = Page {
         items,
         next_cursor,
         has_more,
@@ -152,7 +169,16 @@ pub fn list(
         max_page_size: MAX_PAGE,
         total: Some(total),
         skipped,
-    })
+        next: Vec::new(),
+        reason: None,
+        repeat: Some(NextCall {
+            tool: "list".into(),
+            arguments: repeat,
+        }),
+        after,
+    };
+    page.set_next();
+    Ok(page)
 }
 
 fn glob_keeps(glob: Option<&GlobMatcher>, rel: &str) -> bool {

@@ -2,9 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use serde_json::{Map, Value};
+
 use crate::cursor;
-use crate::envelope::SourceKind;
+use crate::envelope::{NextCall, Reason, ReasonCode, SourceKind};
 use crate::error::{Error, Result};
+use crate::fit::{self, Cap, Size};
+use crate::render::Dialect;
 use crate::store::Store;
 
 pub const ARTIFACTS_MAX_PAGE: usize = 1_000;
@@ -24,6 +28,100 @@ pub struct Page<T> {
     /// listing's hidden and ignored entries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<serde_json::Value>,
+    /// The call for the next page, every argument of this one kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub next: Vec<NextCall>,
+    /// Why this page holds fewer items than asked for (the answer's cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    /// The call that asked for this page, without its cursor.
+    #[serde(skip)]
+    pub repeat: Option<NextCall>,
+    /// For each item, the cursor that continues after it.
+    #[serde(skip)]
+    pub after: Vec<String>,
+}
+
+impl<T> Page<T> {
+    /// `next` from `repeat` and `next_cursor`.
+    pub fn set_next(&mut self) {
+        self.next.clear();
+        if let (Some(c), Some(repeat)) = (&self.next_cursor, &self.repeat) {
+            let mut call = repeat.clone();
+            call.arguments
+                .insert("cursor".into(), Value::String(c.clone()));
+            self.next.push(call);
+        }
+    }
+
+    /// Keeps the first `kept` items (at least one), saying why and continuing after them.
+    fn keep_first(&mut self, kept: usize, why: Reason) {
+        if kept == 0 || kept >= self.items.len() {
+            return;
+        }
+        self.items.truncate(kept);
+        self.next_cursor = self.after.get(kept - 1).cloned();
+        self.has_more = true;
+        self.reason = Some(why);
+        self.set_next();
+    }
+}
+
+/// The structured page: `notice`, the page's facts, then the items (its content).
+pub fn structured<T: Serialize>(page: &Page<T>, notice: String) -> Value {
+    let mut fields = match serde_json::to_value(page) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    let items = fields.remove("items").unwrap_or(Value::Array(Vec::new()));
+    let mut out = Map::new();
+    out.insert("notice".into(), Value::String(notice));
+    out.extend(fields);
+    out.insert("items".into(), items);
+    Value::Object(out)
+}
+
+/// Fits a page under `cap` in every form it is sent in. `forms` gives a page's text and its
+/// notice in a dialect; a page too large keeps fewer items and continues after the last kept.
+pub fn fit<T: Serialize>(
+    page: &mut Page<T>,
+    cap: impl Into<Cap>,
+    forms: impl Fn(&Page<T>, Dialect) -> (String, String),
+) -> Result<()> {
+    let cap = cap.into();
+    crate::window::check_cap(cap.tokens)?;
+    for _ in 0..8 {
+        let size = [Dialect::Mcp, Dialect::Cli]
+            .into_iter()
+            .map(|d| {
+                let (text, notice) = forms(page, d);
+                cap.forms.pick(
+                    || fit::measure(&text, "", cap),
+                    || fit::measure(&crate::wire::compact(&structured(page, notice)), "", cap),
+                )
+            })
+            .fold(Size::default(), Size::max);
+        if cap.holds(size) {
+            return Ok(());
+        }
+        let n = page.items.len();
+        if n <= 1 {
+            return Err(Error::invalid(
+                format!(
+                    "one item of this list does not fit an answer of {} tokens",
+                    crate::render::thousands(cap.tokens)
+                ),
+                Some("ask for a larger `max_tokens`".to_owned()),
+            ));
+        }
+        let kept = (n as u64 * cap.share(size) / 1000 * 19 / 20).clamp(1, n as u64 - 1);
+        let why = Reason {
+            code: ReasonCode::TokenCap,
+            detail: cap.detail(size.chars > cap.chars),
+        };
+        page.keep_first(kept as usize, why);
+    }
+    Ok(())
 }
 
 #[derive(Serialize, Deserialize)]
@@ -40,7 +138,7 @@ pub fn artifacts(
     kind: Option<&str>,
     limit: usize,
     cursor: Option<&str>,
-) -> Result<Page<serde_json::Value>> {
+) -> Result<Page<Value>> {
     if limit == 0 || limit > ARTIFACTS_MAX_PAGE {
         return Err(Error::invalid(
             format!("`limit` must be between 1 and {ARTIFACTS_MAX_PAGE} (got {limit})"),
@@ -69,8 +167,9 @@ pub fn artifacts(
     let mut rows = store.list(parsed_kind, after, limit + 1)?;
     let has_more = rows.len() > limit;
     rows.truncate(limit);
-    let next_cursor = if has_more {
-        rows.last().map(|m| {
+    let after: Vec<String> = rows
+        .iter()
+        .map(|m| {
             cursor::seal(
                 store,
                 &ArtifactsCursor {
@@ -81,10 +180,18 @@ pub fn artifacts(
                 },
             )
         })
+        .collect();
+    let next_cursor = if has_more {
+        after.last().cloned()
     } else {
         None
     };
-    Ok(Page {
+    let mut repeat = Map::new();
+    if let Some(k) = kind {
+        repeat.insert("kind".into(), Value::from(k));
+    }
+    repeat.insert("limit".into(), Value::from(limit));
+    let mut page = Page {
         items: rows
             .iter()
             .map(crate::store::ArtifactMeta::summary)
@@ -95,5 +202,14 @@ pub fn artifacts(
         max_page_size: ARTIFACTS_MAX_PAGE,
         total: None,
         skipped: None,
-    })
+        next: Vec::new(),
+        reason: None,
+        repeat: Some(NextCall {
+            tool: "artifacts".into(),
+            arguments: repeat,
+        }),
+        after,
+    };
+    page.set_next();
+    Ok(page)
 }

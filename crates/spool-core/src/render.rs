@@ -182,7 +182,67 @@ pub fn cli_text(call: &NextCall) -> String {
                 .get("path")
                 .and_then(Value::as_str)
                 .map_or_else(|| reference.to_owned(), shell_word);
-            let mut out = format!("spool search {pattern} {target}");
+            let mut out = String::new();
+            if a.get("literal").and_then(Value::as_bool) == Some(true) {
+                out.push_str(" -F");
+            }
+            if a.get("case_insensitive").and_then(Value::as_bool) == Some(true) {
+                out.push_str(" -i");
+            }
+            if let Some(context) = num("context") {
+                out.push_str(&format!(" -C {context}"));
+            }
+            for glob in a
+                .get("glob")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(glob) = glob.as_str() {
+                    out.push_str(&format!(" -g {}", shell_word(glob)));
+                }
+            }
+            if let Some(limit) = num("limit") {
+                out.push_str(&format!(" --limit {limit}"));
+            }
+            if let Some(cursor) = a.get("cursor").and_then(Value::as_str) {
+                out.push_str(&format!(" --cursor {cursor}"));
+            }
+            if pattern.starts_with('-') {
+                // Options first, so that the pattern can stand after `--`.
+                format!("spool search{out} -- {pattern} {target}")
+            } else {
+                format!("spool search {pattern} {target}{out}")
+            }
+        }
+        "list" => {
+            let path = a.get("path").and_then(Value::as_str).unwrap_or(".");
+            let mut out = format!("spool ls {}", shell_word(path));
+            if a.get("recursive").and_then(Value::as_bool) == Some(true) {
+                out.push_str(" -r");
+            }
+            if a.get("hidden").and_then(Value::as_bool) == Some(true) {
+                out.push_str(" --hidden");
+            }
+            if let Some(glob) = a.get("glob").and_then(Value::as_str) {
+                out.push_str(&format!(" --glob {}", shell_word(glob)));
+            }
+            if let Some(limit) = num("limit") {
+                out.push_str(&format!(" --limit {limit}"));
+            }
+            if let Some(cursor) = a.get("cursor").and_then(Value::as_str) {
+                out.push_str(&format!(" --cursor {cursor}"));
+            }
+            out
+        }
+        "artifacts" => {
+            let mut out = "spool artifacts".to_owned();
+            if let Some(kind) = a.get("kind").and_then(Value::as_str) {
+                out.push_str(&format!(" --kind {}", shell_word(kind)));
+            }
+            if let Some(limit) = num("limit") {
+                out.push_str(&format!(" --limit {limit}"));
+            }
             if let Some(cursor) = a.get("cursor").and_then(Value::as_str) {
                 out.push_str(&format!(" --cursor {cursor}"));
             }
@@ -399,16 +459,42 @@ pub fn stored_at(ms: i64) -> String {
     clock::rfc3339(ms)
 }
 
-/// A page of artifact summaries as a table, with the call for the next page.
-pub fn artifacts_text(
-    page: &crate::page::Page<Value>,
-    kind: Option<&str>,
-    dialect: Dialect,
-) -> String {
-    let mut out = String::new();
-    if page.items.is_empty() {
-        out.push_str("no artifacts at this position\n");
+/// The words that stand before a page's items: how many are shown, why not more, the call
+/// for the next page.
+fn page_notice<T>(page: &crate::page::Page<T>, what: &str, dialect: Dialect) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(reason) = &page.reason {
+        lines.push(format!(
+            "[page cut to {} {what}: {}]",
+            thousands(page.items.len() as u64),
+            reason.detail
+        ));
     }
+    if let Some(next) = page.next.first() {
+        lines.push(format!("[more {what}: {}]", render_call(next, dialect)));
+    }
+    lines
+}
+
+/// The notice of a page of artifact summaries.
+pub fn artifacts_notice(page: &crate::page::Page<Value>, dialect: Dialect) -> String {
+    let mut lines = vec![if page.items.is_empty() {
+        "[ARTIFACTS: none at this position]".to_owned()
+    } else {
+        format!(
+            "[ARTIFACTS: {} shown, newest first{}]",
+            thousands(page.items.len() as u64),
+            if page.has_more { "; more exist" } else { "" }
+        )
+    }];
+    lines.extend(page_notice(page, "artifacts", dialect));
+    lines.join("\n")
+}
+
+/// A page of artifact summaries: the notice, then a table.
+pub fn artifacts_text(page: &crate::page::Page<Value>, dialect: Dialect) -> String {
+    let mut out = artifacts_notice(page, dialect);
+    out.push('\n');
     for item in &page.items {
         let s = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("");
         let total = item.get("total");
@@ -438,20 +524,11 @@ pub fn artifacts_text(
             desc
         ));
     }
-    if let Some(c) = &page.next_cursor {
-        let next = match (dialect, kind) {
-            (Dialect::Mcp, Some(k)) => format!("artifacts kind={k} cursor={c}"),
-            (Dialect::Mcp, None) => format!("artifacts cursor={c}"),
-            (Dialect::Cli, Some(k)) => format!("spool artifacts --kind {k} --cursor {c}"),
-            (Dialect::Cli, None) => format!("spool artifacts --cursor {c}"),
-        };
-        out.push_str(&format!("[more artifacts: {next}]\n"));
-    }
     out
 }
 
-/// A page of directory entries, with the totals and the call for the next page.
-pub fn entries_text(
+/// The notice of a page of directory entries: totals, what was left out, the next page.
+pub fn entries_notice(
     page: &crate::page::Page<crate::listing::Entry>,
     dir: &str,
     dialect: Dialect,
@@ -459,13 +536,14 @@ pub fn entries_text(
     let total = page
         .total
         .map_or_else(String::new, |t| format!(" of {}", thousands(t)));
-    let mut out = format!(
-        "[LIST {dir}: {} entries shown{total}]\n",
-        thousands(page.items.len() as u64)
-    );
-    if page.items.is_empty() {
-        out = format!("[LIST {dir}: no entries at this position{total}]\n");
-    }
+    let mut lines = vec![if page.items.is_empty() {
+        format!("[LIST {dir}: no entries at this position{total}]")
+    } else {
+        format!(
+            "[LIST {dir}: {} entries shown{total}]",
+            thousands(page.items.len() as u64)
+        )
+    }];
     if let Some(skipped) = &page.skipped {
         let how = match dialect {
             Dialect::Mcp => "list again with hidden=true to include them",
@@ -473,15 +551,27 @@ pub fn entries_text(
         };
         match skipped.get("hidden_or_ignored").and_then(serde_json::Value::as_u64) {
             Some(0) => {}
-            Some(n) => out.push_str(&format!(
-                "[not listed: {} hidden or .gitignored entries; {how}]\n",
+            Some(n) => lines.push(format!(
+                "[not listed: {} hidden or .gitignored entries; {how}]",
                 thousands(n)
             )),
-            None => out.push_str(&format!(
-                "[not listed: hidden and .gitignored entries (not counted: there are too many to count quickly); {how}]\n"
+            None => lines.push(format!(
+                "[not listed: hidden and .gitignored entries (not counted: there are too many to count quickly); {how}]"
             )),
         }
     }
+    lines.extend(page_notice(page, "entries", dialect));
+    lines.join("\n")
+}
+
+/// A page of directory entries: the notice, then one entry a line.
+pub fn entries_text(
+    page: &crate::page::Page<crate::listing::Entry>,
+    dir: &str,
+    dialect: Dialect,
+) -> String {
+    let mut out = entries_notice(page, dir, dialect);
+    out.push('\n');
     for e in &page.items {
         let size = if e.kind == "dir" {
             String::new()
@@ -495,13 +585,6 @@ pub fn entries_text(
             e.mtime.as_deref().unwrap_or("-"),
             e.path
         ));
-    }
-    if let Some(c) = &page.next_cursor {
-        let next = match dialect {
-            Dialect::Mcp => format!("list path={dir} cursor={c}"),
-            Dialect::Cli => format!("spool ls {} --cursor {c}", shell_word(dir)),
-        };
-        out.push_str(&format!("[more entries: {next}]\n"));
     }
     out
 }

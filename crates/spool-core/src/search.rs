@@ -4,7 +4,7 @@ mod sink;
 mod text;
 pub mod tree;
 
-pub use text::render_answer;
+pub use text::{notice, render_answer, structured};
 
 use std::time::Instant;
 
@@ -14,7 +14,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::cursor;
+use crate::envelope::{NextCall, Reason, ReasonCode};
 use crate::error::{Error, Result};
+use crate::fit::{self, Cap, Size};
+use crate::render::Dialect;
 
 use crate::store::Store;
 use sink::HitSink;
@@ -86,7 +89,165 @@ pub struct SearchAnswer {
     #[serde(rename = "ref")]
     pub reference: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<crate::envelope::Reason>,
+    pub reason: Option<Reason>,
+    /// The calls that go on from here: the next page, every argument of this search kept.
+    #[serde(default)]
+    pub next: Vec<NextCall>,
+    /// Why this page holds fewer hits than asked for (the answer's cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_reason: Option<Reason>,
+    /// The arguments that repeat this search, without its cursor.
+    #[serde(skip)]
+    pub repeat: Map<String, Value>,
+    /// How to make a cursor that continues after any hit of this page.
+    #[serde(skip)]
+    resume: Resume,
+}
+
+/// What a cursor continuing a page needs besides the position.
+#[derive(Debug, Clone, Default, PartialEq)]
+enum Resume {
+    #[default]
+    Nowhere,
+    /// After a line of an artifact; `first` hits came before this page.
+    Artifact {
+        reference: String,
+        digest: String,
+        first: u64,
+    },
+    /// After a hit of a stored hit list.
+    Tree {
+        hits: String,
+        digest: String,
+        first: u64,
+    },
+}
+
+impl SearchAnswer {
+    /// The cursor that continues after the first `kept` hits of this page.
+    fn cursor_after(&self, store: &Store, kept: usize) -> Option<String> {
+        match &self.resume {
+            Resume::Nowhere => None,
+            Resume::Artifact {
+                reference,
+                digest,
+                first,
+            } => self.hits.get(kept.checked_sub(1)?).map(|last| {
+                cursor::seal(
+                    store,
+                    &CursorPayload {
+                        k: "search".into(),
+                        r: reference.clone(),
+                        q: digest.clone(),
+                        after: last.line,
+                        n: self.hit_count,
+                        i: first + kept as u64,
+                    },
+                )
+            }),
+            Resume::Tree {
+                hits,
+                digest,
+                first,
+            } => Some(tree::cursor(store, hits, digest, first + kept as u64)),
+        }
+    }
+
+    /// `next` from `repeat` and `next_cursor`.
+    fn set_next(&mut self) {
+        self.next.clear();
+        if let Some(c) = &self.next_cursor {
+            let mut arguments = self.repeat.clone();
+            arguments.insert("cursor".into(), Value::String(c.clone()));
+            self.next.push(NextCall {
+                tool: "search".into(),
+                arguments,
+            });
+        }
+    }
+
+    /// Keeps the first `kept` hits (at least one), saying why and continuing after them.
+    fn keep_first(&mut self, store: &Store, kept: usize, why: Reason) {
+        if kept >= self.hits.len() || kept == 0 {
+            return;
+        }
+        self.next_cursor = self.cursor_after(store, kept);
+        self.hits.truncate(kept);
+        self.truncated = true;
+        self.page_reason = Some(why);
+        self.set_next();
+    }
+}
+
+/// The arguments that repeat a search: its target, the query and every flag (a cursor goes on
+/// top). Only what differs from the defaults is spelled out.
+pub(crate) fn repeat_args(
+    target: (&str, &str),
+    query: &Query,
+    paging: &Paging,
+    globs: &[String],
+) -> Map<String, Value> {
+    let mut args = Map::new();
+    args.insert(target.0.into(), Value::from(target.1));
+    args.insert("pattern".into(), Value::from(query.pattern.clone()));
+    if query.literal {
+        args.insert("literal".into(), Value::Bool(true));
+    }
+    if query.case_insensitive {
+        args.insert("case_insensitive".into(), Value::Bool(true));
+    }
+    if !globs.is_empty() {
+        args.insert("glob".into(), Value::from(globs.to_vec()));
+    }
+    if paging.context > 0 {
+        args.insert("context".into(), Value::from(paging.context));
+    }
+    if let Some(limit) = paging.limit {
+        args.insert("limit".into(), Value::from(limit));
+    }
+    args
+}
+
+/// Fits a search answer under `cap` in every form it is sent in (text and structured, MCP and
+/// CLI): a page too large keeps fewer hits, says why, and continues after the last one kept.
+pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Result<()> {
+    let cap = cap.into();
+    crate::window::check_cap(cap.tokens)?;
+    let reference = answer.reference.clone().unwrap_or_default();
+    for _ in 0..8 {
+        let size = [Dialect::Mcp, Dialect::Cli]
+            .into_iter()
+            .map(|d| {
+                cap.forms.pick(
+                    || fit::measure(&render_answer(answer, d), &reference, cap),
+                    || {
+                        let json = crate::wire::compact(&text::structured(answer, d));
+                        fit::measure(&json, &reference, cap)
+                    },
+                )
+            })
+            .fold(Size::default(), Size::max);
+        if cap.holds(size) {
+            return Ok(());
+        }
+        let n = answer.hits.len();
+        if n <= 1 {
+            return Err(Error::invalid(
+                format!(
+                    "one hit with its context does not fit an answer of {} tokens",
+                    crate::render::thousands(cap.tokens)
+                ),
+                Some("ask for less `context`, or a larger `max_tokens`".to_owned()),
+            ));
+        }
+        let kept = (n as u64 * cap.share(size) / 1000 * 19 / 20).clamp(1, n as u64 - 1);
+        let why = Reason {
+            code: ReasonCode::TokenCap,
+            detail: cap.detail(size.chars > cap.chars),
+        };
+        answer.keep_first(store, kept as usize, why);
+    }
+    Ok(())
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -268,7 +429,7 @@ pub fn search_artifact(
         "duration_ms".into(),
         (started.elapsed().as_millis() as u64).into(),
     );
-    Ok(SearchAnswer {
+    let mut answer = SearchAnswer {
         query: query.clone(),
         scope: Value::Object(scope),
         hits,
@@ -278,5 +439,15 @@ pub fn search_artifact(
         next_cursor,
         reference: Some(reference.to_owned()),
         reason: incomplete_copy(&meta),
-    })
+        next: Vec::new(),
+        page_reason: None,
+        repeat: repeat_args(("ref", reference), query, paging, &[]),
+        resume: Resume::Artifact {
+            reference: reference.to_owned(),
+            digest,
+            first: shown_before,
+        },
+    };
+    answer.set_next();
+    Ok(answer)
 }

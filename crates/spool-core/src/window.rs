@@ -8,9 +8,11 @@ use serde_json::{Value, json};
 use crate::envelope::ArtifactState;
 use crate::envelope::{CaptureNote, Envelope, NextCall, Range, Reason, ReasonCode};
 use crate::error::{Error, Result};
+use crate::fit::{self, Cap, Forms, Size};
 use crate::render;
 use crate::store::{ArtifactReader, Store};
 use crate::tokens;
+use crate::wire;
 use pieces::Budget;
 pub use pieces::{Continuation, Piece};
 
@@ -18,8 +20,9 @@ pub use pieces::{Continuation, Piece};
 pub const DEFAULT_MAX_TOKENS: u64 = 8_000;
 /// The largest cap an answer may ask for.
 pub const MAX_MAX_TOKENS: u64 = 1_000_000;
-/// The smallest cap an answer may ask for.
-pub const MIN_MAX_TOKENS: u64 = 256;
+/// The smallest cap an answer may ask for: a partial answer sends its facts twice (the banner
+/// in the text, `notice` and the fields in the structured content), and each part must fit.
+pub const MIN_MAX_TOKENS: u64 = 512;
 /// Tokens kept back from the cap for the banner and gap marker.
 const RESERVE_TOKENS: u64 = 160;
 /// Tokens allowed for a merge across the newline between banner and content.
@@ -73,29 +76,23 @@ pub fn read_window(
     store: &Store,
     reference: &str,
     request: WindowRequest,
-    max_tokens: u64,
+    cap: impl Into<Cap>,
 ) -> Result<Envelope> {
     let reader = store.open_artifact(reference)?;
-    window(&reader, request, max_tokens)
+    window(&reader, request, cap)
 }
 
 /// Answers a window request over an open artifact.
 pub fn window(
     reader: &ArtifactReader,
     request: WindowRequest,
-    max_tokens: u64,
+    cap: impl Into<Cap>,
 ) -> Result<Envelope> {
-    window_with_notes(reader, request, max_tokens, &[])
+    window_with_notes(reader, request, cap, &[])
 }
 
-/// The same, with notes of the caller's (a reused or changed page, ...) shown first in the
-/// banner and counted within the cap.
-pub fn window_with_notes(
-    reader: &ArtifactReader,
-    request: WindowRequest,
-    max_tokens: u64,
-    notes: &[String],
-) -> Result<Envelope> {
+/// Checks a cap asked for: between [`MIN_MAX_TOKENS`] and [`MAX_MAX_TOKENS`].
+pub fn check_cap(max_tokens: u64) -> Result<()> {
     if max_tokens > MAX_MAX_TOKENS {
         return Err(Error::invalid(
             format!(
@@ -115,6 +112,24 @@ pub fn window_with_notes(
             )),
         ));
     }
+    Ok(())
+}
+
+/// The same, with notes of the caller's (a reused or changed page, ...) shown first in the
+/// banner and counted within the cap.
+///
+/// Every form the answer is sent in fits the cap alone: the text (banner, ranges, gap markers)
+/// and the structured JSON (`notice`, facts and `content`, escapes counted), in the MCP and the
+/// CLI dialect.
+pub fn window_with_notes(
+    reader: &ArtifactReader,
+    request: WindowRequest,
+    cap: impl Into<Cap>,
+    notes: &[String],
+) -> Result<Envelope> {
+    let cap = cap.into();
+    let max_tokens = cap.tokens;
+    check_cap(max_tokens)?;
     let meta = reader.meta();
     let mut notes = notes.to_vec();
     if let Some(failure) = &meta.share_failure {
@@ -122,11 +137,18 @@ pub fn window_with_notes(
             "the shared store did not get all of it, so it reads whole only on this machine ({failure}); `spool gc` publishes it once the shared store answers"
         ));
     }
-    // The banner names the source; a long command line must not push the answer over the cap.
-    // Its byte length bounds its tokens without loading the tokenizer.
-    let reserve = RESERVE_TOKENS
-        + render::describe_source(&meta.source).len() as u64
-        + notes.iter().map(|n| n.len() as u64).sum::<u64>();
+    // The banner names the source (and the structured form names it again, with the version):
+    // a long command line must not push the answer over the cap. Byte lengths bound their
+    // tokens without loading the tokenizer; JSON of short fields runs well under one token a
+    // byte, so half of it is a fair first guess, and the measure below is exact.
+    let in_json = cap.forms != Forms::Text;
+    let notes_bytes = notes.iter().map(|n| n.len() as u64).sum::<u64>();
+    let mut reserve =
+        RESERVE_TOKENS + render::describe_source(&meta.source).len() as u64 + notes_bytes;
+    if in_json {
+        reserve +=
+            serde_json::to_string(&meta.source).map_or(0, |s| s.len() as u64 / 2) + notes_bytes;
+    }
     if max_tokens < reserve + MIN_MAX_TOKENS / 2 {
         return Err(Error::invalid(
             format!(
@@ -139,9 +161,12 @@ pub fn window_with_notes(
         ));
     }
     let mut content_tokens = max_tokens - reserve;
-    // The banner's exact size is known only once the window is cut: cut, measure, and cut
-    // again smaller in the rare case banner and content together pass the cap.
-    for _ in 0..4 {
+    // Content tokens below this are not worth another cut: the banner alone is the problem.
+    let floor = MIN_MAX_TOKENS / 4;
+    let mut cut_by_chars = false;
+    // The answer's exact size is known only once the window is cut: cut, measure every form,
+    // and cut again smaller in the rare case one of them passes the cap.
+    for attempt in 0..8u64 {
         let budget = Budget::new(content_tokens, meta.binary);
         let (pieces, requested, cut_by_cap) = cut(reader, request, budget)?;
         let whole = pieces.len() == 1 && pieces[0].span == (0, meta.bytes) || meta.bytes == 0;
@@ -149,19 +174,37 @@ pub fn window_with_notes(
             let bytes = reader.read_at(0, meta.bytes as usize)?;
             reader.check_whole(&bytes)?;
         }
-        let mut envelope = assemble(reader, &pieces, whole, requested, cut_by_cap, max_tokens);
+        let cut_by_cap = cut_by_cap || cut_by_chars;
+        let mut envelope = assemble(
+            reader,
+            &pieces,
+            whole,
+            requested,
+            cut_by_cap,
+            &cap.detail(cut_by_chars),
+        );
         envelope.notes.splice(0..0, notes.iter().cloned());
-        let total = answer_bound(&envelope, &pieces, max_tokens);
-        if total <= max_tokens || content_tokens <= MIN_MAX_TOKENS / 4 {
+        let size = cap.forms.pick(
+            || text_size(&envelope, &pieces, cap),
+            || json_size(&envelope, cap),
+        );
+        if cap.holds(size) {
             envelope.delivered.tokens = pieces
                 .iter()
                 .all(|p| p.tokens_exact)
                 .then(|| pieces.iter().map(|p| p.tokens).sum());
             return Ok(envelope);
         }
-        content_tokens = content_tokens
-            .saturating_sub(total - max_tokens + 8)
-            .max(MIN_MAX_TOKENS / 4);
+        if content_tokens <= floor || pieces.is_empty() {
+            break;
+        }
+        cut_by_chars |= size.chars > cap.chars;
+        // Shrink the content by what the answer overran: by tokens at least the overrun (and a
+        // little), and in proportion, since escapes can make the JSON grow faster than the
+        // text; each further attempt shrinks a little more, so that the loop ends.
+        let by_overrun = content_tokens.saturating_sub(size.tokens.saturating_sub(max_tokens) + 8);
+        let by_share = content_tokens * cap.share(size) / 1000 * (20 - attempt) / 20;
+        content_tokens = by_overrun.min(by_share).max(floor);
     }
     Err(Error::invalid(
         format!("no window of this artifact fits `max_tokens` {max_tokens} with its banner"),
@@ -172,35 +215,40 @@ pub fn window_with_notes(
     ))
 }
 
-/// At most how many tokens the whole answer (banner, content, gap markers) holds, in either
-/// dialect. Byte lengths bound tokens; only when they do not prove the answer fits are the
-/// banner and markers counted, each ref at its most (one token a char) so that where an answer
-/// is cut does not depend on how the random ref happens to tokenize.
-fn answer_bound(envelope: &Envelope, pieces: &[Piece], max_tokens: u64) -> u64 {
+/// The size of the text form, in the larger of the two dialects: the banner, each range's text
+/// and the gap markers between them, as separate blocks. Byte lengths bound tokens; only when
+/// they do not prove the answer fits are the banner and markers counted, each ref at its most.
+fn text_size(envelope: &Envelope, pieces: &[Piece], cap: Cap) -> Size {
     let reference = envelope.reference.as_str();
     let banners = [
         render::banner(envelope, render::Dialect::Mcp),
         render::banner(envelope, render::Dialect::Cli),
     ];
     let markers: Vec<&String> = envelope.pieces.iter().skip(1).step_by(2).collect();
-    let content: u64 = pieces.iter().map(|p| p.tokens).sum();
+    let content_tokens: u64 = pieces.iter().map(|p| p.tokens).sum();
+    let content_chars: u64 = pieces.iter().map(|p| p.chars.1 - p.chars.0).sum();
     // A token or two may merge across each join: banner|content and around each marker.
     let slack = BOUNDARY_SLACK * (1 + 2 * markers.len() as u64);
-    let cheap = banners.iter().map(|b| b.len() as u64).max().unwrap_or(0)
-        + markers.iter().map(|m| m.len() as u64).sum::<u64>()
-        + content
-        + slack;
-    if cheap <= max_tokens {
-        return cheap;
+    let banner_bytes = banners.iter().map(|b| b.len() as u64).max().unwrap_or(0);
+    let marker_bytes = markers.iter().map(|m| m.len() as u64).sum::<u64>();
+    // One newline joins each two blocks when a host shows them as one text.
+    let joins = envelope.pieces.len() as u64;
+    let chars = banner_bytes + marker_bytes + content_chars + joins;
+    let cheap = banner_bytes + marker_bytes + content_tokens + slack + joins;
+    if cheap <= cap.tokens {
+        return Size {
+            tokens: cheap,
+            chars,
+        };
     }
     let banner = banners
         .iter()
-        .map(|b| ref_neutral_tokens(b, reference))
+        .map(|b| fit::ref_neutral_tokens(b, reference))
         .max()
         .unwrap_or(0);
     let marker_tokens: u64 = markers
         .iter()
-        .map(|m| ref_neutral_tokens(m, reference))
+        .map(|m| fit::ref_neutral_tokens(m, reference))
         .sum();
     let content: u64 = pieces
         .iter()
@@ -212,13 +260,39 @@ fn answer_bound(envelope: &Envelope, pieces: &[Piece], max_tokens: u64) -> u64 {
             }
         })
         .sum();
-    banner + marker_tokens + content + slack
+    Size {
+        tokens: banner + marker_tokens + content + slack + joins,
+        chars,
+    }
 }
 
-/// The ref-neutral count of a text (see [`answer_bound`]).
-fn ref_neutral_tokens(text: &str, reference: &str) -> u64 {
-    let refs = text.matches(reference).count() as u64;
-    tokens::count(&text.replace(reference, "")) + refs * reference.len() as u64
+/// The size of the structured form (`JSON.stringify` of it, escapes counted), in the larger of
+/// the two dialects: the JSON with an empty notice, plus the larger notice.
+fn json_size(envelope: &Envelope, cap: Cap) -> Size {
+    let reference = envelope.reference.as_str();
+    let body = wire::compact(&wire::notice_first(String::new(), envelope));
+    let notices: Vec<String> = [render::Dialect::Mcp, render::Dialect::Cli]
+        .into_iter()
+        .map(|d| serde_json::to_string(&render::banner(envelope, d)).unwrap_or_default())
+        .collect();
+    // The empty notice's two quotes stand where the notice's own quotes go.
+    let notice_bytes = notices
+        .iter()
+        .map(|n| n.len() as u64 - 2)
+        .max()
+        .unwrap_or(0);
+    let bytes = body.len() as u64 + notice_bytes;
+    if bytes <= cap.tokens {
+        return Size {
+            tokens: bytes,
+            chars: bytes,
+        };
+    }
+    let notice = notices
+        .iter()
+        .map(|n| fit::exact(n, reference))
+        .fold(Size::default(), Size::max);
+    fit::exact(&body, reference).plus(notice, BOUNDARY_SLACK)
 }
 
 /// Cuts the pieces a request asks for: (pieces, asked for a range, cut short by the cap).
@@ -340,7 +414,7 @@ fn assemble(
     whole: bool,
     requested: bool,
     cut_by_cap: bool,
-    max_tokens: u64,
+    cap_detail: &str,
 ) -> Envelope {
     let meta = reader.meta();
     let reference = meta.reference.clone();
@@ -372,10 +446,7 @@ fn assemble(
     let reached_end = pieces.last().is_some_and(|p| p.span.1 == meta.bytes);
     let cap = || Reason {
         code: ReasonCode::TokenCap,
-        detail: format!(
-            "answers are capped at {} tokens",
-            render::thousands(max_tokens)
-        ),
+        detail: cap_detail.to_owned(),
     };
     let reason = if complete {
         None

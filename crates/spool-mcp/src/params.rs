@@ -120,6 +120,10 @@ pub struct SearchParams {
     /// The `next_cursor` of the previous page, unchanged.
     #[serde(default)]
     pub cursor: Option<String>,
+    /// Cap of this answer in tokens (default: the server's cap, 8000). A page that would pass
+    /// it holds fewer hits, says so, and its cursor goes on after the last one shown.
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, MetaObject};
 use serde_json::{Value, json};
 
-/// Hosts that cap tool results by characters (Claude Code) are told our answers' size.
 pub const MAX_RESULT_SIZE_CHARS: u64 = 200_000;
 
 fn error_shape() -> Value {
@@ -38,7 +37,7 @@ fn one_of(answer: &Value) -> Arc<JsonObject> {
     Arc::new(schema.as_object().cloned().unwrap_or_default())
 }
 
-/// The envelope (without `content`, which travels in text blocks).
+/// The envelope, `content` included.
 pub fn envelope() -> Arc<JsonObject> {
     one_of(&envelope_shape())
 }
@@ -48,6 +47,7 @@ pub fn envelope_shape() -> Value {
     json!({
         "type": "object",
         "properties": {
+            "notice": { "type": "string", "description": "the banner: what was shown of how much, why, and the calls for the rest" },
             "ref": { "type": "string", "description": "the stored artifact; pass it to read and search" },
             "source": {
                 "type": "object",
@@ -100,13 +100,14 @@ pub fn envelope_shape() -> Value {
             },
             "capture": { "type": "object" },
             "notes": { "type": "array", "items": { "type": "string" } },
+            "content": { "type": "string", "description": "the text of the shown ranges, a gap marker line between two" },
             "items": { "type": "array", "description": "a page of a list: the items shown" },
             "next_cursor": { "type": ["string", "null"], "description": "a page of a list: pass to read with the same ref for the next page" },
             "has_more": { "type": "boolean" },
             "page_size": { "type": "integer" },
             "max_page_size": { "type": "integer" }
         },
-        "required": ["ref", "source", "shown", "total", "complete", "next"]
+        "required": ["notice", "ref", "source", "shown", "total", "complete", "next"]
     })
 }
 
@@ -115,6 +116,7 @@ pub fn search() -> Arc<JsonObject> {
     one_of(&json!({
         "type": "object",
         "properties": {
+            "notice": { "type": "string", "description": "the count, the query, where it looked, how to go on" },
             "query": { "type": "object" },
             "scope": { "type": "object" },
             "hits": {
@@ -135,9 +137,11 @@ pub fn search() -> Arc<JsonObject> {
             "truncated": { "type": "boolean" },
             "next_cursor": { "type": ["string", "null"] },
             "ref": { "type": ["string", "null"] },
-            "reason": { "type": "object" }
+            "reason": { "type": "object" },
+            "page_reason": { "type": "object" },
+            "next": { "type": "array", "items": { "type": "object" } }
         },
-        "required": ["query", "scope", "hits", "hit_count", "hit_count_exact", "truncated", "next_cursor"]
+        "required": ["notice", "query", "scope", "hits", "hit_count", "hit_count_exact", "truncated", "next_cursor"]
     }))
 }
 
@@ -146,24 +150,28 @@ pub fn page() -> Arc<JsonObject> {
     one_of(&json!({
         "type": "object",
         "properties": {
+            "notice": { "type": "string", "description": "how many are shown, of how many, and the call for the next page" },
             "items": { "type": "array", "items": { "type": "object" } },
             "next_cursor": { "type": ["string", "null"] },
             "has_more": { "type": "boolean" },
             "page_size": { "type": "integer" },
             "max_page_size": { "type": "integer" },
             "total": { "type": "integer" },
-            "skipped": { "type": "object" }
+            "skipped": { "type": "object" },
+            "next": { "type": "array", "items": { "type": "object" } },
+            "reason": { "type": "object" }
         },
-        "required": ["items", "next_cursor", "has_more", "page_size", "max_page_size"]
+        "required": ["notice", "items", "next_cursor", "has_more", "page_size", "max_page_size"]
     }))
 }
 
-/// `_meta` of every tool.
-pub fn tool_meta() -> MetaObject {
+/// `_meta` of every tool: hosts that cut tool results by chars (Claude Code) are told the most
+/// one answer takes, so they never cut one that spool has already fitted.
+pub fn tool_meta(result_chars: u64) -> MetaObject {
     let mut m = MetaObject::new();
     m.insert(
         "anthropic/maxResultSizeChars".to_owned(),
-        json!(MAX_RESULT_SIZE_CHARS),
+        json!(result_chars),
     );
     m
 }

@@ -15,14 +15,14 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::Value;
 use spool_core::exec::{RunControl, RunSpec};
-use spool_core::render::Dialect;
+use spool_core::fit::Forms;
 use spool_core::roots::Roots;
 use spool_core::search::{Paging, Query};
 use spool_core::store::Stream;
 use spool_core::window::{WindowRequest, read_window, window};
-use spool_core::{Error, Result, Store};
+use spool_core::{Cap, Error, Result, Store};
 
-use crate::answer::{Answer, error_result};
+use crate::answer::{Answer, Parts, error_result};
 use crate::descriptions;
 use crate::params::{
     ArtifactsParams, FetchParams, ListParams, ReadParams, RunParams, SearchParams,
@@ -42,6 +42,33 @@ pub struct Settings {
     pub search_budget: Duration,
     /// Let `fetch` reach private, loopback and link-local addresses.
     pub allow_private_network: bool,
+    /// Send structured content (and declare output schemas) beside the text blocks. Off for a
+    /// host that forwards both parts to the model: it then gets the text blocks alone.
+    pub structured: bool,
+}
+
+impl Settings {
+    /// Which parts every result carries.
+    pub fn parts(&self) -> Parts {
+        Parts::from_structured(self.structured)
+    }
+
+    /// The cap of an answer that asked for `asked` tokens: its chars limit is what every tool
+    /// declares to hosts (`anthropic/maxResultSizeChars`), whatever the call asked for.
+    pub fn cap(&self, asked: Option<u64>) -> Cap {
+        let forms = match self.parts() {
+            Parts::Both => Forms::Both,
+            Parts::TextOnly => Forms::Text,
+        };
+        Cap::new(asked.unwrap_or(self.max_tokens))
+            .with_chars(self.result_chars())
+            .sending(forms)
+    }
+
+    /// The most chars one answer takes: declared to hosts that cut results by chars.
+    pub fn result_chars(&self) -> u64 {
+        spool_core::fit::chars_for(self.max_tokens)
+    }
 }
 
 impl Default for Settings {
@@ -52,6 +79,7 @@ impl Default for Settings {
             run_timeout: Duration::from_mins(10),
             search_budget: spool_core::search::tree::DEFAULT_BUDGET,
             allow_private_network: false,
+            structured: true,
         }
     }
 }
@@ -114,6 +142,12 @@ impl SpoolServer {
         if settings.no_run {
             tool_router.remove_route("run");
         }
+        for route in tool_router.map.values_mut() {
+            route.attr.meta = Some(schema::tool_meta(settings.result_chars()));
+            if !settings.structured {
+                route.attr.output_schema = None;
+            }
+        }
         Self {
             inner: Arc::new(Inner {
                 store,
@@ -135,15 +169,16 @@ impl SpoolServer {
         let outcome = tokio::task::spawn_blocking(move || f(&inner)).await;
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let store = &self.inner.store;
+        let parts = self.inner.settings.parts();
         match outcome {
-            Ok(Ok(answer)) => answer.into_result(store, tool, &args, ms),
-            Ok(Err(err)) => error_result(store, tool, &args, &err, ms),
+            Ok(Ok(answer)) => answer.into_result(store, tool, &args, ms, parts),
+            Ok(Err(err)) => error_result(store, tool, &args, &err, ms, parts),
             Err(join) => {
                 let err = Error::Unavailable {
                     what: format!("the `{tool}` tool"),
                     cause: format!("it failed unexpectedly ({join})"),
                 };
-                error_result(store, tool, &args, &err, ms)
+                error_result(store, tool, &args, &err, ms, parts)
             }
         }
     }
@@ -152,7 +187,6 @@ impl SpoolServer {
         name = "run",
         description = descriptions::RUN,
         output_schema = schema::envelope(),
-        meta = schema::tool_meta(),
         annotations(title = "Run a command", read_only_hint = false, destructive_hint = true, open_world_hint = true)
     )]
     async fn run(
@@ -216,7 +250,6 @@ impl SpoolServer {
         name = "fetch",
         description = descriptions::FETCH,
         output_schema = schema::envelope(),
-        meta = schema::tool_meta(),
         annotations(title = "Fetch a page once", read_only_hint = true, open_world_hint = true)
     )]
     async fn fetch(
@@ -258,7 +291,6 @@ impl SpoolServer {
         name = "read",
         description = descriptions::READ,
         output_schema = schema::envelope(),
-        meta = schema::tool_meta(),
         annotations(title = "Read a window", read_only_hint = true, open_world_hint = false)
     )]
     async fn read(&self, Parameters(p): Parameters<ReadParams>) -> CallToolResult {
@@ -271,7 +303,6 @@ impl SpoolServer {
         name = "search",
         description = descriptions::SEARCH,
         output_schema = schema::search(),
-        meta = schema::tool_meta(),
         annotations(title = "Search everything", read_only_hint = true, open_world_hint = false)
     )]
     async fn search(&self, Parameters(p): Parameters<SearchParams>) -> CallToolResult {
@@ -284,7 +315,6 @@ impl SpoolServer {
         name = "list",
         description = descriptions::LIST,
         output_schema = schema::page(),
-        meta = schema::tool_meta(),
         annotations(title = "List a directory", read_only_hint = true, open_world_hint = false)
     )]
     async fn list(&self, Parameters(p): Parameters<ListParams>) -> CallToolResult {
@@ -297,7 +327,6 @@ impl SpoolServer {
         name = "artifacts",
         description = descriptions::ARTIFACTS,
         output_schema = schema::page(),
-        meta = schema::tool_meta(),
         annotations(title = "Stored artifacts", read_only_hint = true, open_world_hint = false)
     )]
     async fn artifacts(&self, Parameters(p): Parameters<ArtifactsParams>) -> CallToolResult {
@@ -369,8 +398,8 @@ enum Target<'a> {
 }
 
 impl Inner {
-    fn max_tokens(&self, asked: Option<u64>) -> u64 {
-        asked.unwrap_or(self.settings.max_tokens)
+    fn cap(&self, asked: Option<u64>) -> Cap {
+        self.settings.cap(asked)
     }
 
     fn run(&self, p: RunParams, control: RunControl) -> Result<Answer> {
@@ -412,7 +441,7 @@ impl Inner {
         Ok(Answer::Envelope(Box::new(window(
             &reader,
             WindowRequest::Preview(preview),
-            self.max_tokens(p.max_tokens),
+            self.cap(p.max_tokens),
         )?)))
     }
 
@@ -427,7 +456,7 @@ impl Inner {
         let envelope = spool_core::window::window_with_notes(
             &reader,
             WindowRequest::Preview(None),
-            self.max_tokens(p.max_tokens),
+            self.cap(p.max_tokens),
             &fetched.notes,
         )?;
         Ok(Answer::Envelope(Box::new(envelope)))
@@ -448,7 +477,7 @@ impl Inner {
                 reference,
                 spool_core::items::PageStart::Cursor(cursor),
                 limit,
-                self.max_tokens(p.max_tokens),
+                self.cap(p.max_tokens),
             )?)));
         }
         let mut reference = match one_of(p.reference.as_deref(), p.path.as_deref(), "read")? {
@@ -467,7 +496,7 @@ impl Inner {
             &self.store,
             &reference,
             request,
-            self.max_tokens(p.max_tokens),
+            self.cap(p.max_tokens),
         )?)))
     }
 
@@ -482,7 +511,7 @@ impl Inner {
             limit: p.limit,
             cursor: p.cursor.clone(),
         };
-        let answer = match one_of(p.reference.as_deref(), p.path.as_deref(), "search")? {
+        let mut answer = match one_of(p.reference.as_deref(), p.path.as_deref(), "search")? {
             Target::Ref(r) => spool_core::search::search_artifact(&self.store, r, &query, &paging)?,
             Target::Path(path) => spool_core::search::tree::search_path(
                 &self.store,
@@ -494,6 +523,7 @@ impl Inner {
                 self.settings.search_budget,
             )?,
         };
+        spool_core::search::fit(&mut answer, &self.store, self.cap(p.max_tokens))?;
         Ok(Answer::Search(Box::new(answer)))
     }
 
@@ -511,25 +541,30 @@ impl Inner {
             p.limit,
             p.cursor.as_deref(),
         )?;
-        let text = spool_core::render::entries_text(&page, path, Dialect::Mcp);
-        Ok(Answer::Page(
-            serde_json::to_value(&page).unwrap_or(Value::Null),
-            text,
-        ))
+        let mut page = page;
+        spool_core::page::fit(&mut page, self.cap(None), |p, d| {
+            (
+                spool_core::render::entries_text(p, path, d),
+                spool_core::render::entries_notice(p, path, d),
+            )
+        })?;
+        Ok(Answer::List(Box::new(page), path.to_owned()))
     }
 
     fn artifacts(&self, p: &ArtifactsParams) -> Result<Answer> {
-        let page = spool_core::page::artifacts(
+        let mut page = spool_core::page::artifacts(
             &self.store,
             p.kind.as_deref(),
             p.limit.unwrap_or(50),
             p.cursor.as_deref(),
         )?;
-        let text = spool_core::render::artifacts_text(&page, p.kind.as_deref(), Dialect::Mcp);
-        Ok(Answer::Page(
-            serde_json::to_value(&page).unwrap_or(Value::Null),
-            text,
-        ))
+        spool_core::page::fit(&mut page, self.cap(None), |p, d| {
+            (
+                spool_core::render::artifacts_text(p, d),
+                spool_core::render::artifacts_notice(p, d),
+            )
+        })?;
+        Ok(Answer::Artifacts(Box::new(page)))
     }
 }
 

@@ -9,8 +9,8 @@ use spool_core::envelope::{NextCall, Source, SourceKind};
 use spool_core::items::{PageStart, find_list, item_page_with_notes, store_items};
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::window::{WindowRequest, window_with_notes};
-use spool_core::{Preview, Result, Store, audit};
-use spool_mcp::answer::{envelope_result, items_result};
+use spool_core::{Cap, Preview, Result, Store, audit};
+use spool_mcp::answer::{Parts, envelope_result, items_result};
 
 /// Text past this many bytes is over any cap without counting its tokens.
 const COUNT_LIMIT: usize = 1 << 20;
@@ -29,7 +29,10 @@ pub struct Call<'a> {
     pub arguments: &'a Value,
     pub called_at: &'a str,
     pub preview: Preview,
-    pub max_tokens: u64,
+    /// The cap of what the client receives.
+    pub cap: Cap,
+    /// Which parts a replaced answer carries.
+    pub parts: Parts,
 }
 
 /// The text the model would read: text blocks and embedded text resources, in order.
@@ -146,12 +149,13 @@ pub fn honest(
     ms: u64,
 ) -> Result<CallToolResult> {
     let result = store_large_blobs(store, call, result)?;
-    let (text, beside) = payload(&result, call.max_tokens);
+    let (text, beside) = payload(&result, call.cap.tokens);
     // Both parts together must fit; measured one after the other, never copied together.
-    let fits = tokens_within(&text, call.max_tokens).is_some_and(|used| {
+    let max_tokens = call.cap.tokens;
+    let fits = tokens_within(&text, max_tokens).is_some_and(|used| {
         beside
             .as_ref()
-            .is_none_or(|(other, _)| tokens_within(other, call.max_tokens - used).is_some())
+            .is_none_or(|(other, _)| tokens_within(other, max_tokens - used).is_some())
     });
     if fits {
         let bytes = text.len() + beside.as_ref().map_or(0, |(b, _)| b.len());
@@ -257,14 +261,14 @@ fn items_answer(
         &view.reference,
         PageStart::At(0),
         None,
-        call.max_tokens,
+        call.cap,
         &notes,
     )?;
     if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &page.envelope, ms)
     {
         tracing::warn!(error = %e, "could not record the answer in the audit");
     }
-    Ok(items_result(&page))
+    Ok(items_result(&page, call.parts))
 }
 
 /// The preview of `whole` by the tool's policy.
@@ -279,13 +283,13 @@ fn window_answer(
     let envelope = window_with_notes(
         &reader,
         WindowRequest::Preview(Some(call.preview)),
-        call.max_tokens,
+        call.cap,
         media,
     )?;
     if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &envelope, ms) {
         tracing::warn!(error = %e, "could not record the answer in the audit");
     }
-    Ok(envelope_result(&envelope))
+    Ok(envelope_result(&envelope, call.parts))
 }
 
 /// The document when `text` is a JSON list, or an object that is mostly one list (its other
@@ -351,7 +355,7 @@ fn store_large_blobs(
         else {
             continue;
         };
-        if blob.len() as u64 <= call.max_tokens.min(LARGE_MEDIA as u64) {
+        if blob.len() as u64 <= call.cap.tokens.min(LARGE_MEDIA as u64) {
             continue;
         }
         let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(blob) else {
@@ -379,7 +383,7 @@ pub fn honest_resource(
     store: &Store,
     server: &str,
     mut result: ReadResourceResult,
-    max_tokens: u64,
+    cap: Cap,
     ms: u64,
 ) -> Result<ReadResourceResult> {
     for content in &mut result.contents {
@@ -392,7 +396,7 @@ pub fn honest_resource(
         else {
             continue;
         };
-        if !over_cap(text, max_tokens) {
+        if !over_cap(text, cap.tokens) {
             continue;
         }
         let mut version = serde_json::Map::new();
@@ -409,8 +413,7 @@ pub fn honest_resource(
         });
         let whole = store.put(new, text.as_bytes())?;
         let reader = store.open_artifact(&whole.reference)?;
-        let envelope =
-            spool_core::window::window(&reader, WindowRequest::Preview(None), max_tokens)?;
+        let envelope = spool_core::window::window(&reader, WindowRequest::Preview(None), cap)?;
         let args = json!({ "uri": uri });
         if let Err(e) = audit::record_envelope(store, "resources/read", &args, &envelope, ms) {
             tracing::warn!(error = %e, "could not record the answer in the audit");

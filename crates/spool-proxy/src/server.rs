@@ -193,7 +193,7 @@ impl ProxyServer {
                     exposed = format!("{}_{n}", self.exposed(i, &tool.name));
                     n += 1;
                 }
-                let full = relayed_tool(tool.clone(), &exposed);
+                let full = relayed_tool(tool.clone(), &exposed, self.inner.spool.settings());
                 let route = Route {
                     upstream: i,
                     tool: tool.name.to_string(),
@@ -292,6 +292,7 @@ impl ProxyServer {
                     &arguments,
                     &err,
                     ms,
+                    self.inner.spool.settings().parts(),
                 )));
             }
             Err(Failure::Upstream(e)) => return Err(e),
@@ -301,7 +302,8 @@ impl ProxyServer {
         let server = upstream.spec.name.clone();
         let preview = upstream.spec.preview_for(&route.tool);
         let store = Arc::clone(self.store());
-        let max_tokens = self.inner.spool.settings().max_tokens;
+        let cap = self.inner.spool.settings().cap(None);
+        let parts = self.inner.spool.settings().parts();
         let exposed = name.to_owned();
         let honest = tokio::task::spawn_blocking(move || {
             let call = Call {
@@ -311,11 +313,12 @@ impl ProxyServer {
                 arguments: &arguments,
                 called_at: &called_at,
                 preview,
-                max_tokens,
+                cap,
+                parts,
             };
             match relay::honest(&store, &call, result, ms) {
                 Ok(r) => r,
-                Err(e) => error_result(&store, &exposed, &arguments, &e, ms),
+                Err(e) => error_result(&store, &exposed, &arguments, &e, ms, parts),
             }
         })
         .await
@@ -333,9 +336,9 @@ impl ProxyServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let store = Arc::clone(self.store());
         let server = self.inner.upstreams[upstream].spec.name.clone();
-        let max_tokens = self.inner.spool.settings().max_tokens;
+        let cap = self.inner.spool.settings().cap(None);
         let relayed = tokio::task::spawn_blocking(move || {
-            relay::honest_resource(&store, &server, result, max_tokens, 0)
+            relay::honest_resource(&store, &server, result, cap, 0)
         })
         .await
         .map_err(|e| internal(format!("relaying the resource failed: {e}"), None))?
@@ -378,9 +381,13 @@ impl ProxyServer {
 }
 
 /// The tool as the client sees it: renamed, its output schema admitting spool's envelope (a
-/// too-large answer) and error, and its answers' size told to hosts that cap them.
-fn relayed_tool(mut tool: Tool, exposed: &str) -> Tool {
+/// too-large answer) and error, and its answers' size told to hosts that cap them. With
+/// structured content off, no output schema: a replaced answer then carries none.
+fn relayed_tool(mut tool: Tool, exposed: &str, settings: &spool_mcp::Settings) -> Tool {
     tool.name = exposed.to_owned().into();
+    if !settings.structured {
+        tool.output_schema = None;
+    }
     if let Some(schema) = &tool.output_schema {
         let wrapped = json!({
             "type": "object",
@@ -393,7 +400,7 @@ fn relayed_tool(mut tool: Tool, exposed: &str) -> Tool {
         tool.output_schema = wrapped.as_object().cloned().map(Arc::new);
     }
     let mut meta = tool.meta.take().unwrap_or_default();
-    for (k, v) in spool_mcp::schema::tool_meta().iter() {
+    for (k, v) in spool_mcp::schema::tool_meta(settings.result_chars()).iter() {
         meta.insert(k.clone(), v.clone());
     }
     tool.meta = Some(meta);

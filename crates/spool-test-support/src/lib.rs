@@ -1,6 +1,8 @@
-//! Test fixtures for spool. The fake upstream MCP server is the binary `fake-upstream`; tests
+//! Test fixtures for spool: what each host forwards to the model ([`hosts`]), a real S3 server
+//! ([`weed`]), and big answers. The fake upstream MCP server is the binary `fake-upstream`; tests
 //! of other crates find it with [`fake_upstream`].
 
+pub mod hosts;
 pub mod weed;
 
 use std::path::PathBuf;

@@ -36,7 +36,7 @@ pub fn fetch(store: &Store, args: &FetchArgs) -> Result<u8, Error> {
         window_with_notes(
             &reader,
             WindowRequest::Preview(None),
-            args.max_tokens,
+            super::cap(args.max_tokens, args.common.json),
             &fetched.notes,
         )
     });

@@ -1,5 +1,6 @@
 //! `spool ls [PATH]`
 
+use spool_core::render::{Dialect, entries_notice, entries_text};
 use spool_core::{Error, Store};
 
 use crate::cli::LsArgs;
@@ -7,7 +8,7 @@ use crate::output;
 
 pub fn ls(store: &Store, args: &LsArgs) -> Result<u8, Error> {
     let path = super::absolute(&args.path)?;
-    let page = spool_core::listing::list(
+    let mut page = spool_core::listing::list(
         store,
         &super::everything()?,
         spool_core::listing::ListQuery {
@@ -19,14 +20,23 @@ pub fn ls(store: &Store, args: &LsArgs) -> Result<u8, Error> {
         args.limit,
         args.cursor.as_deref(),
     )?;
+    spool_core::page::fit(
+        &mut page,
+        super::cap(args.max_tokens, args.common.json),
+        |p, d| {
+            (
+                entries_text(p, &args.path, d),
+                entries_notice(p, &args.path, d),
+            )
+        },
+    )?;
     if args.common.json {
-        output::json(&page);
-    } else {
-        output::text(&spool_core::render::entries_text(
+        output::json(&spool_core::page::structured(
             &page,
-            &args.path,
-            spool_core::render::Dialect::Cli,
+            entries_notice(&page, &args.path, Dialect::Cli),
         ));
+    } else {
+        output::text(&entries_text(&page, &args.path, Dialect::Cli));
     }
     Ok(0)
 }

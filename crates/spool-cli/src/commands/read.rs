@@ -66,7 +66,12 @@ pub fn read(store: &Store, args: &ReadArgs) -> Result<u8, Error> {
         "target": args.target, "lines": args.lines, "chars": args.chars, "bytes": args.bytes,
         "tail": args.tail, "stream": args.stream, "max_tokens": args.max_tokens, "ref": reference,
     });
-    match read_window(store, &reference, req, args.max_tokens) {
+    match read_window(
+        store,
+        &reference,
+        req,
+        super::cap(args.max_tokens, args.common.json),
+    ) {
         Ok(envelope) => {
             audited(audit::record_envelope(
                 store,

@@ -61,7 +61,7 @@ pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
     let envelope = window(
         &reader,
         WindowRequest::Preview(args.preview.map(Into::into)),
-        args.max_tokens,
+        super::cap(args.max_tokens, args.common.json),
     )?;
     let arguments = json!({ "argv": args.argv, "preview": args.preview.map(|p| format!("{p:?}")), "max_tokens": args.max_tokens });
     audited(audit::record_envelope(

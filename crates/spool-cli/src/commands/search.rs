@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use serde_json::json;
 use spool_core::render::Dialect;
-use spool_core::search::{Paging, Query, render_answer, search_artifact};
+use spool_core::search::{Paging, Query, render_answer, search_artifact, structured};
 use spool_core::{Error, Store, audit};
 
 use super::{audited, elapsed_ms, resolve_target};
@@ -43,6 +43,10 @@ pub fn search(store: &Store, args: &SearchArgs) -> Result<u8, Error> {
             spool_core::search::tree::DEFAULT_BUDGET,
         ),
     };
+    let answer = answer.and_then(|mut a| {
+        spool_core::search::fit(&mut a, store, super::cap(args.max_tokens, args.common.json))?;
+        Ok(a)
+    });
     match answer {
         Ok(answer) => {
             audited(audit::record_search(
@@ -53,7 +57,7 @@ pub fn search(store: &Store, args: &SearchArgs) -> Result<u8, Error> {
                 elapsed_ms(started),
             ));
             if args.common.json {
-                output::json(&answer);
+                output::json(&structured(&answer, Dialect::Cli));
             } else {
                 output::text(&render_answer(&answer, Dialect::Cli));
             }

@@ -23,6 +23,7 @@ pub fn serve(store: Arc<Store>, args: &ServeArgs) -> Result<u8, Error> {
         max_tokens: args.max_tokens,
         no_run: args.no_run,
         allow_private_network: args.allow_private_network,
+        structured: args.structured == crate::cli::OnOff::On,
         ..Settings::default()
     };
     let server = SpoolServer::new(store, roots, settings);

@@ -96,6 +96,7 @@ pub fn wrap(store: Arc<Store>, args: &WrapArgs) -> Result<u8, Error> {
     let settings = Settings {
         max_tokens: args.max_tokens,
         no_run: true,
+        structured: args.structured == crate::cli::OnOff::On,
         ..Settings::default()
     };
     let config = config(args)?;

@@ -1,6 +1,6 @@
 //! The search answer in words: what was searched and how much was found first, then the hits.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::SearchAnswer;
 use crate::envelope::NextCall;
@@ -74,6 +74,42 @@ fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
 
 /// The search answer in words: counts and scope first, then the hits.
 pub fn render_answer(a: &SearchAnswer, dialect: Dialect) -> String {
+    let mut out = notice(a, dialect);
+    out.push('\n');
+    out.push_str(&hit_lines(a));
+    out
+}
+
+/// The structured answer: `notice`, the facts, then the hits (which are the content).
+pub fn structured(a: &SearchAnswer, dialect: Dialect) -> Value {
+    let mut fields = match serde_json::to_value(a) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    let mut out = Map::new();
+    out.insert("notice".into(), Value::String(notice(a, dialect)));
+    for key in [
+        "hit_count",
+        "hit_count_exact",
+        "truncated",
+        "next_cursor",
+        "next",
+        "reason",
+        "page_reason",
+        "query",
+        "scope",
+        "ref",
+    ] {
+        if let Some(v) = fields.remove(key) {
+            out.insert(key.into(), v);
+        }
+    }
+    out.extend(fields);
+    Value::Object(out)
+}
+
+/// The banner of a search answer: the count, the query, where it looked, how to go on.
+pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
     let pattern = if a.query.literal {
         format!("\"{}\"", a.query.pattern)
     } else {
@@ -91,12 +127,8 @@ pub fn render_answer(a: &SearchAnswer, dialect: Dialect) -> String {
             r.detail
         )
     });
-    let mut out = String::new();
     if a.hit_count == 0 {
-        out.push_str(&format!(
-            "[SEARCH: no hits for {pattern}{flags}; searched {where_}.{stopped}]\n"
-        ));
-        return out;
+        return format!("[SEARCH: no hits for {pattern}{flags}; searched {where_}.{stopped}]");
     }
     let first = a
         .scope
@@ -106,41 +138,58 @@ pub fn render_answer(a: &SearchAnswer, dialect: Dialect) -> String {
     let hits_word = if a.hit_count == 1 { "hit" } else { "hits" };
     let count = format!("{} {hits_word} (matching lines)", thousands(a.hit_count));
     if a.hits.is_empty() {
-        out.push_str(&format!("[SEARCH: {count} for {pattern}{flags} in {where_}; no hits after this position.{stopped}]\n"));
-        return out;
+        return format!(
+            "[SEARCH: {count} for {pattern}{flags} in {where_}; no hits after this position.{stopped}]"
+        );
     }
     let shown = format!(
         "hits {}-{}",
         thousands(first + 1),
         thousands(first + a.hits.len() as u64)
     );
+    let mut out = String::new();
     if a.truncated || first > 0 {
+        let cut = a.page_reason.as_ref().map_or(String::new(), |r| {
+            format!(" (this page is cut short: {})", r.detail)
+        });
         out.push_str(&format!(
-            "[SEARCH: {count} for {pattern}{flags} in {where_}. Showing {shown}.{stopped}\n"
+            "[SEARCH: {count} for {pattern}{flags} in {where_}. Showing {shown}{cut}.{stopped}\n"
         ));
-        if let Some(c) = &a.next_cursor {
-            let mut args = target.clone();
-            args.push(("pattern", Value::from(a.query.pattern.clone())));
-            args.push(("cursor", Value::from(c.clone())));
-            out.push_str(&format!(
-                " Next hits: {}\n",
-                say(&NextCall::new("search", args), dialect)
-            ));
+        if let Some(next) = a.next.first() {
+            out.push_str(&format!(" Next hits: {}\n", say(next, dialect)));
         }
     } else {
         out.push_str(&format!(
             "[SEARCH: {count} for {pattern}{flags}, all shown; searched {where_}.{stopped}\n"
         ));
     }
-    let see = match target.first() {
-        Some(("ref", r)) => format!("read ref={} line=N", r.as_str().unwrap_or("?")),
-        Some(("path", root)) => match root.as_str().unwrap_or(".") {
-            "." | "" => "read path=PATH line=N".to_owned(),
-            root => format!("read path={}/PATH line=N", root.trim_end_matches('/')),
-        },
-        _ => "read path=PATH line=N".to_owned(),
+    let see = match (target.first(), dialect) {
+        (Some(("ref", r)), Dialect::Mcp) => {
+            format!("read ref={} line=N", r.as_str().unwrap_or("?"))
+        }
+        (Some(("ref", r)), Dialect::Cli) => {
+            format!("spool read {} --lines N:", r.as_str().unwrap_or("?"))
+        }
+        (Some(("path", root)), _) => {
+            let path = match root.as_str().unwrap_or(".") {
+                "." | "" => "PATH".to_owned(),
+                root => format!("{}/PATH", root.trim_end_matches('/')),
+            };
+            match dialect {
+                Dialect::Mcp => format!("read path={path} line=N"),
+                Dialect::Cli => format!("spool read {path} --lines N:"),
+            }
+        }
+        (_, Dialect::Mcp) => "read path=PATH line=N".to_owned(),
+        (_, Dialect::Cli) => "spool read PATH --lines N:".to_owned(),
     };
-    out.push_str(&format!(" See a hit in context: {see}.]\n"));
+    out.push_str(&format!(" See a hit in context: {see}.]"));
+    out
+}
+
+/// The hits, one line each (`path:line:text`), context lines with `-`.
+fn hit_lines(a: &SearchAnswer) -> String {
+    let mut out = String::new();
     for hit in &a.hits {
         let prefix = hit.path.as_ref().map_or(String::new(), |p| format!("{p}:"));
         for c in &hit.before {

@@ -65,10 +65,29 @@ pub fn search_path(
         if p.k != "tree" || p.q != digest {
             return Err(cursor::mismatch("another search"));
         }
-        return page_of_hits(store, &p.h, query, &digest, p.i, limit);
+        let mut answer = page_of_hits(store, &p.h, query, &digest, p.i, limit)?;
+        answer.repeat = super::repeat_args(("path", path), query, paging, globs);
+        answer.set_next();
+        return Ok(answer);
     }
     let fresh = run_search(store, path, &real, query, globs, paging, budget)?;
-    page_of_hits(store, &fresh, query, &digest, 0, limit)
+    let mut answer = page_of_hits(store, &fresh, query, &digest, 0, limit)?;
+    answer.repeat = super::repeat_args(("path", path), query, paging, globs);
+    answer.set_next();
+    Ok(answer)
+}
+
+/// The cursor that continues a stored hit list at hit `at` (0-based).
+pub(super) fn cursor(store: &Store, hits: &str, digest: &str, at: u64) -> String {
+    cursor::seal(
+        store,
+        &TreeCursor {
+            k: "tree".into(),
+            h: hits.to_owned(),
+            q: digest.to_owned(),
+            i: at,
+        },
+    )
 }
 
 /// Walks and searches the tree, storing every hit; returns the hit list's ref.
@@ -255,17 +274,7 @@ fn page_of_hits(
     }
     let shown_to = first + hits.len() as u64;
     let truncated = shown_to < hit_count;
-    let next_cursor = truncated.then(|| {
-        cursor::seal(
-            store,
-            &TreeCursor {
-                k: "tree".into(),
-                h: hits_ref.to_owned(),
-                q: digest.to_owned(),
-                i: shown_to,
-            },
-        )
-    });
+    let next_cursor = truncated.then(|| cursor(store, hits_ref, digest, shown_to));
     let reason = (v.get("timed_out").and_then(Value::as_bool) == Some(true)).then(|| Reason {
         code: ReasonCode::Timeout,
         detail: scope.get("covered").and_then(Value::as_str).map_or_else(
@@ -283,6 +292,14 @@ fn page_of_hits(
         next_cursor,
         reference: Some(hits_ref.to_owned()),
         reason,
+        next: Vec::new(),
+        page_reason: None,
+        repeat: Map::new(),
+        resume: super::Resume::Tree {
+            hits: hits_ref.to_owned(),
+            digest: digest.to_owned(),
+            first,
+        },
     })
 }
 

@@ -68,8 +68,20 @@ fn an_object_holding_a_list_pages_that_list_and_says_where_it_is() {
         page.envelope.reason.as_ref().unwrap().code.as_str(),
         "requested_range"
     );
-    let v = structured(&page);
-    assert!(v.get("content").is_none());
+    let v = structured(&page, Dialect::Mcp);
+    assert!(
+        v.get("content").is_none(),
+        "the items are the content: their text lines are not sent twice"
+    );
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys.first().map(|k| k.as_str()), Some("notice"));
+    assert_eq!(keys.last().map(|k| k.as_str()), Some("items"));
+    assert!(
+        v["notice"]
+            .as_str()
+            .unwrap()
+            .starts_with("[PARTIAL: items 0-10 of 40 items")
+    );
     assert_eq!(
         v["shown"],
         json!([{ "unit": "items", "start": 0, "end": 10 }])
@@ -142,7 +154,16 @@ fn a_cap_too_small_for_the_banner_is_an_error_not_a_hang() {
     let view = stored(&ts, &json!([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
     let page = item_page(&ts.store, &view, PageStart::At(0), Some(2), 8_000).unwrap();
     let cursor = page.next_cursor.unwrap();
-    let err = item_page(&ts.store, &view, PageStart::Cursor(&cursor), None, 20).unwrap_err();
+    let long_note = vec!["a note longer than the whole answer ".repeat(200)];
+    let err = spool_core::items::item_page_with_notes(
+        &ts.store,
+        &view,
+        PageStart::Cursor(&cursor),
+        None,
+        600,
+        &long_note,
+    )
+    .unwrap_err();
     assert_eq!(err.code().as_str(), "invalid_argument");
     assert!(err.to_string().contains("leaves no room"), "{err}");
 }

@@ -101,7 +101,7 @@ fn requested_range_and_long_line_banners() {
             line: 1,
             limit: None,
         },
-        400,
+        600,
     )
     .unwrap();
     assert_snapshot!(

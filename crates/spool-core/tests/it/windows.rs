@@ -55,6 +55,16 @@ fn follow(store: &Store, reference: &str, max_tokens: u64) -> (Vec<(u64, u64)>, 
             used <= max_tokens,
             "answer of {used} tokens over the cap of {max_tokens}"
         );
+        // The structured form alone fits too, as a host that forwards only it sends it.
+        for dialect in [Dialect::Mcp, Dialect::Cli] {
+            let json = spool_core::wire::compact(&spool_core::wire::envelope(&e, dialect));
+            let used = tokens::count(&json);
+            assert!(
+                used <= max_tokens,
+                "structured answer of {used} tokens over the cap of {max_tokens}"
+            );
+            assert!(json.chars().count() as u64 <= spool_core::fit::chars_for(max_tokens));
+        }
         assert_eq!(e.shown.len(), 1);
         spans.extend(e.delivered.byte_spans.iter().copied());
         text.push_str(&e.content);
@@ -119,7 +129,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
-    fn following_next_joins_back_byte_for_byte(bytes in content_strategy(), cap in 300u64..1500) {
+    fn following_next_joins_back_byte_for_byte(bytes in content_strategy(), cap in 600u64..1500) {
         check_joins(&bytes, cap);
     }
 }

@@ -50,9 +50,21 @@ async fn run_answers_an_envelope_with_the_banner_first() {
     let e = structured(&r);
     assert_eq!(e["complete"], true);
     assert_eq!(e["source"]["version"]["exit_code"], 2);
+    // Each part carries everything alone: hosts forward one of them to the model.
+    assert_eq!(e["content"], "hello\noops\n");
     assert!(
-        e.get("content").is_none(),
-        "content travels once, in text blocks"
+        e["notice"]
+            .as_str()
+            .unwrap()
+            .starts_with("[COMPLETE: 2 lines")
+    );
+    let keys: Vec<&str> = e.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "notice", "ref", "shown", "total", "complete", "next", "source", "content"
+        ],
+        "the facts come before the content"
     );
     let blocks = texts(&r);
     assert!(blocks[0].starts_with("[COMPLETE: 2 lines"), "{}", blocks[0]);

@@ -1,0 +1,215 @@
+//! The cap an answer must fit, and the size of an answer as the model receives it.
+//!
+//! A host forwards one part of a tool result to the model: the text blocks, or the structured
+//! content as JSON (CONTRACT.md, "What the model receives"). Each part alone must fit the cap,
+//! measured as sent: the JSON form with its escapes, the text form with its banner and markers.
+
+use crate::tokens;
+
+/// The smallest chars limit a host is told about (Claude Code's own default is about this).
+pub const MIN_RESULT_CHARS: u64 = 200_000;
+
+/// Chars per token allowed before the chars limit binds: generous, since prose runs about four.
+const CHARS_PER_TOKEN: u64 = 8;
+
+/// How much one answer may hold: tokens, and chars (hosts such as Claude Code cut or divert a
+/// result longer than the chars a tool declares in `_meta["anthropic/maxResultSizeChars"]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cap {
+    pub tokens: u64,
+    pub chars: u64,
+    /// The forms the answer is sent in: each must fit alone.
+    pub forms: Forms,
+}
+
+/// Which forms of an answer are sent, and so must fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forms {
+    /// Text and structured JSON (an MCP result carries both; a host forwards one).
+    Both,
+    /// Text only (the CLI's words; an MCP server with structured content off).
+    Text,
+    /// Structured JSON only (the CLI's `--json`).
+    Json,
+}
+
+impl Forms {
+    /// The size that must fit, of the text form's and the JSON form's.
+    pub fn pick(self, text: impl FnOnce() -> Size, json: impl FnOnce() -> Size) -> Size {
+        match self {
+            Self::Both => text().max(json()),
+            Self::Text => text(),
+            Self::Json => json(),
+        }
+    }
+}
+
+impl Cap {
+    /// A cap of `tokens`, with the chars limit that goes with it, for both forms.
+    pub fn new(tokens: u64) -> Self {
+        Self {
+            tokens,
+            chars: chars_for(tokens),
+            forms: Forms::Both,
+        }
+    }
+
+    /// The same tokens, at most `chars` chars.
+    #[must_use]
+    pub fn with_chars(self, chars: u64) -> Self {
+        Self { chars, ..self }
+    }
+
+    /// The same cap, for an answer sent only in these forms.
+    #[must_use]
+    pub fn sending(self, forms: Forms) -> Self {
+        Self { forms, ..self }
+    }
+
+    /// Whether `size` fits.
+    pub fn holds(self, size: Size) -> bool {
+        size.tokens <= self.tokens && size.chars <= self.chars
+    }
+
+    /// The share of what was measured that fits, in thousandths (at most 1000).
+    pub fn share(self, size: Size) -> u64 {
+        let by_tokens = self.tokens * 1000 / size.tokens.max(1);
+        let by_chars = self.chars * 1000 / size.chars.max(1);
+        by_tokens.min(by_chars).min(1000)
+    }
+
+    /// The reason's words for an answer cut by this cap.
+    pub fn detail(self, cut_by_chars: bool) -> String {
+        let tokens = crate::render::thousands(self.tokens);
+        if cut_by_chars {
+            format!(
+                "answers are capped at {tokens} tokens and {} chars",
+                crate::render::thousands(self.chars)
+            )
+        } else {
+            format!("answers are capped at {tokens} tokens")
+        }
+    }
+}
+
+impl From<u64> for Cap {
+    fn from(tokens: u64) -> Self {
+        Self::new(tokens)
+    }
+}
+
+/// The chars an answer of at most `tokens` tokens may take: what spool tells hosts that cap
+/// results by chars, so that they never cut an answer spool has already fitted.
+pub fn chars_for(tokens: u64) -> u64 {
+    tokens.saturating_mul(CHARS_PER_TOKEN).max(MIN_RESULT_CHARS)
+}
+
+/// The size of one form of an answer: its chars, and at most how many tokens it holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Size {
+    pub tokens: u64,
+    pub chars: u64,
+}
+
+impl Size {
+    /// The larger of two forms, unit by unit.
+    #[must_use]
+    pub fn max(self, other: Self) -> Self {
+        Self {
+            tokens: self.tokens.max(other.tokens),
+            chars: self.chars.max(other.chars),
+        }
+    }
+
+    /// Two texts sent one after the other, `slack` tokens allowed for merges across the join.
+    #[must_use]
+    pub fn plus(self, other: Self, slack: u64) -> Self {
+        Self {
+            tokens: self.tokens + other.tokens + slack,
+            chars: self.chars + other.chars,
+        }
+    }
+}
+
+/// The size of `text` as sent. Its byte length bounds its tokens and chars, so a text whose
+/// bytes fit is never tokenized; otherwise each occurrence of `reference` counts one token a
+/// char, so that where an answer is cut does not depend on how a random ref tokenizes.
+pub fn measure(text: &str, reference: &str, cap: Cap) -> Size {
+    let bytes = text.len() as u64;
+    let chars = if bytes <= cap.chars {
+        bytes
+    } else {
+        text.chars().count() as u64
+    };
+    let tokens = if bytes <= cap.tokens {
+        bytes
+    } else {
+        ref_neutral_tokens(text, reference)
+    };
+    Size { tokens, chars }
+}
+
+/// The exact size of `text` (tokens counted as [`measure`] counts them), for a text measured as
+/// one part of a larger whole, where an upper bound of each part would add up to too much.
+pub fn exact(text: &str, reference: &str) -> Size {
+    Size {
+        tokens: ref_neutral_tokens(text, reference),
+        chars: text.chars().count() as u64,
+    }
+}
+
+/// The tokens of `text`, each occurrence of `reference` counted at one token a char.
+pub fn ref_neutral_tokens(text: &str, reference: &str) -> u64 {
+    if reference.is_empty() {
+        return tokens::count(text);
+    }
+    let refs = text.matches(reference).count() as u64;
+    if refs == 0 {
+        return tokens::count(text);
+    }
+    tokens::count(&text.replace(reference, "")) + refs * reference.len() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_text_is_measured_by_its_bytes() {
+        let cap = Cap::new(1_000);
+        let size = measure("hello \"world\"", "", cap);
+        assert_eq!(
+            size,
+            Size {
+                tokens: 13,
+                chars: 13
+            }
+        );
+    }
+
+    #[test]
+    fn the_chars_limit_never_falls_below_the_floor() {
+        assert_eq!(chars_for(256), MIN_RESULT_CHARS);
+        assert_eq!(chars_for(100_000), 800_000);
+        let cap = Cap::new(8_000);
+        assert!(!cap.holds(Size {
+            tokens: 10,
+            chars: MIN_RESULT_CHARS + 1
+        }));
+        assert_eq!(
+            cap.share(Size {
+                tokens: 16_000,
+                chars: 10
+            }),
+            500
+        );
+    }
+
+    #[test]
+    fn a_ref_counts_one_token_a_char() {
+        let text = "stored as sp_abcdefghij, read sp_abcdefghij line=2 ".repeat(100);
+        let cap = Cap::new(256);
+        let size = measure(&text, "sp_abcdefghij", cap);
+        assert!(size.tokens >= 200 * 13, "{size:?}");
+    }
+}
