@@ -3,6 +3,7 @@
 //! of other crates find it with [`fake_upstream`].
 
 pub mod hosts;
+pub mod pages;
 pub mod weed;
 
 use std::path::PathBuf;

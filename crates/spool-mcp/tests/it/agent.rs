@@ -112,3 +112,70 @@ async fn reads_back_a_5_mb_file() {
     assert!(calls > 10);
     assert!(got == content, "read back byte for byte");
 }
+
+/// The same agent, seeing only what Claude Code forwards: `JSON.stringify(structuredContent)`.
+/// It rebuilds the lines from `content` and `shown` alone, and follows `next[0]` from the JSON.
+async fn follow_claude_view(h: &Harness, first: rmcp::model::CallToolResult) -> String {
+    use spool_test_support::hosts::{Host, view};
+    let mut lines: std::collections::BTreeMap<u64, String> = std::collections::BTreeMap::new();
+    let mut answer = first;
+    let mut calls = 0;
+    let total = loop {
+        calls += 1;
+        assert!(calls < 500, "never ends");
+        let seen = view(Host::ClaudeCode, &answer);
+        seen.assert_within(CAP);
+        let e = seen
+            .json()
+            .expect("Claude Code forwards the structured content as JSON");
+        let content = e["content"].as_str().unwrap();
+        let mut rows = content.split_inclusive('\n');
+        for (i, range) in e["shown"].as_array().unwrap().iter().enumerate() {
+            if i > 0 {
+                let marker = rows.next().unwrap();
+                assert!(
+                    marker.starts_with("... [lines "),
+                    "the gap marker stands between ranges"
+                );
+            }
+            let (start, end) = (
+                range["start"].as_u64().unwrap(),
+                range["end"].as_u64().unwrap(),
+            );
+            for line in start..=end {
+                lines.insert(line, rows.next().unwrap().to_owned());
+            }
+        }
+        assert!(
+            rows.next().is_none(),
+            "content is the shown ranges and nothing else"
+        );
+        if e["complete"] == true || e["next"][0]["tool"] != "read" {
+            break e["total"]["lines"].as_u64().unwrap();
+        }
+        answer = h.call("read", e["next"][0]["arguments"].clone()).await;
+        assert_eq!(answer.is_error, Some(false));
+    };
+    assert_eq!(lines.len() as u64, total, "every line was read");
+    lines.into_values().collect()
+}
+
+#[tokio::test]
+async fn reads_back_a_failing_command_seeing_only_what_claude_code_forwards() {
+    let h = start(Settings {
+        max_tokens: CAP,
+        ..Settings::default()
+    })
+    .await;
+    let script = "i=1; while [ $i -le 3000 ]; do echo \"build step $i of 3000: \\\"quoted\\\" \\\\ tab\there\"; i=$((i+1)); done; echo 'error[E0308]: mismatched types' >&2; exit 101";
+    let first = h.call("run", json!({ "command": script })).await;
+    let text = follow_claude_view(&h, first).await;
+    let mut expected = (1..=3000).fold(String::new(), |mut s, i| {
+        s.push_str(&format!(
+            "build step {i} of 3000: \"quoted\" \\ tab\there\n"
+        ));
+        s
+    });
+    expected.push_str("error[E0308]: mismatched types\n");
+    assert!(text == expected, "read back byte for byte");
+}

@@ -2,5 +2,6 @@
 #![expect(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 mod agent;
+mod hosts;
 mod support;
 mod tools;

@@ -1,0 +1,349 @@
+//! What the model receives in each host, for every tool of `spool serve`, success and error.
+//!
+//! Each host forwards one part of a result (TESTING.md): Claude Code and Codex the structured
+//! content as JSON, text-only hosts the text blocks. Every view alone must hold the facts, the
+//! shown text exactly once, a next call that can be read off the view and works, and fit the cap.
+
+use rmcp::model::CallToolResult;
+use serde_json::{Value, json};
+use spool_mcp::Settings;
+use spool_test_support::hosts::{Host, Shape, View, view, views};
+
+use crate::support::{Harness, start, structured};
+
+const CAP: u64 = 2_000;
+
+async fn harness(structured: bool) -> Harness {
+    start(Settings {
+        max_tokens: CAP,
+        allow_private_network: true,
+        structured,
+        ..Settings::default()
+    })
+    .await
+}
+
+fn numbered(lines: u64) -> String {
+    (1..=lines)
+        .map(|i| {
+            format!(
+                "{i:05} the quick brown fox jumps over the lazy dog, {} times\n",
+                i * 7
+            )
+        })
+        .collect()
+}
+
+/// Checks every host's view of `result`: within the cap, each fact present, each shown text
+/// exactly once. Returns the views.
+fn check(result: &CallToolResult, facts: &[&str], once: &[&str]) -> Vec<View> {
+    let all = views(result);
+    for v in &all {
+        v.assert_within(CAP);
+        for fact in facts {
+            v.assert_has(fact);
+        }
+        for text in once {
+            v.assert_once(text);
+        }
+    }
+    all
+}
+
+/// Calls the next call each view names, read off the view alone; each must work.
+async fn follow_each(h: &Harness, views: &[View]) -> Vec<CallToolResult> {
+    let mut out = Vec::new();
+    for v in views {
+        let (tool, args) = v
+            .next_call()
+            .unwrap_or_else(|| panic!("{}: no next call in the view:\n{}", v.host.name(), v.text));
+        let r = h.call(&tool, Value::Object(args)).await;
+        assert_eq!(
+            r.is_error,
+            Some(false),
+            "{}: the next call `{tool}` failed: {r:?}",
+            v.host.name()
+        );
+        out.push(r);
+    }
+    out
+}
+
+/// The views as a snapshot: refs, cursors, times and durations filtered.
+fn snapshot(name: &str, views: &[View]) {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"\bsp_[a-z0-9]{10}\b", "sp_REF");
+    settings.add_filter(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z", "[TIME]");
+    settings.add_filter(
+        r#""(duration_ms|started_at_ms|mtime_ms)":\d+"#,
+        r#""$1":[N]"#,
+    );
+    settings.add_filter(r"cursor=[A-Za-z0-9_.\-]{20,}", "cursor=[CURSOR]");
+    settings.add_filter(
+        r#""(next_cursor|cursor)":"[A-Za-z0-9_.\-]{20,}""#,
+        r#""$1":"[CURSOR]""#,
+    );
+    settings.add_filter(r"/tmp/\.tmp[A-Za-z0-9]+", "[ROOT]");
+    settings.add_filter(r#""(sha256|commit)":"[0-9a-f]{12,}""#, r#""$1":"[HASH]""#);
+    settings.add_filter(r"sha256 [0-9a-f]{12}", "sha256 [HASH]");
+    settings.bind(|| {
+        for v in views {
+            insta::assert_snapshot!(format!("{name}__{}", v.host.name()), v.text);
+        }
+    });
+}
+
+#[tokio::test]
+async fn read_a_large_file_in_every_host() {
+    let h = harness(true).await;
+    h.write("big.txt", numbered(3_000).as_bytes());
+    let r = h.call("read", json!({ "path": "big.txt" })).await;
+    let reference = structured(&r)["ref"].as_str().unwrap().to_owned();
+    let first_line = "00001 the quick brown fox jumps over the lazy dog, 7 times\n";
+    let views = check(
+        &r,
+        &[
+            "[PARTIAL: lines 1-",
+            "of 3,000 lines",
+            "answers are capped at 2,000 tokens",
+            &reference,
+        ],
+        &[first_line],
+    );
+    snapshot("read_partial", &views);
+    // Each view's next call reads on from where the view stopped.
+    let shown_end = structured(&r)["shown"][0]["end"].as_u64().unwrap();
+    for next in follow_each(&h, &views).await {
+        assert_eq!(structured(&next)["shown"][0]["start"], shown_end + 1);
+    }
+}
+
+#[tokio::test]
+async fn a_small_file_is_complete_and_shown_once() {
+    let h = harness(true).await;
+    h.write("small.txt", b"alpha\nbeta\n");
+    let r = h.call("read", json!({ "path": "small.txt" })).await;
+    let views = check(&r, &["[COMPLETE: 2 lines"], &["alpha\nbeta\n"]);
+    snapshot("read_complete", &views);
+}
+
+#[tokio::test]
+async fn a_failing_command_shows_its_real_last_line_in_every_host() {
+    let h = harness(true).await;
+    let script = "i=1; while [ $i -le 3000 ]; do echo \"build step $i of 3000\"; i=$((i+1)); done; echo 'error[E0308]: mismatched types' >&2; exit 101";
+    let r = h.call("run", json!({ "command": script })).await;
+    let e = structured(&r);
+    assert_eq!(e["source"]["version"]["exit_code"], 101);
+    let views = check(
+        &r,
+        &[
+            "exit 101",
+            "[PARTIAL: lines 1-",
+            "of 3,001 lines",
+            "not shown",
+        ],
+        &["build step 1 of 3000\n", "error[E0308]: mismatched types\n"],
+    );
+    for next in follow_each(&h, &views).await {
+        assert_eq!(structured(&next)["shown"][0]["unit"], "lines");
+    }
+}
+
+#[tokio::test]
+async fn a_fetched_page_in_every_host() {
+    let h = harness(true).await;
+    let base =
+        spool_test_support::pages::serve("text/html", spool_test_support::pages::manual(2_000))
+            .await
+            .unwrap();
+    let url = format!("{base}/manual.html");
+    let r = h.call("fetch", json!({ "url": url })).await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let views = check(
+        &r,
+        &["[PARTIAL: lines 1-", "HTTP 200", "text/html"],
+        &["Paragraph 1 explains"],
+    );
+    // A page's first way on is a search of the whole copy: it works from every view.
+    let nexts = follow_each(&h, &views).await;
+    assert!(
+        nexts
+            .iter()
+            .all(|n| structured(n).get("hit_count").is_some())
+    );
+}
+
+#[tokio::test]
+async fn search_answers_and_continues_in_every_host() {
+    let h = harness(true).await;
+    h.write("big.txt", numbered(3_000).as_bytes());
+    let r = h
+        .call(
+            "search",
+            json!({ "path": "big.txt", "pattern": "^0[12]\\d{3} ", "limit": 5, "case_insensitive": true }),
+        )
+        .await;
+    let e = structured(&r);
+    assert_eq!(e["hit_count"], 2_000);
+    assert_eq!(e["truncated"], true);
+    let views = check(
+        &r,
+        &["2,000 hits", "Showing hits 1-5"],
+        &["01000 the quick brown fox jumps over the lazy dog, 7000 times"],
+    );
+    snapshot("search_page", &views);
+    for next in follow_each(&h, &views).await {
+        let n = structured(&next);
+        assert_eq!(
+            n["hits"][0]["line"], 1_005,
+            "the next page goes on after the last hit shown"
+        );
+        assert_eq!(
+            n["query"]["case_insensitive"], true,
+            "every argument is kept"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_search_page_too_large_for_the_cap_is_cut_and_says_so() {
+    let h = harness(true).await;
+    // 200 hits of about 300 chars each, context around them: far over 2,000 tokens.
+    let line = |i: u32| format!("needle {i} {}\n", "haystack ".repeat(32));
+    let text: String = (0..200).map(line).collect();
+    h.write("hay.txt", text.as_bytes());
+    let r = h
+        .call(
+            "search",
+            json!({ "path": "hay.txt", "pattern": "needle", "limit": 200 }),
+        )
+        .await;
+    let e = structured(&r);
+    assert_eq!(e["hit_count"], 200);
+    assert_eq!(e["truncated"], true);
+    assert_eq!(e["page_reason"]["code"], "token_cap");
+    let kept = e["hits"].as_array().unwrap().len();
+    assert!(kept > 1 && kept < 200, "{kept} hits kept");
+    let views = check(&r, &["200 hits", "this page is cut short"], &[]);
+    for next in follow_each(&h, &views).await {
+        assert_eq!(
+            structured(&next)["hits"][0]["line"],
+            kept as u64 + 1,
+            "the page after a cut one starts right after it"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_directory_search_and_a_listing_in_every_host() {
+    let h = harness(true).await;
+    for i in 0..6 {
+        h.write(
+            &format!("src/m{i}.rs"),
+            format!("// TODO: item {i}\nfn f{i}() {{}}\n").as_bytes(),
+        );
+    }
+    let r = h
+        .call(
+            "search",
+            json!({ "path": ".", "pattern": "TODO", "glob": ["*.rs"], "limit": 2 }),
+        )
+        .await;
+    let views = check(&r, &["6 hits", "6 files"], &["TODO: item 0"]);
+    for next in follow_each(&h, &views).await {
+        assert_eq!(structured(&next)["hits"].as_array().unwrap().len(), 2);
+    }
+    let r = h.call("list", json!({ "path": "src", "limit": 2 })).await;
+    let views = check(&r, &["2 entries shown of 6", "m0.rs", "m1.rs"], &[]);
+    snapshot("list_page", &views);
+    for next in follow_each(&h, &views).await {
+        assert_eq!(structured(&next)["items"][0]["path"], "m2.rs");
+    }
+}
+
+#[tokio::test]
+async fn stored_artifacts_page_in_every_host() {
+    let h = harness(true).await;
+    for i in 0..3 {
+        h.call("run", json!({ "command": format!("echo {i}") }))
+            .await;
+    }
+    let r = h.call("artifacts", json!({ "limit": 1 })).await;
+    let views = check(&r, &["[ARTIFACTS: 1 shown", "more exist"], &["echo 2"]);
+    for next in follow_each(&h, &views).await {
+        assert_eq!(structured(&next)["items"][0]["source"]["desc"], "echo 1");
+    }
+}
+
+#[tokio::test]
+async fn errors_say_code_message_and_hint_in_every_host() {
+    let h = harness(true).await;
+    let r = h.call("read", json!({ "path": "missing.txt" })).await;
+    assert_eq!(r.is_error, Some(true));
+    let views = check(&r, &["not_found", "missing.txt", "hint"], &[]);
+    // Claude Code forwards an error's text; Codex its structured content.
+    assert_eq!(view(Host::ClaudeCode, &r).shape, Shape::Text);
+    assert_eq!(view(Host::Codex, &r).shape, Shape::Json);
+    snapshot("error_not_found", &views);
+    let r = h.call("read", json!({ "path": "../../etc/passwd" })).await;
+    check(&r, &["forbidden", "hint"], &[]);
+}
+
+#[tokio::test]
+async fn structured_off_sends_text_blocks_alone_and_no_output_schemas() {
+    let h = harness(false).await;
+    let tools = h.client.list_all_tools().await.unwrap();
+    assert!(tools.iter().all(|t| t.output_schema.is_none()));
+    h.write("big.txt", numbered(3_000).as_bytes());
+    let r = h.call("read", json!({ "path": "big.txt" })).await;
+    assert!(r.structured_content.is_none());
+    let text = view(Host::TextOnly, &r);
+    text.assert_within(CAP);
+    text.assert_once("00001 the quick brown fox jumps over the lazy dog, 7 times\n");
+    let (tool, args) = text.next_call().unwrap();
+    let next = h.call(&tool, Value::Object(args)).await;
+    assert_eq!(next.is_error, Some(false));
+    // Text alone carries more of the file than text beside structured content can.
+    let on = harness(true).await;
+    on.write("big.txt", numbered(3_000).as_bytes());
+    let both = on.call("read", json!({ "path": "big.txt" })).await;
+    let lines = |r: &CallToolResult| r.content[1].as_text().unwrap().text.lines().count();
+    assert!(
+        lines(&r) > lines(&both),
+        "{} vs {}",
+        lines(&r),
+        lines(&both)
+    );
+    let err = h.call("read", json!({ "path": "missing.txt" })).await;
+    assert!(err.structured_content.is_none());
+    view(Host::TextOnly, &err).assert_has("not_found");
+}
+
+#[tokio::test]
+async fn tools_tell_hosts_the_chars_an_answer_may_take() {
+    let h = start(Settings {
+        max_tokens: 100_000,
+        ..Settings::default()
+    })
+    .await;
+    let tools = h.client.list_all_tools().await.unwrap();
+    for t in &tools {
+        let meta = t.meta.as_ref().unwrap();
+        assert_eq!(
+            meta.get("anthropic/maxResultSizeChars"),
+            Some(&json!(800_000)),
+            "{} follows --max-tokens",
+            t.name
+        );
+    }
+    let small = harness(true).await;
+    let tools = small.client.list_all_tools().await.unwrap();
+    assert_eq!(
+        tools[0]
+            .meta
+            .as_ref()
+            .unwrap()
+            .get("anthropic/maxResultSizeChars"),
+        Some(&json!(200_000))
+    );
+}
