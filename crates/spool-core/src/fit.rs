@@ -158,6 +158,72 @@ pub fn exact(text: &str, reference: &str) -> Size {
     }
 }
 
+/// The size of an answer sent as its facts, then its content (`content` as written, escapes
+/// and all): byte lengths when they prove it fits (the tokenizer is not even loaded), else the
+/// facts counted by [`facts_tokens`] and the content exactly, with `slack` tokens for merges
+/// across the join.
+pub fn facts_and_content(
+    facts: &str,
+    content: &str,
+    reference: &str,
+    cap: Cap,
+    slack: u64,
+) -> Size {
+    let bytes = (facts.len() + content.len()) as u64;
+    if bytes + slack <= cap.tokens && bytes <= cap.chars {
+        return Size {
+            tokens: bytes + slack,
+            chars: bytes,
+        };
+    }
+    facts_size(facts, reference).plus(exact(content, ""), slack)
+}
+
+/// The size of the facts around an answer's content, tokens counted by [`facts_tokens`].
+pub fn facts_size(text: &str, reference: &str) -> Size {
+    Size {
+        tokens: facts_tokens(text, reference),
+        chars: text.chars().count() as u64,
+    }
+}
+
+/// The tokens of the facts around an answer's content (a banner, the structured fields), each
+/// ref and each RFC 3339 time counted at one token a char: where an answer is cut then depends
+/// neither on the random ref nor on the time of day.
+pub fn facts_tokens(text: &str, reference: &str) -> u64 {
+    const TIME: usize = "2026-11-30T09:00:00Z".len();
+    let bytes = text.as_bytes();
+    let is_time = |at: usize| {
+        bytes.len() >= at + TIME
+            && bytes[at..at + TIME]
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| match i {
+                    4 | 7 => b == b'-',
+                    10 => b == b'T',
+                    13 | 16 => b == b':',
+                    19 => b == b'Z',
+                    _ => b.is_ascii_digit(),
+                })
+    };
+    let mut plain = String::with_capacity(text.len());
+    let mut times = 0u64;
+    let mut at = 0;
+    let mut from = 0;
+    while at < bytes.len() {
+        if bytes[at].is_ascii_digit() && is_time(at) {
+            plain.push_str(&text[from..at]);
+            times += 1;
+            at += TIME;
+            from = at;
+        } else {
+            at += 1;
+        }
+    }
+    plain.push_str(&text[from..]);
+    ref_neutral_tokens(&plain, reference) + times * TIME as u64
+}
+
 /// The tokens of `text`, each occurrence of `reference` counted at one token a char.
 pub fn ref_neutral_tokens(text: &str, reference: &str) -> u64 {
     if reference.is_empty() {
@@ -203,6 +269,20 @@ mod tests {
             }),
             500
         );
+    }
+
+    #[test]
+    fn times_in_the_facts_count_the_same_whatever_the_time() {
+        let a = facts_tokens(
+            "stored at 2026-11-30T09:00:00Z, read 2026-12-01T23:59:58Z",
+            "",
+        );
+        let b = facts_tokens(
+            "stored at 2031-07-04T17:45:12Z, read 1999-01-01T00:00:00Z",
+            "",
+        );
+        assert_eq!(a, b);
+        assert!(a >= 40);
     }
 
     #[test]

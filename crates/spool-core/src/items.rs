@@ -211,14 +211,25 @@ pub fn item_page_with_notes(
 }
 
 /// The largest form of a page as sent: its text and its structured JSON, in either dialect.
+/// The facts around the items are counted apart from them (see [`fit::facts_tokens`]).
 fn page_size(page: &ItemPage, cap: Cap) -> Size {
     let reference = page.envelope.reference.as_str();
     [Dialect::Mcp, Dialect::Cli]
         .into_iter()
         .map(|d| {
             cap.forms.pick(
-                || fit::measure(&render::item_page_text(page, d), reference, cap),
-                || fit::measure(&wire::compact(&structured(page, d)), reference, cap),
+                || {
+                    let banner = render::banner(&page.envelope, d);
+                    fit::facts_and_content(&banner, &page.envelope.content, reference, cap, 4)
+                },
+                || {
+                    let mut v = structured(page, d);
+                    if let Some(items) = v.get_mut("items") {
+                        *items = Value::Array(Vec::new());
+                    }
+                    let items = serde_json::to_string(&page.items).unwrap_or_default();
+                    fit::facts_and_content(&wire::compact(&v), &items, reference, cap, 4)
+                },
             )
         })
         .fold(Size::default(), Size::max)
@@ -392,11 +403,11 @@ pub fn structured(page: &ItemPage, dialect: Dialect) -> Value {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
     };
-    fields.remove("content");
+    fields.shift_remove("content");
     let mut out = Map::new();
     out.insert("notice".into(), json!(render::banner(e, dialect)));
     for key in ["ref", "shown", "total", "complete", "reason", "next"] {
-        if let Some(v) = fields.remove(key) {
+        if let Some(v) = fields.shift_remove(key) {
             out.insert(key.into(), v);
         }
     }

@@ -73,7 +73,9 @@ pub fn structured<T: Serialize>(page: &Page<T>, notice: String) -> Value {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
     };
-    let items = fields.remove("items").unwrap_or(Value::Array(Vec::new()));
+    let items = fields
+        .shift_remove("items")
+        .unwrap_or(Value::Array(Vec::new()));
     let mut out = Map::new();
     out.insert("notice".into(), Value::String(notice));
     out.extend(fields);

@@ -219,10 +219,18 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
             .into_iter()
             .map(|d| {
                 cap.forms.pick(
-                    || fit::measure(&render_answer(answer, d), &reference, cap),
                     || {
-                        let json = crate::wire::compact(&text::structured(answer, d));
-                        fit::measure(&json, &reference, cap)
+                        let hits = text::hit_lines(answer);
+                        fit::facts_and_content(&notice(answer, d), &hits, &reference, cap, 4)
+                    },
+                    || {
+                        let mut v = text::structured(answer, d);
+                        if let Some(hits) = v.get_mut("hits") {
+                            *hits = Value::Array(Vec::new());
+                        }
+                        let hits = serde_json::to_string(&answer.hits).unwrap_or_default();
+                        let facts = crate::wire::compact(&v);
+                        fit::facts_and_content(&facts, &hits, &reference, cap, 4)
                     },
                 )
             })

@@ -243,12 +243,12 @@ fn text_size(envelope: &Envelope, pieces: &[Piece], cap: Cap) -> Size {
     }
     let banner = banners
         .iter()
-        .map(|b| fit::ref_neutral_tokens(b, reference))
+        .map(|b| fit::facts_tokens(b, reference))
         .max()
         .unwrap_or(0);
     let marker_tokens: u64 = markers
         .iter()
-        .map(|m| fit::ref_neutral_tokens(m, reference))
+        .map(|m| fit::facts_tokens(m, reference))
         .sum();
     let content: u64 = pieces
         .iter()
@@ -267,21 +267,27 @@ fn text_size(envelope: &Envelope, pieces: &[Piece], cap: Cap) -> Size {
 }
 
 /// The size of the structured form (`JSON.stringify` of it, escapes counted), in the larger of
-/// the two dialects: the JSON with an empty notice, plus the larger notice.
+/// the two dialects: the facts (with empty `notice` and `content`), the larger notice, and the
+/// content, each escaped as JSON writes it.
 fn json_size(envelope: &Envelope, cap: Cap) -> Size {
     let reference = envelope.reference.as_str();
-    let body = wire::compact(&wire::notice_first(String::new(), envelope));
+    let mut facts = wire::notice_first(String::new(), envelope);
+    if let Some(content) = facts.get_mut("content") {
+        *content = serde_json::Value::String(String::new());
+    }
+    let facts = wire::compact(&facts);
+    let content = serde_json::to_string(&envelope.content).unwrap_or_default();
     let notices: Vec<String> = [render::Dialect::Mcp, render::Dialect::Cli]
         .into_iter()
         .map(|d| serde_json::to_string(&render::banner(envelope, d)).unwrap_or_default())
         .collect();
-    // The empty notice's two quotes stand where the notice's own quotes go.
+    // The empty notice's and content's quotes stand where their own quotes go.
     let notice_bytes = notices
         .iter()
         .map(|n| n.len() as u64 - 2)
         .max()
         .unwrap_or(0);
-    let bytes = body.len() as u64 + notice_bytes;
+    let bytes = facts.len() as u64 + notice_bytes + content.len() as u64 - 2;
     if bytes <= cap.tokens {
         return Size {
             tokens: bytes,
@@ -290,9 +296,11 @@ fn json_size(envelope: &Envelope, cap: Cap) -> Size {
     }
     let notice = notices
         .iter()
-        .map(|n| fit::exact(n, reference))
+        .map(|n| fit::facts_size(n, reference))
         .fold(Size::default(), Size::max);
-    fit::exact(&body, reference).plus(notice, BOUNDARY_SLACK)
+    fit::facts_size(&facts, reference)
+        .plus(notice, BOUNDARY_SLACK)
+        .plus(fit::exact(&content, ""), BOUNDARY_SLACK)
 }
 
 /// Cuts the pieces a request asks for: (pieces, asked for a range, cut short by the cap).

@@ -130,6 +130,12 @@ impl View {
         );
     }
 
+    /// How often `needle` appears in the view as it is written, unescaped (a JSON item
+    /// inside a JSON view, or a line of JSON in a text view).
+    pub fn count_raw(&self, needle: &str) -> usize {
+        self.text.matches(needle).count()
+    }
+
     /// Panics unless `needle` appears at least once.
     pub fn assert_has(&self, needle: &str) {
         assert!(
@@ -197,6 +203,42 @@ impl View {
             }
         }
     }
+}
+
+/// Snapshot settings for views: refs, cursors, times, durations, hashes and temporary paths
+/// filtered. Used by [`assert_view_snapshots!`](crate::assert_view_snapshots).
+pub fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"\bsp_[a-z0-9]{10}\b", "sp_REF");
+    settings.add_filter(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z", "[TIME]");
+    settings.add_filter(
+        r#""(duration_ms|started_at_ms|mtime_ms)":\d+"#,
+        r#""$1":[N]"#,
+    );
+    settings.add_filter(r"cursor=[A-Za-z0-9_.\-]{20,}", "cursor=[CURSOR]");
+    settings.add_filter(
+        r#""(next_cursor|cursor)":"[A-Za-z0-9_.\-]{20,}""#,
+        r#""$1":"[CURSOR]""#,
+    );
+    settings.add_filter(r"/tmp/\.tmp[A-Za-z0-9]+", "[ROOT]");
+    settings.add_filter(r#""(sha256|commit)":"[0-9a-f]{12,}""#, r#""$1":"[HASH]""#);
+    settings.add_filter(r"sha256 [0-9a-f]{12}", "sha256 [HASH]");
+    settings.add_filter(r#""called_at":"[^"]*""#, r#""called_at":"[TIME]""#);
+    settings
+}
+
+/// Snapshots each view as `NAME__HOST` beside the calling test (filtered by
+/// [`snapshot_settings`]).
+#[macro_export]
+macro_rules! assert_view_snapshots {
+    ($name:expr, $views:expr) => {{
+        let views: &[$crate::hosts::View] = $views;
+        $crate::hosts::snapshot_settings().bind(|| {
+            for v in views {
+                ::insta::assert_snapshot!(format!("{}__{}", $name, v.host.name()), v.text);
+            }
+        });
+    }};
 }
 
 /// An MCP call as spool writes it in words (`read ref=sp_x line=97 limit=400`): the tool, then

@@ -100,7 +100,7 @@ pub fn structured(a: &SearchAnswer, dialect: Dialect) -> Value {
         "scope",
         "ref",
     ] {
-        if let Some(v) = fields.remove(key) {
+        if let Some(v) = fields.shift_remove(key) {
             out.insert(key.into(), v);
         }
     }
@@ -188,7 +188,7 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
 }
 
 /// The hits, one line each (`path:line:text`), context lines with `-`.
-fn hit_lines(a: &SearchAnswer) -> String {
+pub(crate) fn hit_lines(a: &SearchAnswer) -> String {
     let mut out = String::new();
     for hit in &a.hits {
         let prefix = hit.path.as_ref().map_or(String::new(), |p| format!("{p}:"));

@@ -48,6 +48,8 @@ pub struct Options {
     pub names: Vec<&'static str>,
     /// The fake starts once; a restart fails.
     pub once: bool,
+    /// spool's own answers carry structured content (`--structured on`).
+    pub structured: bool,
 }
 
 impl Default for Options {
@@ -58,6 +60,7 @@ impl Default for Options {
             timeout_s: None,
             names: vec!["fake"],
             once: false,
+            structured: true,
         }
     }
 }
@@ -91,6 +94,7 @@ pub async fn start(opts: Options) -> Proxy {
     let settings = Settings {
         max_tokens: opts.max_tokens,
         no_run: true,
+        structured: opts.structured,
         ..Settings::default()
     };
     let spool = spool_server(home.path(), settings);
