@@ -13,6 +13,7 @@ pub mod files;
 pub mod fit;
 pub mod items;
 pub mod listing;
+pub mod order;
 pub mod page;
 pub mod refs;
 pub mod render;

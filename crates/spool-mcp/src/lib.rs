@@ -4,6 +4,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod answer;
+pub mod args;
 mod descriptions;
 pub mod http;
 mod params;
@@ -12,11 +13,21 @@ mod server;
 
 pub use server::{Settings, SpoolServer};
 
+/// The largest request read on stdio.
+pub const MAX_REQUEST: usize = 256 << 20;
+
 /// Serves MCP on stdin and stdout until the client goes away.
 pub async fn serve_stdio<S: rmcp::ServerHandler>(server: S) -> Result<(), ServeError> {
     use rmcp::ServiceExt;
+    // rmcp's stdio drops a request over 16 MiB without a word (a `run` with a large stdin);
+    // this reads requests up to 256 MiB.
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    )
+    .with_max_line_length(MAX_REQUEST);
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
         .map_err(|e| ServeError::Protocol(e.to_string()))?;
     running

@@ -338,9 +338,9 @@ impl SpoolServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SpoolServer {
-    /// Routes the call. Arguments that do not fit a tool's input schema are a malformed
-    /// request: a JSON-RPC `invalid_params` error that names the field (rmcp would answer them as
-    /// a tool result), carrying the contract's error object as its data.
+    /// Routes the call. Arguments that do not fit a tool's input schema are a tool error the
+    /// model can correct (SEP-1303): `invalid_argument`, naming the field, in both parts (rmcp
+    /// answers them as a bare text error).
     async fn call_tool(
         &self,
         request: rmcp::model::CallToolRequestParams,
@@ -349,6 +349,7 @@ impl ServerHandler for SpoolServer {
         /// How rmcp 3.11 words a deserialization failure (pinned; a test guards it).
         const BAD_ARGUMENTS: &str = "failed to deserialize parameters:";
         let tool = request.name.to_string();
+        let arguments = request.arguments.clone().unwrap_or_default();
         let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         let response = self.tool_router.call(tcc).await?;
         if let rmcp::model::CallToolResponse::Complete(result) = &response
@@ -360,14 +361,27 @@ impl ServerHandler for SpoolServer {
                 .find_map(|c| c.as_text().map(|t| t.text.clone()))
             && let Some(detail) = text.strip_prefix(BAD_ARGUMENTS)
         {
+            let named = self
+                .tool_router
+                .get(&tool)
+                .and_then(|t| crate::args::misfit(&t.input_schema, &arguments));
             let err = Error::InvalidArgument {
-                message: format!("the arguments of `{tool}` do not fit its input schema:{detail}"),
+                message: format!(
+                    "the arguments of `{tool}` do not fit its input schema: {}",
+                    named.unwrap_or_else(|| detail.trim().to_owned())
+                ),
                 hint: Some(format!(
-                    "call `{tool}` with the arguments its inputSchema lists"
+                    "call `{tool}` again with the arguments its inputSchema lists"
                 )),
             };
-            let data = serde_json::to_value(err.to_wire()).ok();
-            return Err(rmcp::ErrorData::invalid_params(err.to_string(), data));
+            return Ok(rmcp::model::CallToolResponse::Complete(error_result(
+                &self.inner.store,
+                &tool,
+                &Value::Object(arguments),
+                &err,
+                0,
+                self.inner.settings.parts(),
+            )));
         }
         Ok(response)
     }

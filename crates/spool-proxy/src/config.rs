@@ -8,6 +8,7 @@
 //! command = "npx"
 //! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/data"]
 //! timeout_s = 120         # optional: how long one request may take
+//! max_message_bytes = 1073741824   # optional: the largest answer read (default 1 GiB)
 //! [upstream.preview]      # optional: per tool `head`, `tail` or `head_tail`
 //! read_text_file = "head"
 //!
@@ -77,6 +78,10 @@ pub struct UpstreamSpec {
     /// Preview policy per tool: `head`, `tail` or `head_tail`.
     #[serde(default)]
     pub preview: BTreeMap<String, String>,
+    /// The largest message read from the upstream, in bytes (default 1 GiB); a larger answer
+    /// is an error at once, naming its size.
+    #[serde(default)]
+    pub max_message_bytes: Option<u64>,
 }
 
 /// How to reach an upstream.
@@ -127,6 +132,14 @@ impl UpstreamSpec {
         }
     }
 
+    /// The largest message read from the upstream.
+    pub fn max_message(&self) -> usize {
+        self.max_message_bytes
+            .map_or(crate::child::MAX_MESSAGE, |b| {
+                usize::try_from(b).unwrap_or(usize::MAX).max(1 << 10)
+            })
+    }
+
     /// How long one request may take.
     pub fn timeout(&self) -> Duration {
         self.timeout_s
@@ -136,10 +149,16 @@ impl UpstreamSpec {
 
     /// The preview a too-large answer of `tool` gets.
     pub fn preview_for(&self, tool: &str) -> Preview {
-        self.preview
-            .get(tool)
-            .and_then(|p| Preview::parse(p))
-            .unwrap_or_else(|| default_preview(tool))
+        self.chosen_preview(tool).0
+    }
+
+    /// The preview of `tool`, and whether it was configured (else it comes from the tool's
+    /// name, and the data may overrule it).
+    pub fn chosen_preview(&self, tool: &str) -> (Preview, bool) {
+        match self.preview.get(tool).and_then(|p| Preview::parse(p)) {
+            Some(p) => (p, true),
+            None => (default_preview(tool), false),
+        }
     }
 
     /// What the answers call it: the name, or the command line.

@@ -2,6 +2,8 @@
 //! and replaced by the envelope (a preview, totals, the reason and the calls that read the
 //! rest), or by a page of items when it is a JSON list.
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use rmcp::model::{CallToolResult, ContentBlock, ReadResourceResult, ResourceContents};
 use serde_json::{Value, json};
@@ -18,6 +20,10 @@ const COUNT_LIMIT: usize = 1 << 20;
 /// A single image, audio clip or blob past this size is named with its size.
 const LARGE_MEDIA: usize = 1 << 20;
 
+/// An image or audio clip past this size (decoded) is stored, not passed on: model APIs refuse
+/// images over about 5 MB.
+const MEDIA_FOR_MODELS: usize = 5 << 20;
+
 /// The call being relayed.
 pub struct Call<'a> {
     /// The upstream's name.
@@ -29,30 +35,41 @@ pub struct Call<'a> {
     pub arguments: &'a Value,
     pub called_at: &'a str,
     pub preview: Preview,
+    /// The preview was configured for this tool; else it came from the tool's name, and the
+    /// order of the times in the answer may overrule it.
+    pub preview_configured: bool,
     /// The cap of what the client receives.
     pub cap: Cap,
     /// Which parts a replaced answer carries.
     pub parts: Parts,
 }
 
-/// The text the model would read: text blocks and embedded text resources, in order.
-fn text_of(result: &CallToolResult) -> String {
-    let mut text = String::new();
-    for block in &result.content {
-        let piece = match block {
-            ContentBlock::Text(t) => t.text.as_str(),
+/// The text the model would read: text blocks and embedded text resources, in order. One
+/// block is borrowed, not copied: an upstream answer may be hundreds of megabytes.
+fn text_of(result: &CallToolResult) -> Cow<'_, str> {
+    let pieces: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(t) => Some(t.text.as_str()),
             ContentBlock::Resource(r) => match &r.resource {
-                ResourceContents::TextResourceContents { text, .. } => text.as_str(),
-                _ => continue,
+                ResourceContents::TextResourceContents { text, .. } => Some(text.as_str()),
+                _ => None,
             },
-            _ => continue,
-        };
+            _ => None,
+        })
+        .collect();
+    if let [one] = pieces.as_slice() {
+        return Cow::Borrowed(one);
+    }
+    let mut text = String::with_capacity(pieces.iter().map(|p| p.len() + 1).sum());
+    for piece in pieces {
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
         text.push_str(piece);
     }
-    text
+    Cow::Owned(text)
 }
 
 /// The tokens of `text` when they are at most `max_tokens`, else `None`.
@@ -117,28 +134,58 @@ fn redo(call: &Call<'_>) -> NextCall {
 /// The text that decides and is stored, and what else the upstream sent beside it (to be
 /// stored too, with what it is). The text blocks are the payload, unless they are a summary that
 /// fits one answer beside larger structured content; structured content that repeats the text
-/// (serialized, or wrapping it in a field) adds nothing and is not stored twice.
-fn payload(result: &CallToolResult, max_tokens: u64) -> (String, Option<(String, &'static str)>) {
+/// (serialized, or wrapping it in a field) adds nothing and is not stored twice. Text blocks that
+/// are the items of a list in the structured content, one block an item (as the Python SDK sends
+/// a returned list beside `{"result": [...]}`), give way to that list, which pages as items.
+fn payload(
+    result: &CallToolResult,
+    max_tokens: u64,
+) -> (Cow<'_, str>, Option<(String, &'static str)>) {
     let text = text_of(result);
     let Some(structured) = &result.structured_content else {
         return (text, None);
     };
+    if blocks_repeat_a_list(result, structured) {
+        return (Cow::Owned(pretty(structured)), None);
+    }
     let repeats = !text.is_empty()
         && (serde_json::from_str::<Value>(&text).is_ok_and(|t| t == *structured)
             || structured
                 .as_object()
-                .is_some_and(|o| o.values().any(|v| v.as_str() == Some(text.as_str()))));
+                .is_some_and(|o| o.values().any(|v| v.as_str() == Some(&*text))));
     if repeats {
         return (text, None);
     }
-    let json = serde_json::to_string_pretty(structured).unwrap_or_default();
+    let json = pretty(structured);
     if text.is_empty() {
-        (json, None)
+        (Cow::Owned(json), None)
     } else if !over_cap(&text, max_tokens) && json.len() > text.len() {
-        (json, Some((text, "text")))
+        (Cow::Owned(json), Some((text.into_owned(), "text")))
     } else {
         (text, Some((json, "structured content")))
     }
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// Whether the text blocks are, one for one, the items of the list in `structured`.
+fn blocks_repeat_a_list(result: &CallToolResult, structured: &Value) -> bool {
+    let Some((_, items)) = find_list(structured) else {
+        return false;
+    };
+    let blocks: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|b| b.as_text().map(|t| t.text.as_str()))
+        .collect();
+    blocks.len() == items.len()
+        && blocks.len() == result.content.len()
+        && blocks.iter().zip(items).all(|(block, item)| match item {
+            Value::String(s) => s == block,
+            other => serde_json::from_str::<Value>(block).is_ok_and(|v| v == *other),
+        })
 }
 
 /// Makes `result` honest; records what the client receives in the audit.
@@ -235,18 +282,18 @@ fn items_answer(
     media: &[String],
     ms: u64,
 ) -> Result<CallToolResult> {
-    let (key, items) = find_list(doc).unwrap_or((None, &[]));
-    let view = store_items(store, whole, key, items)?;
+    let (path, items) = find_list(doc).unwrap_or((None, &[]));
+    let view = store_items(store, whole, path.as_deref(), items)?;
     let mut notes = vec![format!(
         "the upstream's answer is stored whole, as it came, as {}",
         whole.reference
     )];
-    if let (Some(key), Value::Object(fields)) = (key, doc) {
-        let mut others = fields.clone();
-        others.remove(key);
+    if let (Some(path), Value::Object(fields)) = (&path, doc) {
+        // The rest of the answer is context for the rows: shown whole, the list in it named.
         notes.push(format!(
-            "the list is the field `{key}` of an object whose other fields are {}",
-            Value::Object(others)
+            "the list is `{path}` ({} items) in the upstream's answer, which reads, the list left out: {}",
+            spool_core::render::thousands(items.len() as u64),
+            spool_core::items::without_list(doc, path, items.len())
         ));
         if let Some(more) = upstream_more(fields) {
             notes.push(format!(
@@ -280,11 +327,14 @@ fn window_answer(
     ms: u64,
 ) -> Result<CallToolResult> {
     let reader = store.open_artifact(&whole.reference)?;
+    let (preview, why) = preview_of(&reader, call)?;
+    let mut notes = media.to_vec();
+    notes.extend(why);
     let envelope = window_with_notes(
         &reader,
-        WindowRequest::Preview(Some(call.preview)),
+        WindowRequest::Preview(Some(preview)),
         call.cap,
-        media,
+        &notes,
     )?;
     if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &envelope, ms) {
         tracing::warn!(error = %e, "could not record the answer in the audit");
@@ -292,23 +342,63 @@ fn window_answer(
     Ok(envelope_result(&envelope, call.parts))
 }
 
-/// The document when `text` is a JSON list, or an object that is mostly one list (its other
-/// fields, shown in full in the banner, must be small), else `None`.
+/// The preview of a stored answer, and the words that say which end it shows and why. A
+/// configured preview is kept; one that comes from the tool's name yields to the data: an
+/// answer whose times run newest first (`git log`) shows its head, whatever the name says.
+fn preview_of(
+    reader: &spool_core::store::ArtifactReader,
+    call: &Call<'_>,
+) -> Result<(Preview, Option<String>)> {
+    use spool_core::order::{TimeOrder, time_order};
+    if call.preview_configured {
+        return Ok((call.preview, None));
+    }
+    let order = time_order(reader)?;
+    Ok(match (call.preview, order) {
+        (Preview::Tail, Some(TimeOrder::NewestFirst { first, last })) => (
+            Preview::Head,
+            Some(format!(
+                "the preview shows the start: this answer runs newest first (from {first} down to {last})"
+            )),
+        ),
+        (Preview::Tail, Some(TimeOrder::OldestFirst { first, last })) => (
+            Preview::Tail,
+            Some(format!(
+                "the preview shows the end: this log runs oldest first (from {first} up to {last})"
+            )),
+        ),
+        (Preview::Tail, None) => (
+            Preview::Tail,
+            Some(format!(
+                "the preview shows the end, as for a log (the tool is called `{}`)",
+                call.tool
+            )),
+        ),
+        (preview, _) => (preview, None),
+    })
+}
+
+/// The document when `text` is a JSON list, or an object that is mostly one list, however deep
+/// (the rest of it, shown in full in the banner, must be small), else `None`.
 fn json_list(text: &str) -> Option<Value> {
-    /// The most the other fields of an object may take to be shown beside its list.
-    const OTHER_FIELDS: usize = 1 << 10;
+    /// The most the rest of the document may take to be shown beside its list.
+    const OTHER_FIELDS: usize = 2 << 10;
+    /// Past this a document is not parsed whole to find its list (a tree of values takes
+    /// several times the text's size): it is paged by lines instead.
+    const JSON_LIST_LIMIT: usize = 64 << 20;
     let trimmed = text.trim_start();
     if !(trimmed.starts_with('[') || trimmed.starts_with('{')) {
         return None;
     }
+    if text.len() > JSON_LIST_LIMIT {
+        return None;
+    }
     let doc: Value = serde_json::from_str(text).ok()?;
-    let (key, _) = find_list(&doc)?;
-    if let (Some(key), Value::Object(fields)) = (key, &doc) {
-        let others: usize = fields
-            .iter()
-            .filter(|(k, _)| k.as_str() != key)
-            .map(|(k, v)| k.len() + v.to_string().len())
-            .sum();
+    let (path, items) = find_list(&doc)?;
+    if let Some(path) = path {
+        let others = spool_core::items::without_list(&doc, &path, items.len())
+            .to_string()
+            .len();
         if others > OTHER_FIELDS {
             return None;
         }
@@ -343,35 +433,51 @@ fn store_large_blobs(
     mut result: CallToolResult,
 ) -> Result<CallToolResult> {
     for block in &mut result.content {
-        let ContentBlock::Resource(r) = block else {
-            continue;
+        let (what, mime, data) = match &*block {
+            ContentBlock::Resource(r) => match &r.resource {
+                ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob,
+                    ..
+                } if blob.len() as u64 > call.cap.tokens.min(LARGE_MEDIA as u64) => (
+                    format!("the embedded resource {uri}"),
+                    mime_type.clone(),
+                    blob,
+                ),
+                _ => continue,
+            },
+            // No model takes an image or a sound this large: it is kept, and named.
+            ContentBlock::Image(i) if i.data.len() / 4 * 3 > MEDIA_FOR_MODELS => {
+                ("the image".to_owned(), Some(i.mime_type.clone()), &i.data)
+            }
+            ContentBlock::Audio(a) if a.data.len() / 4 * 3 > MEDIA_FOR_MODELS => {
+                ("the audio".to_owned(), Some(a.mime_type.clone()), &a.data)
+            }
+            _ => continue,
         };
-        let ResourceContents::BlobResourceContents {
-            uri,
-            mime_type,
-            blob,
-            ..
-        } = &r.resource
-        else {
-            continue;
-        };
-        if blob.len() as u64 <= call.cap.tokens.min(LARGE_MEDIA as u64) {
-            continue;
-        }
-        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(blob) else {
+        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data) else {
             continue;
         };
         let mut src = source(call);
-        src.version.insert("uri".into(), json!(uri));
+        src.version.insert("part".into(), json!(what));
+        src.version.insert("mime_type".into(), json!(mime));
         let mut new = NewArtifact::new(src);
         new.redo = Some(redo(call));
         let meta = store.put(new, &bytes)?;
+        let size = spool_core::render::human_bytes(bytes.len() as u64);
+        let mime = mime.as_deref().unwrap_or("application/octet-stream");
+        let why = if what.starts_with("the embedded") {
+            String::new()
+        } else {
+            format!(
+                ", more than models take ({})",
+                spool_core::render::human_bytes(MEDIA_FOR_MODELS as u64)
+            )
+        };
         *block = ContentBlock::text(format!(
-            "[spool: the embedded resource {uri} ({}, {}) is stored as {}: read ref={} byte_offset=0 max_bytes=4096]",
-            mime_type.as_deref().unwrap_or("application/octet-stream"),
-            spool_core::render::human_bytes(bytes.len() as u64),
-            meta.reference,
-            meta.reference,
+            "[spool: {what} ({mime}, {size}{why}) is stored as {}: read ref={} byte_offset=0 max_bytes=4096]",
+            meta.reference, meta.reference,
         ));
     }
     Ok(result)

@@ -259,7 +259,7 @@ impl ProxyServer {
         request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let (route, _) = self.route(name).await?;
+        let (route, tool) = self.route(name).await?;
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         let mut params = CallToolRequestParams::new(route.tool.clone());
         params.arguments = request.arguments;
@@ -295,12 +295,37 @@ impl ProxyServer {
                     self.inner.spool.settings().parts(),
                 )));
             }
+            // An upstream that refuses wrong arguments as a protocol error: the model gets a
+            // tool error it can correct, naming the field (SEP-1303).
+            Err(Failure::Upstream(e))
+                if e.code == rmcp::model::ErrorCode::INVALID_PARAMS
+                    && let Some(args) = arguments.as_object()
+                    && let Some(misfit) = spool_mcp::args::misfit(&tool.input_schema, args) =>
+            {
+                let err = spool_core::Error::InvalidArgument {
+                    message: format!(
+                        "the arguments of `{name}` do not fit its input schema: {misfit} (the upstream said: {})",
+                        e.message
+                    ),
+                    hint: Some(format!(
+                        "call `{name}` again with the arguments its inputSchema lists"
+                    )),
+                };
+                return Ok(CallToolResponse::Complete(error_result(
+                    self.store(),
+                    name,
+                    &arguments,
+                    &err,
+                    ms,
+                    self.inner.spool.settings().parts(),
+                )));
+            }
             Err(Failure::Upstream(e)) => return Err(e),
             Err(Failure::Cancelled) => return Err(internal("cancelled by the client", None)),
         };
         let upstream = &self.inner.upstreams[route.upstream];
         let server = upstream.spec.name.clone();
-        let preview = upstream.spec.preview_for(&route.tool);
+        let (preview, preview_configured) = upstream.spec.chosen_preview(&route.tool);
         let store = Arc::clone(self.store());
         let cap = self.inner.spool.settings().cap(None);
         let parts = self.inner.spool.settings().parts();
@@ -313,6 +338,7 @@ impl ProxyServer {
                 arguments: &arguments,
                 called_at: &called_at,
                 preview,
+                preview_configured,
                 cap,
                 parts,
             };
@@ -555,7 +581,12 @@ impl ServerHandler for ProxyServer {
             )
             .await?
         {
-            ServerResult::GetPromptResult(r) => Ok(GetPromptResponse::from(r)),
+            ServerResult::GetPromptResult(mut r) => {
+                // An older upstream leaves it out; a 2026-07-28 client requires it (rmcp strips
+                // it again for older clients).
+                r.result_type.get_or_insert(ResultType::COMPLETE);
+                Ok(GetPromptResponse::from(r))
+            }
             _ => Err(internal(
                 "the upstream answered prompts/get with something else",
                 None,
@@ -629,7 +660,8 @@ impl ServerHandler for ProxyServer {
         for i in candidates {
             let req = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params.clone()));
             match self.forward(i, req, &ctx).await {
-                Ok(ServerResult::ReadResourceResult(r)) => {
+                Ok(ServerResult::ReadResourceResult(mut r)) => {
+                    r.result_type.get_or_insert(ResultType::COMPLETE);
                     return self.honest_resource(i, r).await;
                 }
                 Ok(_) => {
@@ -704,7 +736,10 @@ impl ServerHandler for ProxyServer {
             )
             .await?
         {
-            ServerResult::CompleteResult(r) => Ok(r),
+            ServerResult::CompleteResult(mut r) => {
+                r.result_type.get_or_insert(ResultType::COMPLETE);
+                Ok(r)
+            }
             _ => Err(internal(
                 "the upstream answered completion/complete with something else",
                 None,

@@ -17,11 +17,11 @@ use rmcp::model::{
     ServerPeerInfo, ServerResult,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer, ServiceExt};
 use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
+use crate::child::ChildTransport;
 use crate::config::{Transport, UpstreamSpec};
 use crate::hub::{Broadcast, Hub};
 
@@ -272,17 +272,26 @@ impl Upstream {
                 cwd,
             } => {
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env).kill_on_drop(true);
+                cmd.args(args)
+                    .envs(env)
+                    .kill_on_drop(true)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
                 if let Some(dir) = cwd {
                     cmd.current_dir(dir);
                 }
-                let (transport, stderr) = TokioChildProcess::builder(cmd)
-                    .stderr(std::process::Stdio::piped())
+                let mut child = cmd
                     .spawn()
                     .map_err(|e| self.down(format!("`{command}` did not run: {e}")))?;
-                if let Some(stderr) = stderr {
+                if let Some(stderr) = child.stderr.take() {
                     self.keep_stderr(stderr);
                 }
+                let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                    return Err(self.down(format!("`{command}` started without pipes")));
+                };
+                let transport = ChildTransport::new(child, stdout, stdin)
+                    .with_max_message(self.spec.max_message());
                 tokio::time::timeout(timeout, client.serve(transport)).await
             }
             Transport::Http { url, bearer } => {
@@ -297,6 +306,10 @@ impl Upstream {
                     rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
                         url.as_str(),
                     );
+                // Large answers are read whole and stored (rmcp's default stops at 16 MiB).
+                config = config
+                    .max_json_response_size(self.spec.max_message())
+                    .max_sse_event_size(self.spec.max_message());
                 if let Some(token) = bearer {
                     config = config.auth_header(token.clone());
                 }

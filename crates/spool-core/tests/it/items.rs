@@ -17,8 +17,8 @@ fn rows(n: usize) -> Value {
 
 fn stored(ts: &support::TestStore, doc: &Value) -> String {
     let whole = support::put(&ts.store, serde_json::to_string(doc).unwrap().as_bytes());
-    let (key, items) = find_list(doc).unwrap();
-    store_items(&ts.store, &whole, key, items)
+    let (path, items) = find_list(doc).unwrap();
+    store_items(&ts.store, &whole, path.as_deref(), items)
         .unwrap()
         .reference
 }
@@ -173,4 +173,25 @@ fn a_one_item_list_is_no_list() {
     assert!(find_list(&json!([{ "a": 1 }])).is_none());
     assert!(find_list(&json!({ "only": [1] })).is_none());
     assert!(find_list(&json!([1, 2])).is_some());
+}
+
+#[test]
+fn rows_nested_deep_in_an_answer_are_found_and_named_by_their_path() {
+    // @bytebase/dbhub answers so: the rows at `data.statements[0].rows`.
+    let doc = json!({
+        "success": true,
+        "data": { "statements": [{ "sql": "select * from t", "rows": rows(5), "count": 5 }] },
+    });
+    let (path, items) = find_list(&doc).unwrap();
+    assert_eq!(path.as_deref(), Some("data.statements[0].rows"));
+    assert_eq!(items.len(), 5);
+    let rest = spool_core::items::without_list(&doc, "data.statements[0].rows", 5);
+    assert_eq!(
+        rest["data"]["statements"][0]["rows"],
+        "<the list of 5 items, paged here>"
+    );
+    assert_eq!(rest["data"]["statements"][0]["sql"], "select * from t");
+    // The rows' own small lists are not taken for the list.
+    let (path, _) = find_list(&json!({ "rows": rows(3), "meta": { "tags": ["a", "b"] } })).unwrap();
+    assert_eq!(path.as_deref(), Some("rows"));
 }

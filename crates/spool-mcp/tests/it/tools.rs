@@ -210,27 +210,37 @@ async fn cancelling_a_run_keeps_what_it_printed() {
 }
 
 #[tokio::test]
-async fn malformed_arguments_are_a_protocol_error_naming_the_field() {
+async fn wrong_arguments_are_a_tool_error_naming_the_field() {
+    // SEP-1303 (2025-11-25): the model gets an error it can correct, not a protocol error.
     let h = start(Settings::default()).await;
     for (tool, args, field) in [
-        (
-            "search",
-            json!({ "ref": "sp_x" }),
-            "missing field `pattern`",
-        ),
+        ("search", json!({ "ref": "sp_x" }), "`pattern` is required"),
         (
             "read",
             json!({ "ref": "sp_x", "lines": 3 }),
-            "unknown field `lines`",
+            "`lines` is not an argument of this tool",
         ),
-        ("run", json!({ "command": 5 }), "invalid type"),
+        (
+            "run",
+            json!({ "command": 5 }),
+            "`command` must be a string or null (got the number 5)",
+        ),
+        (
+            "read",
+            json!({ "ref": "sp_x", "line": "97" }),
+            "`line` must be an integer or null (got the string \"97\")",
+        ),
     ] {
-        let params =
-            CallToolRequestParams::new(tool).with_arguments(args.as_object().cloned().unwrap());
-        let err = h.client.call_tool(params).await.unwrap_err();
-        let text = err.to_string();
-        assert!(text.contains(field), "{tool}: {text}");
-        assert!(text.contains("do not fit its input schema"), "{text}");
+        let r = h.call(tool, args).await;
+        assert_eq!(r.is_error, Some(true), "{tool}");
+        let e = &structured(&r)["error"];
+        assert_eq!(e["code"], "invalid_argument");
+        let message = e["message"].as_str().unwrap();
+        assert!(message.contains(field), "{tool}: {message}");
+        assert!(message.contains("do not fit its input schema"), "{message}");
+        assert!(e["hint"].as_str().unwrap().contains("inputSchema"));
+        let text = &texts(&r)[0];
+        assert!(text.contains(field) && text.contains("hint:"), "{text}");
     }
     // The server stays up.
     let r = h.call("artifacts", json!({})).await;

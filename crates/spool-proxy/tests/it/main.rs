@@ -4,6 +4,7 @@
 
 mod agent;
 mod faults;
+mod fidelity;
 mod hosts;
 mod passthrough;
 mod relay;

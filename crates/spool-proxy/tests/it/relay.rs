@@ -265,7 +265,7 @@ async fn an_upstream_that_pages_its_own_list_is_said_to_go_on() {
         "{notes}"
     );
     assert!(
-        notes.contains("other fields are {\\\"next_cursor\\\":\\\"page-2\\\"}"),
+        notes.contains(r#"the list left out: {\"rows\":\"<the list of 1000 items, paged here>\",\"next_cursor\":\"page-2\"}"#),
         "{notes}"
     );
 }

@@ -122,15 +122,8 @@ pub async fn start(opts: Options) -> Proxy {
             .collect(),
     };
     let server = ProxyServer::start(config, spool).await.unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    let serving = server.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = Box::pin(serving.serve(server_io)).await {
-            let _ = running.waiting().await;
-        }
-    });
     let recorder = Recorder::default();
-    let client = recorder.clone().serve(client_io).await.unwrap();
+    let client = connect_with(server.clone(), recorder.clone()).await;
     Proxy {
         client,
         recorder,
@@ -138,6 +131,25 @@ pub async fn start(opts: Options) -> Proxy {
         home,
         marks,
     }
+}
+
+/// An rmcp client joined to `server` by an in-memory pipe.
+pub async fn connect_with<H: ClientHandler>(
+    server: ProxyServer,
+    handler: H,
+) -> RunningService<RoleClient, H> {
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = Box::pin(server.serve(server_io)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    handler.serve(client_io).await.unwrap()
+}
+
+/// The same with a client that handles nothing.
+pub async fn connect(server: ProxyServer) -> RunningService<RoleClient, ()> {
+    connect_with(server, ()).await
 }
 
 impl Proxy {

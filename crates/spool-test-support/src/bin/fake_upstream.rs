@@ -118,8 +118,51 @@ fn tools() -> Vec<Tool> {
             "A tool named like a prefixed `read`.",
             none.clone(),
         ),
-        Tool::new("read", "A tool whose name spool also uses.", none),
+        Tool::new("read", "A tool whose name spool also uses.", none.clone()),
+        Tool::new(
+            "huge_text",
+            "One text block of at least `bytes` bytes of numbered lines.",
+            int_arg("bytes"),
+        ),
+        Tool::new(
+            "huge_image",
+            "A PNG image of `bytes` bytes.",
+            int_arg("bytes"),
+        ),
+        Tool::new(
+            "db_rows",
+            "`n` rows nested as @bytebase/dbhub nests them: data.statements[0].rows.",
+            int_arg("n"),
+        ),
+        Tool::new(
+            "py_list",
+            "`n` rows as the Python SDK sends a returned list: a text block per row beside { result }.",
+            int_arg("n"),
+        ),
+        Tool::new(
+            "git_log",
+            "`n` commits, newest first, as mcp-server-git's git_log writes them.",
+            int_arg("n"),
+        ),
     ]
+}
+
+/// `count` commits as mcp-server-git words them, newest first: one a minute, back from
+/// 2026-11-30 23:59 (through November, for up to 43,200 commits).
+fn git_log(count: u64) -> String {
+    let mut out = String::from("Commit history:\n");
+    for back in 0..count.min(43_200) {
+        let minute_of_month = 30 * 1_440 - 1 - back;
+        let (day, minute) = (minute_of_month / 1_440 + 1, minute_of_month % 1_440);
+        let number = count - back;
+        out.push_str(&format!(
+            "Commit: '{:040x}'\nAuthor: <git.Actor \"Dev <dev@example.invalid>\">\nDate: 2026-11-{day:02} {:02}:{:02}:00+00:00\nMessage: 'change number {number}\\n'\n\n",
+            u128::from(number) * 0x9e37_79b9_7f4a_7c15,
+            minute / 60,
+            minute % 60,
+        ));
+    }
+    out
 }
 
 fn arg(p: &CallToolRequestParams, name: &str, default: u64) -> u64 {
@@ -180,13 +223,61 @@ impl ServerHandler for Fake {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let result = match p.name.as_ref() {
-            "echo" => text(
-                p.arguments
-                    .as_ref()
-                    .and_then(|a| a.get("text"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
-            ),
+            "echo" => match p.arguments.as_ref().and_then(|a| a.get("text")) {
+                // As an SDK that validates arguments before the tool runs answers.
+                Some(v) if !v.is_string() => {
+                    return Err(ErrorData::invalid_params(
+                        "Invalid arguments for tool echo",
+                        Some(json!({ "path": ["text"], "expected": "string" })),
+                    ));
+                }
+                v => text(v.and_then(Value::as_str).unwrap_or_default()),
+            },
+            "huge_text" => {
+                let want = arg(&p, "bytes", 1 << 20) as usize;
+                let mut s = String::with_capacity(want + 100);
+                let mut i = 0u64;
+                while s.len() < want {
+                    i += 1;
+                    s.push_str(&format!("line {i}: the quick brown fox jumps over the lazy dog\n"));
+                }
+                s.push_str("THE LAST LINE\n");
+                text(s)
+            }
+            "huge_image" => {
+                let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+                bytes.extend((0..arg(&p, "bytes", 1024)).map(|i| (i * 13 % 256) as u8));
+                let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                CallToolResult::success(vec![
+                    ContentBlock::text("a large picture"),
+                    ContentBlock::Image(ImageContent::new(data, "image/png")),
+                ])
+            }
+            "db_rows" => {
+                let n = arg(&p, "n", 10);
+                text(
+                    json!({
+                        "success": true,
+                        "data": { "statements": [{
+                            "sql": "SELECT * FROM rows",
+                            "rows": spool_test_support::rows(n),
+                            "rowCount": n
+                        }] }
+                    })
+                    .to_string(),
+                )
+            }
+            "py_list" => {
+                let rows = spool_test_support::rows(arg(&p, "n", 10));
+                let blocks = rows
+                    .as_array()
+                    .map(|a| a.iter().map(|r| ContentBlock::text(r.to_string())).collect())
+                    .unwrap_or_default();
+                let mut r = CallToolResult::success(blocks);
+                r.structured_content = Some(json!({ "result": rows }));
+                r
+            }
+            "git_log" => text(git_log(arg(&p, "n", 10))),
             "big_text" => text(spool_test_support::big_text(arg(&p, "lines", 100))),
             "tail_logs" => {
                 let n = arg(&p, "lines", 100);
