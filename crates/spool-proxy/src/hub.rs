@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use rmcp::model::{
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    ClientCapabilities, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
     ResourceUpdatedNotificationParam,
 };
 use rmcp::{Peer, RoleServer};
@@ -30,12 +30,55 @@ pub type ProgressKey = (usize, u64, ProgressToken);
 #[derive(Default)]
 pub struct Hub {
     clients: Mutex<Vec<Peer<RoleServer>>>,
+    /// Calls in flight to each upstream connection: the client an upstream's ask goes to.
+    pub calls: crate::asks::Calls,
+    /// What upstreams are told the client answers (sampling, elicitation, roots): what the
+    /// first client that connected offers.
+    asks: std::sync::RwLock<Option<ClientCapabilities>>,
     /// Upstream progress token -> the client and the token it asked with. rmcp numbers tokens
     /// per connection from 0, so the key names the upstream and its connection too.
     progress: Mutex<HashMap<ProgressKey, (Peer<RoleServer>, ProgressToken)>>,
 }
 
 impl Hub {
+    /// What upstreams are told the client answers.
+    pub fn asks(&self) -> ClientCapabilities {
+        self.asks
+            .read()
+            .ok()
+            .and_then(|a| a.clone())
+            .unwrap_or_default()
+    }
+
+    /// Takes the asks a client offers, when none were taken yet; true when upstreams must be
+    /// told (they offer something upstreams were not told of).
+    pub fn take_asks(&self, caps: &ClientCapabilities) -> bool {
+        let offered = crate::asks::asks_of(caps);
+        let Ok(mut asks) = self.asks.write() else {
+            return false;
+        };
+        if asks.is_some() {
+            return false;
+        }
+        let news = offered != ClientCapabilities::default();
+        *asks = Some(offered);
+        news
+    }
+
+    /// The most recent connected client that offers `ask`.
+    pub fn latest_offering(&self, ask: crate::asks::Ask) -> Option<Peer<RoleServer>> {
+        let clients = self.clients.lock().ok()?;
+        clients
+            .iter()
+            .rev()
+            .find(|p| {
+                !p.is_transport_closed()
+                    && p.peer_info()
+                        .is_some_and(|i| ask.offered_by(&i.capabilities))
+            })
+            .cloned()
+    }
+
     pub fn add_client(&self, peer: Peer<RoleServer>) {
         if let Ok(mut clients) = self.clients.lock() {
             clients.retain(|p| !p.is_transport_closed());

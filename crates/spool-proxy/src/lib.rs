@@ -7,6 +7,7 @@
 //! Nothing here prints to stdout: on stdio, stdout is the transport.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod asks;
 mod child;
 pub mod config;
 mod hub;

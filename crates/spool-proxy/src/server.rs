@@ -233,8 +233,12 @@ impl ProxyServer {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<ServerResult, Failure> {
         let progress = ctx.meta.get_progress_token().map(|t| (ctx.peer.clone(), t));
+        let caller = crate::asks::Caller {
+            peer: ctx.peer.clone(),
+            id: ctx.id.clone(),
+        };
         self.inner.upstreams[upstream]
-            .request(request, &ctx.ct, progress)
+            .request(request, &ctx.ct, progress, Some(caller))
             .await
     }
 
@@ -485,6 +489,25 @@ impl ServerHandler for ProxyServer {
 
     async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
         self.inner.hub.add_client(ctx.peer.clone());
+        // Upstreams started before any client connected, told of no sampling, elicitation or
+        // roots. The first client that offers them: they start again, told what it offers, and
+        // the client hears that their tools may have changed (some show tools only then).
+        if let Some(info) = ctx.peer.peer_info()
+            && self.inner.hub.take_asks(&info.capabilities)
+        {
+            for u in &self.inner.upstreams {
+                u.restart().await;
+            }
+            let _ = ctx.peer.notify_tool_list_changed().await;
+        }
+    }
+
+    async fn on_roots_list_changed(&self, _ctx: NotificationContext<RoleServer>) {
+        for u in &self.inner.upstreams {
+            if let Ok(peer) = u.peer().await {
+                let _ = peer.notify_roots_list_changed().await;
+            }
+        }
     }
 
     async fn list_tools(

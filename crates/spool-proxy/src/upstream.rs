@@ -12,15 +12,21 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientCapabilities, ClientInfo, ClientRequest, Implementation, LoggingMessageNotificationParam,
-    PingRequest, ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam,
-    ServerPeerInfo, ServerResult,
+    ClientCapabilities, ClientInfo, ClientRequest, ClientResult, CreateMessageRequest,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
+    ElicitResult, Implementation, ListRootsRequest, ListRootsResult,
+    LoggingMessageNotificationParam, PingRequest, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ResourceUpdatedNotificationParam, ServerPeerInfo, ServerRequest, ServerResult,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::service::{
+    InboundStreamOrigin, NotificationContext, PeerRequestOptions, RequestContext, RunningService,
+    ServiceError,
+};
 use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer, ServiceExt};
 use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
+use crate::asks::{self, Ask, Caller};
 use crate::child::ChildTransport;
 use crate::config::{Transport, UpstreamSpec};
 use crate::hub::{Broadcast, Hub};
@@ -85,11 +91,90 @@ impl ClientHandler for UpstreamClient {
         self.hub.broadcast(Broadcast::PromptsChanged).await;
     }
 
+    /// The capabilities of the client spool relays for (sampling, elicitation, roots), on the
+    /// newest protocol in which a server may ask its client for them.
     fn get_info(&self) -> ClientInfo {
-        ClientInfo::new(
-            ClientCapabilities::default(),
+        let asks = self.hub.asks();
+        let relaying = asks != ClientCapabilities::default();
+        let mut info = ClientInfo::new(
+            asks,
             Implementation::new("spool-wrap", env!("CARGO_PKG_VERSION")),
-        )
+        );
+        if relaying {
+            info.protocol_version = ProtocolVersion::V_2025_11_25;
+        }
+        info
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        ctx: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let caller = self.caller(&ctx, Ask::Sampling)?;
+        let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+        match asks::relay(Ask::Sampling, caller, request, &ctx.ct).await? {
+            ClientResult::CreateMessageResult(r) => Ok(*r),
+            _ => Err(asks::refused(
+                Ask::Sampling,
+                "the client answered something else",
+            )),
+        }
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        ctx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let caller = self.caller(&ctx, Ask::Elicitation)?;
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+        match asks::relay(Ask::Elicitation, caller, request, &ctx.ct).await? {
+            ClientResult::ElicitResult(r) => Ok(r),
+            _ => Err(asks::refused(
+                Ask::Elicitation,
+                "the client answered something else",
+            )),
+        }
+    }
+
+    async fn list_roots(
+        &self,
+        ctx: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        // Roots are asked for at any time, not only during a call: the latest client then.
+        let caller = match self.caller(&ctx, Ask::Roots) {
+            Ok(caller) => caller,
+            Err(refusal) => match self.hub.latest_offering(Ask::Roots) {
+                Some(peer) => Caller {
+                    peer,
+                    id: ctx.id.clone(),
+                },
+                None => return Err(refusal),
+            },
+        };
+        let request = ServerRequest::ListRootsRequest(ListRootsRequest::default());
+        match asks::relay(Ask::Roots, caller, request, &ctx.ct).await? {
+            ClientResult::ListRootsResult(r) => Ok(r),
+            _ => Err(asks::refused(
+                Ask::Roots,
+                "the client answered something else",
+            )),
+        }
+    }
+}
+
+impl UpstreamClient {
+    /// The client an ask of this upstream connection goes to.
+    fn caller(&self, ctx: &RequestContext<RoleClient>, ask: Ask) -> Result<Caller, ErrorData> {
+        let origin = match ctx.extensions.get::<InboundStreamOrigin>() {
+            Some(InboundStreamOrigin::OutboundRequest(id)) => Some(id.clone()),
+            _ => None,
+        };
+        self.hub
+            .calls
+            .caller((self.index, self.connection), origin.as_ref())
+            .map_err(|why| asks::refused(ask, &why))
     }
 }
 
@@ -183,6 +268,21 @@ impl Upstream {
     /// A live connection: the current one, or a new one when the old one died or hangs.
     pub async fn peer(&self) -> Result<Peer<RoleClient>, spool_core::Error> {
         self.connected().await.map(|(peer, _)| peer)
+    }
+
+    /// Starts the upstream again now (to tell it of the client's capabilities): the next
+    /// request waits for the new connection. A failure is logged; the next request tries again.
+    pub async fn restart(&self) {
+        let mut guard = self.connection.lock().await;
+        if let Some(old) = guard.take() {
+            old.service.cancellation_token().cancel();
+        }
+        match self.connect().await {
+            Ok(conn) => *guard = Some(conn),
+            Err(e) => {
+                tracing::warn!(upstream = %self.spec.name, error = %e, "restarting the upstream failed");
+            }
+        }
     }
 
     /// A live connection and its generation.
@@ -369,6 +469,7 @@ impl Upstream {
         request: ClientRequest,
         ct: &CancellationToken,
         progress: Option<(Peer<RoleServer>, ProgressToken)>,
+        caller: Option<Caller>,
     ) -> Result<ServerResult, Failure> {
         let timeout = self.spec.timeout();
         let deadline = tokio::time::Instant::now() + timeout;
@@ -378,7 +479,7 @@ impl Upstream {
             () = tokio::time::sleep_until(deadline) => return Err(Failure::Down(self.timed_out(timeout))),
             () = ct.cancelled() => return Err(Failure::Cancelled),
         };
-        let mut handle = match peer
+        let handle = match peer
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
         {
@@ -389,11 +490,33 @@ impl Upstream {
         if let Some((client, asked)) = progress {
             self.hub.route_progress(key.clone(), client, asked);
         }
+        // What the upstream asks while it serves this request goes to this caller.
+        let call = ((self.index, generation), handle.id.clone());
+        if let Some(caller) = caller {
+            self.hub.calls.begin(call.0, call.1.clone(), caller);
+        }
+        let outcome = self
+            .wait(handle, &key, deadline, ct, generation, timeout)
+            .await;
+        self.hub.calls.end(call.0, &call.1);
+        outcome
+    }
+
+    /// Waits for the answer to a sent request, its deadline, or its cancellation.
+    async fn wait(
+        &self,
+        mut handle: rmcp::service::RequestHandle<RoleClient>,
+        key: &crate::hub::ProgressKey,
+        deadline: tokio::time::Instant,
+        ct: &CancellationToken,
+        generation: u64,
+        timeout: Duration,
+    ) -> Result<ServerResult, Failure> {
         let outcome = tokio::select! {
             r = &mut handle.rx => Some(r),
             () = tokio::time::sleep_until(deadline) => None,
             () = ct.cancelled() => {
-                self.hub.end_progress(&key);
+                self.hub.end_progress(key);
                 // A hung transport must not hold the answer: the notice gets a second.
                 let _ = tokio::time::timeout(
                     Duration::from_secs(1),
@@ -403,7 +526,7 @@ impl Upstream {
                 return Err(Failure::Cancelled);
             }
         };
-        self.hub.end_progress(&key);
+        self.hub.end_progress(key);
         match outcome {
             Some(Ok(Ok(result))) => Ok(result),
             Some(Ok(Err(ServiceError::McpError(e)))) => Err(Failure::Upstream(e)),

@@ -3,6 +3,7 @@
 #![expect(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 mod agent;
+mod asks;
 mod faults;
 mod fidelity;
 mod hosts;

@@ -140,11 +140,77 @@ fn tools() -> Vec<Tool> {
             int_arg("n"),
         ),
         Tool::new(
+            "ask_sampling",
+            "Asks its client to sample a message (sampling/createMessage) and answers with the reply.",
+            none.clone(),
+        ),
+        Tool::new(
+            "ask_elicitation",
+            "Asks its client for the user's name (elicitation/create) and answers with the reply.",
+            none.clone(),
+        ),
+        Tool::new(
+            "ask_roots",
+            "Asks its client for its roots (roots/list) and answers with them.",
+            none.clone(),
+        ),
+        Tool::new(
             "git_log",
             "`n` commits, newest first, as mcp-server-git's git_log writes them.",
             int_arg("n"),
         ),
     ]
+}
+
+/// Asks the client (the proxy, which relays it) and answers with what came back, or why not.
+#[expect(
+    deprecated,
+    reason = "sampling and roots are deprecated in 2026-07-28, still in 2025-11-25"
+)]
+async fn ask(tool: &str, peer: &rmcp::Peer<RoleServer>) -> CallToolResult {
+    use rmcp::model::{
+        ClientResult, CreateMessageRequestParams, ElicitRequest, SamplingMessage, ServerRequest,
+    };
+    let answer = match tool {
+        "ask_sampling" => peer
+            .create_message(CreateMessageRequestParams::new(
+                vec![SamplingMessage::user_text("say hello")],
+                50,
+            ))
+            .await
+            .map(|r| serde_json::to_string(&r).unwrap_or_default()),
+        "ask_roots" => peer
+            .list_roots()
+            .await
+            .map(|r| serde_json::to_string(&r).unwrap_or_default()),
+        _ => {
+            let params = serde_json::from_value(json!({
+                "mode": "form",
+                "message": "What is your name?",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": { "name": { "type": "string" } },
+                    "required": ["name"]
+                }
+            }));
+            match params {
+                Ok(params) => peer
+                    .send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
+                    .await
+                    .map(|r| match r {
+                        ClientResult::ElicitResult(e) => {
+                            serde_json::to_string(&e).unwrap_or_default()
+                        }
+                        other => format!("unexpected: {other:?}"),
+                    }),
+                Err(e) => return CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
+            }
+        }
+    };
+    match answer {
+        Ok(reply) => text(format!("the client answered: {reply}")),
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(format!("the ask failed: {e}"))]),
+    }
 }
 
 /// `count` commits as mcp-server-git words them, newest first: one a minute, back from
@@ -278,6 +344,7 @@ impl ServerHandler for Fake {
                 r
             }
             "git_log" => text(git_log(arg(&p, "n", 10))),
+            "ask_sampling" | "ask_elicitation" | "ask_roots" => ask(p.name.as_ref(), &ctx.peer).await,
             "big_text" => text(spool_test_support::big_text(arg(&p, "lines", 100))),
             "tail_logs" => {
                 let n = arg(&p, "lines", 100);
