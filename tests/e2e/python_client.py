@@ -15,6 +15,8 @@ import tempfile
 
 from mcp import Client, StdioServerParameters
 
+import hosts
+
 SPOOL = os.path.abspath(sys.argv[1])
 RESULTS = []
 
@@ -59,6 +61,33 @@ async def scenario(label, client):
         sc5 = r5.structured_content or {}
         check(f"{label}: list pages", r5.is_error is False and len(sc5.get("items", [])) == 2
               and sc5.get("has_more") is True, sc5)
+
+        # What the model receives in each host, for each kind of answer: the facts, the shown
+        # text once, a next call read off the view that works, within the host's chars limit.
+        limits = {t.name: hosts.max_result_chars(t) for t in tools.tools}
+        check(f"{label}: every tool tells hosts its chars limit", all(limits.values()), limits)
+        cases = [
+            ("run", r, ["exit 3", "[PARTIAL: lines 1-", "of 3,001 lines"], ["1\n2\n3\n", "3000\nboom\n"]),
+            ("search", r3, ["1 hit", "2999"], []),
+            ("list", r5, ["[LIST .: 2 entries shown of 3]", "a.txt"], []),
+            ("read", r4, ["forbidden", "hint"], []),
+        ]
+        for tool, result, facts, once in cases:
+            for host in hosts.HOSTS:
+                shape, text = hosts.view(host, result)
+                where = f"{label}: {tool} seen as {host}"
+                missing = [f for f in facts if hosts.count(shape, text, f) < 1]
+                check(f"{where} holds the facts", not missing, f"{missing} not in {text[:300]}")
+                twice = [t for t in once if hosts.count(shape, text, t) != 1]
+                check(f"{where} shows its text once", not twice, f"{twice} in {text[:300]}")
+                check(f"{where} fits the host's limit", len(text) <= limits[tool], len(text))
+                if result.is_error:
+                    continue
+                nxt = hosts.next_call(shape, text)
+                if tool == "search" and nxt is None:
+                    continue  # one hit, all shown: nothing to go on to
+                ok = nxt is not None and (await c.call_tool(nxt[0], nxt[1])).is_error is False
+                check(f"{where} names a next call that works", ok, nxt)
 
 
 async def main():

@@ -9,6 +9,7 @@ Prints one line per check and "N passed, M failed"; exits 1 on any failure.
 """
 
 import asyncio
+import json
 import os
 import re
 import subprocess
@@ -16,6 +17,8 @@ import sys
 import tempfile
 
 from mcp import Client, StdioServerParameters
+
+import hosts
 
 SPOOL = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -90,6 +93,34 @@ async def follow(c, first, label):
     return "".join(lines[k] for k in sorted(lines)), calls, over
 
 
+async def follow_claude_view(c, first, label, limit):
+    """The same agent, seeing only what Claude Code forwards (the structured content as JSON):
+    it rebuilds the lines from `content` and `shown` alone."""
+    lines = {}
+    answer = first
+    calls = 0
+    while True:
+        calls += 1
+        if calls > 2000:
+            raise RuntimeError("never ends")
+        shape, text = hosts.view("claude-code", answer)
+        if shape != "json" or len(text) > limit:
+            raise RuntimeError(f"{label}: the Claude Code view is {shape}, {len(text)} chars")
+        sc = json.loads(text)
+        rows = iter(sc["content"].splitlines(keepends=True))
+        for i, rng in enumerate(sc["shown"]):
+            if i > 0:
+                next(rows)  # the gap marker between two ranges
+            for line in range(rng["start"], rng["end"] + 1):
+                lines[line] = next(rows)
+        if sc.get("complete") or not sc.get("next") or sc["next"][0]["tool"] != "read":
+            break
+        answer = await c.call_tool("read", sc["next"][0]["arguments"])
+        if answer.is_error:
+            raise RuntimeError(f"{label}: read failed")
+    return "".join(lines[k] for k in sorted(lines)), calls
+
+
 async def scenario(label, client, direct_names, big, small, want, total_lines):
     async with client as c:
         tools = await all_tools(c)
@@ -109,6 +140,24 @@ async def scenario(label, client, direct_names, big, small, want, total_lines):
         check(f"{label}: the continuation reads the rest back byte for byte ({calls} calls)", got == want,
               f"{len(got)} vs {len(want)} chars")
         check(f"{label}: no answer over the cap", over == 0, over)
+
+        limit = hosts.max_result_chars(next(t for t in tools if t.name == "read_text_file"))
+        for host in hosts.HOSTS:
+            shape, text = hosts.view(host, r)
+            where = f"{label}: the replaced read seen as {host}"
+            check(f"{where} says what it shows", hosts.count(shape, text, "[PARTIAL: lines 1-") == 1, text[:200])
+            first = want.splitlines(keepends=True)[0]
+            check(f"{where} shows its first line once", hosts.count(shape, text, first) == 1, first)
+            check(f"{where} fits the host's limit", limit and len(text) <= limit, (len(text), limit))
+            nxt = hosts.next_call(shape, text)
+            ok = nxt is not None and (await c.call_tool(nxt[0], nxt[1])).is_error is False
+            check(f"{where} names a next call that works", ok, nxt)
+        try:
+            got, calls = await follow_claude_view(c, r, label, limit)
+            check(f"{label}: read back through the Claude Code view alone ({calls} calls)", got == want,
+                  f"{len(got)} vs {len(want)} chars")
+        except (RuntimeError, StopIteration, KeyError) as e:
+            check(f"{label}: read back through the Claude Code view alone", False, e)
 
         hit_line = total_lines // 2
         s = await c.call_tool("search", {"ref": sc["ref"], "pattern": f"^{hit_line:07d} "})

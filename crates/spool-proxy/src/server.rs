@@ -263,7 +263,19 @@ impl ProxyServer {
         request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let (route, tool) = self.route(name).await?;
+        let (route, tool) = match self.route(name).await {
+            Ok(found) => found,
+            // One upstream: a name it did not list is still its to answer (as it would
+            // directly, an error of its own words), not the proxy's to refuse.
+            Err(_) if self.inner.upstreams.len() == 1 => (
+                Route {
+                    upstream: 0,
+                    tool: name.to_owned(),
+                },
+                Tool::new(name.to_owned(), "", Arc::new(serde_json::Map::new())),
+            ),
+            Err(e) => return Err(e),
+        };
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         let mut params = CallToolRequestParams::new(route.tool.clone());
         params.arguments = request.arguments;

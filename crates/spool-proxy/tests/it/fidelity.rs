@@ -187,3 +187,16 @@ async fn wrong_typed_arguments_are_a_tool_error_naming_the_field() {
     assert_eq!(structured(&r)["error"]["code"], "invalid_argument");
     let _ = Value::Null;
 }
+
+#[tokio::test]
+async fn a_tool_the_only_upstream_did_not_list_is_its_to_answer() {
+    let p = proxy().await;
+    // The fake answers an unknown name with a JSON-RPC error of its own words; the proxy relays
+    // it rather than refusing in its own.
+    let err = p
+        .client
+        .call_tool(crate::support::params("not_listed", json!({})))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("no tool not_listed"), "{err}");
+}
