@@ -4,6 +4,8 @@
 //! content as JSON (CONTRACT.md, "What the model receives"). Each part alone must fit the cap,
 //! measured as sent: the JSON form with its escapes, the text form with its banner and markers.
 
+use crate::envelope::{Reason, ReasonCode};
+use crate::error::{Error, Result};
 use crate::tokens;
 
 /// The smallest chars limit a host is told about (Claude Code's own default is about this).
@@ -102,6 +104,27 @@ impl From<u64> for Cap {
 /// results by chars, so that they never cut an answer spool has already fitted.
 pub fn chars_for(tokens: u64) -> u64 {
     tokens.saturating_mul(CHARS_PER_TOKEN).max(MIN_RESULT_CHARS)
+}
+
+/// How many of the `n` items of a page (hits, entries) to keep when the page measured `size` and
+/// does not fit `cap`, and why: in proportion, a little under, at least one fewer. An error when
+/// one item alone does not fit (`one` names it, `hint` says what to ask for instead).
+pub fn fewer(n: usize, size: Size, cap: Cap, one: &str, hint: &str) -> Result<(usize, Reason)> {
+    if n <= 1 {
+        return Err(Error::invalid(
+            format!(
+                "{one} does not fit an answer of {} tokens",
+                crate::render::thousands(cap.tokens)
+            ),
+            Some(hint.to_owned()),
+        ));
+    }
+    let kept = (n as u64 * cap.share(size) / 1000 * 19 / 20).clamp(1, n as u64 - 1);
+    let why = Reason {
+        code: ReasonCode::TokenCap,
+        detail: cap.detail(size.chars > cap.chars),
+    };
+    Ok((kept as usize, why))
 }
 
 /// The size of one form of an answer: its chars, and at most how many tokens it holds.

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::cursor;
-use crate::envelope::{NextCall, Reason, ReasonCode, SourceKind};
+use crate::envelope::{NextCall, Reason, SourceKind};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Size};
 use crate::render::Dialect;
@@ -106,22 +106,14 @@ pub fn fit<T: Serialize>(
         if cap.holds(size) {
             return Ok(());
         }
-        let n = page.items.len();
-        if n <= 1 {
-            return Err(Error::invalid(
-                format!(
-                    "one item of this list does not fit an answer of {} tokens",
-                    crate::render::thousands(cap.tokens)
-                ),
-                Some("ask for a larger `max_tokens`".to_owned()),
-            ));
-        }
-        let kept = (n as u64 * cap.share(size) / 1000 * 19 / 20).clamp(1, n as u64 - 1);
-        let why = Reason {
-            code: ReasonCode::TokenCap,
-            detail: cap.detail(size.chars > cap.chars),
-        };
-        page.keep_first(kept as usize, why);
+        let (kept, why) = fit::fewer(
+            page.items.len(),
+            size,
+            cap,
+            "one item of this list",
+            "ask for a larger `max_tokens`",
+        )?;
+        page.keep_first(kept, why);
     }
     Ok(())
 }

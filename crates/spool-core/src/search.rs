@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::cursor;
-use crate::envelope::{NextCall, Reason, ReasonCode};
+use crate::envelope::{NextCall, Reason};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Size};
 use crate::render::Dialect;
@@ -238,22 +238,14 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
         if cap.holds(size) {
             return Ok(());
         }
-        let n = answer.hits.len();
-        if n <= 1 {
-            return Err(Error::invalid(
-                format!(
-                    "one hit with its context does not fit an answer of {} tokens",
-                    crate::render::thousands(cap.tokens)
-                ),
-                Some("ask for less `context`, or a larger `max_tokens`".to_owned()),
-            ));
-        }
-        let kept = (n as u64 * cap.share(size) / 1000 * 19 / 20).clamp(1, n as u64 - 1);
-        let why = Reason {
-            code: ReasonCode::TokenCap,
-            detail: cap.detail(size.chars > cap.chars),
-        };
-        answer.keep_first(store, kept as usize, why);
+        let (kept, why) = fit::fewer(
+            answer.hits.len(),
+            size,
+            cap,
+            "one hit with its context",
+            "ask for less `context`, or a larger `max_tokens`",
+        )?;
+        answer.keep_first(store, kept, why);
     }
     Ok(())
 }

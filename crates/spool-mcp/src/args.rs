@@ -7,6 +7,19 @@
 
 use rmcp::model::JsonObject;
 use serde_json::Value;
+use spool_core::Error;
+
+/// The tool error for arguments of `tool` that do not fit its schema: what does not fit, and,
+/// when an upstream refused them, its own words.
+pub fn invalid(tool: &str, misfit: &str, upstream_said: Option<&str>) -> Error {
+    let said = upstream_said.map_or(String::new(), |s| format!(" (the upstream said: {s})"));
+    Error::InvalidArgument {
+        message: format!("the arguments of `{tool}` do not fit its input schema: {misfit}{said}"),
+        hint: Some(format!(
+            "call `{tool}` again with the arguments its inputSchema lists"
+        )),
+    }
+}
 
 /// The first argument that does not fit `schema`, in words (`` `line` must be an integer (got
 /// a string) ``), or `None` when every top-level argument fits.

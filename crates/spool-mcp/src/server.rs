@@ -365,15 +365,8 @@ impl ServerHandler for SpoolServer {
                 .tool_router
                 .get(&tool)
                 .and_then(|t| crate::args::misfit(&t.input_schema, &arguments));
-            let err = Error::InvalidArgument {
-                message: format!(
-                    "the arguments of `{tool}` do not fit its input schema: {}",
-                    named.unwrap_or_else(|| detail.trim().to_owned())
-                ),
-                hint: Some(format!(
-                    "call `{tool}` again with the arguments its inputSchema lists"
-                )),
-            };
+            let misfit = named.unwrap_or_else(|| detail.trim().to_owned());
+            let err = crate::args::invalid(&tool, &misfit, None);
             return Ok(rmcp::model::CallToolResponse::Complete(error_result(
                 &self.inner.store,
                 &tool,

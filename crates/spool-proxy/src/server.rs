@@ -301,16 +301,7 @@ impl ProxyServer {
                 ));
             }
             // An upstream that is down or timed out is a tool error the model can act on.
-            Err(Failure::Down(err)) => {
-                return Ok(CallToolResponse::Complete(error_result(
-                    self.store(),
-                    name,
-                    &arguments,
-                    &err,
-                    ms,
-                    self.inner.spool.settings().parts(),
-                )));
-            }
+            Err(Failure::Down(err)) => return Ok(self.tool_error(name, &arguments, &err, ms)),
             // An upstream that refuses wrong arguments as a protocol error: the model gets a
             // tool error it can correct, naming the field (SEP-1303).
             Err(Failure::Upstream(e))
@@ -318,23 +309,8 @@ impl ProxyServer {
                     && let Some(args) = arguments.as_object()
                     && let Some(misfit) = spool_mcp::args::misfit(&tool.input_schema, args) =>
             {
-                let err = spool_core::Error::InvalidArgument {
-                    message: format!(
-                        "the arguments of `{name}` do not fit its input schema: {misfit} (the upstream said: {})",
-                        e.message
-                    ),
-                    hint: Some(format!(
-                        "call `{name}` again with the arguments its inputSchema lists"
-                    )),
-                };
-                return Ok(CallToolResponse::Complete(error_result(
-                    self.store(),
-                    name,
-                    &arguments,
-                    &err,
-                    ms,
-                    self.inner.spool.settings().parts(),
-                )));
+                let err = spool_mcp::args::invalid(name, &misfit, Some(&e.message));
+                return Ok(self.tool_error(name, &arguments, &err, ms));
             }
             Err(Failure::Upstream(e)) => return Err(e),
             Err(Failure::Cancelled) => return Err(internal("cancelled by the client", None)),
@@ -368,6 +344,24 @@ impl ProxyServer {
         let mut honest = honest;
         honest.result_type.get_or_insert(ResultType::COMPLETE);
         Ok(CallToolResponse::Complete(honest))
+    }
+
+    /// A tool error the model can act on, audited.
+    fn tool_error(
+        &self,
+        name: &str,
+        arguments: &Value,
+        err: &spool_core::Error,
+        ms: u64,
+    ) -> CallToolResponse {
+        CallToolResponse::Complete(error_result(
+            self.store(),
+            name,
+            arguments,
+            err,
+            ms,
+            self.inner.spool.settings().parts(),
+        ))
     }
 
     /// Large text contents stored and shown in part, like tool answers.

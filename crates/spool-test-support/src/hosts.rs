@@ -94,6 +94,45 @@ pub fn views(result: &CallToolResult) -> Vec<View> {
     Host::ALL.into_iter().map(|h| view(h, result)).collect()
 }
 
+/// Every host's view of `result`, each checked alone: within `max_tokens`, holding each of
+/// `facts`, and each of `once` exactly once.
+pub fn check(result: &CallToolResult, max_tokens: u64, facts: &[&str], once: &[&str]) -> Vec<View> {
+    let all = views(result);
+    for v in &all {
+        v.assert_within(max_tokens);
+        for fact in facts {
+            v.assert_has(fact);
+        }
+        for text in once {
+            v.assert_once(text);
+        }
+    }
+    all
+}
+
+/// Makes the next call each view names, read off the view alone, with `call`; each must work.
+pub async fn follow_each<F, Fut>(views: &[View], call: F) -> Vec<CallToolResult>
+where
+    F: Fn(String, Map<String, Value>) -> Fut,
+    Fut: Future<Output = CallToolResult>,
+{
+    let mut out = Vec::new();
+    for v in views {
+        let (tool, args) = v
+            .next_call()
+            .unwrap_or_else(|| panic!("{}: no next call in the view:\n{}", v.host.name(), v.text));
+        let r = call(tool.clone(), args).await;
+        assert_eq!(
+            r.is_error,
+            Some(false),
+            "{}: the next call `{tool}` failed: {r:?}",
+            v.host.name()
+        );
+        out.push(r);
+    }
+    out
+}
+
 impl View {
     /// The view parsed, when it is JSON.
     pub fn json(&self) -> Option<Value> {

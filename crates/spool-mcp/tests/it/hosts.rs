@@ -7,7 +7,7 @@
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 use spool_mcp::Settings;
-use spool_test_support::hosts::{Host, Shape, View, view, views};
+use spool_test_support::hosts::{Host, Shape, View, view};
 
 use crate::support::{Harness, start, structured};
 
@@ -36,39 +36,16 @@ fn numbered(lines: u64) -> String {
     out
 }
 
-/// Checks every host's view of `result`: within the cap, each fact present, each shown text
-/// exactly once. Returns the views.
 fn check(result: &CallToolResult, facts: &[&str], once: &[&str]) -> Vec<View> {
-    let all = views(result);
-    for v in &all {
-        v.assert_within(CAP);
-        for fact in facts {
-            v.assert_has(fact);
-        }
-        for text in once {
-            v.assert_once(text);
-        }
-    }
-    all
+    spool_test_support::hosts::check(result, CAP, facts, once)
 }
 
 /// Calls the next call each view names, read off the view alone; each must work.
 async fn follow_each(h: &Harness, views: &[View]) -> Vec<CallToolResult> {
-    let mut out = Vec::new();
-    for v in views {
-        let (tool, args) = v
-            .next_call()
-            .unwrap_or_else(|| panic!("{}: no next call in the view:\n{}", v.host.name(), v.text));
-        let r = h.call(&tool, Value::Object(args)).await;
-        assert_eq!(
-            r.is_error,
-            Some(false),
-            "{}: the next call `{tool}` failed: {r:?}",
-            v.host.name()
-        );
-        out.push(r);
-    }
-    out
+    spool_test_support::hosts::follow_each(views, |tool, args| {
+        h.call_owned(tool, Value::Object(args))
+    })
+    .await
 }
 
 fn snapshot(name: &str, views: &[View]) {

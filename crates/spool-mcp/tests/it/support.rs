@@ -39,6 +39,11 @@ impl Harness {
         self.client.call_tool(params).await.unwrap()
     }
 
+    /// The same, taking the tool's name by value (for helpers that make the call).
+    pub async fn call_owned(&self, tool: String, args: Value) -> CallToolResult {
+        self.call(&tool, args).await
+    }
+
     pub fn write(&self, rel: &str, content: &[u8]) {
         let p = self.root.path().join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();

@@ -98,13 +98,7 @@ async fn an_image_larger_than_models_take_is_stored_and_named() {
         .find(|t| t.contains("the image (image/png"))
         .unwrap();
     assert!(note.contains("more than models take"), "{note}");
-    let reference = note
-        .split("stored as ")
-        .nth(1)
-        .unwrap()
-        .split(':')
-        .next()
-        .unwrap();
+    let reference = crate::support::stored_ref(&note);
     let bytes = p
         .call(
             "read",

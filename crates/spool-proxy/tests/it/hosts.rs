@@ -5,7 +5,7 @@
 
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
-use spool_test_support::hosts::{Host, Shape, View, view, views};
+use spool_test_support::hosts::{Host, Shape, View, view};
 
 use crate::support::{Options, Proxy, start, structured};
 
@@ -21,32 +21,14 @@ async fn proxy(structured: bool) -> Proxy {
 }
 
 fn check(result: &CallToolResult, facts: &[&str]) -> Vec<View> {
-    let all = views(result);
-    for v in &all {
-        v.assert_within(CAP);
-        for fact in facts {
-            v.assert_has(fact);
-        }
-    }
-    all
+    spool_test_support::hosts::check(result, CAP, facts, &[])
 }
 
 async fn follow_each(p: &Proxy, views: &[View]) -> Vec<CallToolResult> {
-    let mut out = Vec::new();
-    for v in views {
-        let (tool, args) = v
-            .next_call()
-            .unwrap_or_else(|| panic!("{}: no next call in the view:\n{}", v.host.name(), v.text));
-        let r = p.call(&tool, Value::Object(args)).await;
-        assert_eq!(
-            r.is_error,
-            Some(false),
-            "{}: `{tool}` failed: {r:?}",
-            v.host.name()
-        );
-        out.push(r);
-    }
-    out
+    spool_test_support::hosts::follow_each(views, |tool, args| {
+        p.call_owned(tool, Value::Object(args))
+    })
+    .await
 }
 
 #[tokio::test]

@@ -170,13 +170,7 @@ async fn a_large_embedded_blob_is_stored_and_named() {
     let r = p.call("blob", json!({ "bytes": 100_000 })).await;
     let text = texts(&r).join("\n");
     assert!(text.contains("the embedded resource fake://blob"), "{text}");
-    let reference = text
-        .split("stored as ")
-        .nth(1)
-        .unwrap()
-        .split(':')
-        .next()
-        .unwrap();
+    let reference = crate::support::stored_ref(&text);
     let read = p
         .call(
             "read",

@@ -156,6 +156,11 @@ impl Proxy {
     pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
         self.client.call_tool(params(tool, args)).await.unwrap()
     }
+
+    /// The same, taking the tool's name by value (for helpers that make the call).
+    pub async fn call_owned(&self, tool: String, args: Value) -> CallToolResult {
+        self.call(&tool, args).await
+    }
 }
 
 pub fn params(tool: &str, args: Value) -> CallToolRequestParams {
@@ -170,6 +175,12 @@ pub async fn direct() -> RunningService<RoleClient, ()> {
     let cmd = tokio::process::Command::new(spool_test_support::fake_upstream().unwrap());
     let transport = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
     ().serve(transport).await.unwrap()
+}
+
+/// The ref a note names after `stored as ` (`... stored as sp_x: read ...`).
+pub fn stored_ref(note: &str) -> &str {
+    let after = note.split("stored as ").nth(1).unwrap_or_default();
+    after.split([':', ' ', ',', ')']).next().unwrap_or_default()
 }
 
 /// The text blocks of a result, in order.
