@@ -3,7 +3,6 @@
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
-use std::process::Command;
 use std::time::UNIX_EPOCH;
 
 use serde_json::Map;
@@ -74,7 +73,9 @@ pub fn snapshot(store: &Store, path: &Path) -> Result<ArtifactMeta> {
     extra.insert("sha256".into(), digest.into());
     if let Some((commit, dirty)) = git_version(&real) {
         extra.insert("commit".into(), commit.into());
-        extra.insert("dirty".into(), dirty.into());
+        if let Some(dirty) = dirty {
+            extra.insert("dirty".into(), dirty.into());
+        }
     }
     writer.finish(ArtifactState::Complete, None, extra)
 }
@@ -92,27 +93,10 @@ fn path_error(path: &Path, e: std::io::Error) -> Error {
     }
 }
 
-/// The commit of the repository holding `file`, and whether the file differs from it.
-fn git_version(file: &Path) -> Option<(String, bool)> {
-    let dir = file.parent()?;
-    let head = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["rev-parse", "HEAD"])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    if !head.status.success() {
-        return None;
-    }
-    let commit = String::from_utf8_lossy(&head.stdout).trim().to_owned();
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["status", "--porcelain", "--"])
-        .arg(file)
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    Some((commit, !status.stdout.is_empty()))
+/// The commit of the repository holding `file`, and whether the file differs from it (read
+/// from git's files: running git would run the repository's configured programs).
+fn git_version(file: &Path) -> Option<(String, Option<bool>)> {
+    let repo = crate::git::find(file)?;
+    let commit = crate::git::head(&repo)?;
+    Some((commit, crate::git::file_dirty(&repo, file)))
 }

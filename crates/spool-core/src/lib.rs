@@ -11,6 +11,7 @@ pub mod error;
 pub mod exec;
 pub mod files;
 pub mod fit;
+pub mod git;
 pub mod items;
 pub mod listing;
 pub mod order;

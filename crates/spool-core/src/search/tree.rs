@@ -4,7 +4,6 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use grep_searcher::{BinaryDetection, SearcherBuilder};
@@ -333,21 +332,17 @@ fn count_all_files(dir: &Path, limit: Duration) -> Option<u64> {
 }
 
 /// `{ "commit": ..., "dirty": ... }` of the repository holding `dir`, or `{}` outside one.
+/// The commit and dirtiness of the repository holding `dir`, read from git's files (running
+/// git would run the repository's configured programs).
 fn git_version(dir: &Path) -> Value {
-    let run = |args: &[&str]| {
-        Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-    };
-    let Some(head) = run(&["rev-parse", "HEAD"]) else {
+    let Some(repo) = crate::git::find(dir) else {
         return json!({});
     };
-    let commit = String::from_utf8_lossy(&head.stdout).trim().to_owned();
-    let dirty = run(&["status", "--porcelain", "--", "."]).is_some_and(|o| !o.stdout.is_empty());
-    json!({ "commit": commit, "dirty": dirty })
+    let Some(commit) = crate::git::head(&repo) else {
+        return json!({});
+    };
+    match crate::git::tree_dirty(&repo, dir) {
+        Some(dirty) => json!({ "commit": commit, "dirty": dirty }),
+        None => json!({ "commit": commit }),
+    }
 }

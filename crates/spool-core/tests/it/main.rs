@@ -2,6 +2,7 @@
 #![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
 mod exec;
+mod git;
 mod items;
 mod render;
 mod search;

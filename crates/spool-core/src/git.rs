@@ -1,0 +1,285 @@
+//! What pins a file or a tree to git: the commit checked out, and whether the working tree
+//! differs from it, read from the repository's own files, never by running git.
+//!
+//! A repository's configuration names programs that git runs on its own (`core.fsmonitor`,
+//! clean and smudge filters, hooks such as `post-index-change`), so `git status` on a
+//! repository someone else made runs their program: a read must not. This reads `HEAD`, the
+//! refs (loose and packed) and the index; a tracked file whose size or mtime differ from its
+//! index entry is hashed as git hashes a blob and compared, and a file neither tracked nor
+//! ignored makes a tree dirty. Not seen: changes staged in the index but not yet committed.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use sha1::{Digest, Sha1};
+
+/// A repository: where its git files are and the working tree they describe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repo {
+    /// `.git`, or the directory a `.git` file names (a worktree, a submodule).
+    pub git_dir: PathBuf,
+    /// Where refs and objects live (`commondir` of a worktree; else `git_dir`).
+    pub common_dir: PathBuf,
+    pub work_tree: PathBuf,
+}
+
+/// The repository holding `path` (a file or a directory), looking up from it.
+pub fn find(path: &Path) -> Option<Repo> {
+    let start = if path.is_dir() { path } else { path.parent()? };
+    for dir in start.ancestors() {
+        let dot = dir.join(".git");
+        let git_dir = if dot.is_dir() {
+            dot
+        } else if dot.is_file() {
+            let text = fs::read_to_string(&dot).ok()?;
+            let named = text.strip_prefix("gitdir:")?.trim();
+            let named = Path::new(named);
+            if named.is_absolute() {
+                named.to_owned()
+            } else {
+                dir.join(named)
+            }
+        } else {
+            continue;
+        };
+        let common_dir = fs::read_to_string(git_dir.join("commondir"))
+            .ok()
+            .map_or_else(|| git_dir.clone(), |c| git_dir.join(c.trim()));
+        return Some(Repo {
+            git_dir,
+            common_dir,
+            work_tree: dir.to_owned(),
+        });
+    }
+    None
+}
+
+/// The commit `HEAD` names (a branch's tip, or a detached commit); `None` before the first
+/// commit or when the files cannot be read.
+pub fn head(repo: &Repo) -> Option<String> {
+    let head = fs::read_to_string(repo.git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    let Some(name) = head.strip_prefix("ref:").map(str::trim) else {
+        return is_hex_id(head).then(|| head.to_owned());
+    };
+    // A ref of one worktree lives in its own git dir; shared refs in the common dir.
+    for dir in [&repo.git_dir, &repo.common_dir] {
+        if let Ok(id) = fs::read_to_string(dir.join(name)) {
+            let id = id.trim();
+            if is_hex_id(id) {
+                return Some(id.to_owned());
+            }
+        }
+    }
+    let packed = fs::read_to_string(repo.common_dir.join("packed-refs")).ok()?;
+    packed.lines().find_map(|line| {
+        let (id, r) = line.split_once(' ')?;
+        (r == name && is_hex_id(id)).then(|| id.to_owned())
+    })
+}
+
+fn is_hex_id(s: &str) -> bool {
+    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// One entry of the index: the path, its size and mtime when staged, and its blob id.
+#[derive(Debug, Clone)]
+struct Entry {
+    path: String,
+    mtime: (u32, u32),
+    size: u32,
+    id: Vec<u8>,
+}
+
+/// The entries of the index, `None` when it is missing or in a form this does not read.
+fn index(repo: &Repo) -> Option<Vec<Entry>> {
+    let data = fs::read(repo.git_dir.join("index")).ok()?;
+    if data.len() < 12 || &data[..4] != b"DIRC" {
+        return None;
+    }
+    let version = be32(&data[4..8]);
+    if !(2..=4).contains(&version) {
+        return None;
+    }
+    let count = be32(&data[8..12]) as usize;
+    let id_len = 20;
+    let mut entries = Vec::with_capacity(count.min(1 << 20));
+    let mut at = 12;
+    let mut previous = String::new();
+    for _ in 0..count {
+        let start = at;
+        let fixed = 40 + id_len + 2;
+        let head = data.get(at..at + fixed)?;
+        let mtime = (be32(&head[8..12]), be32(&head[12..16]));
+        let size = be32(&head[36..40]);
+        let id = head[40..40 + id_len].to_vec();
+        let flags = u16::from_be_bytes([head[40 + id_len], head[41 + id_len]]);
+        at += fixed;
+        if version >= 3 && flags & 0x4000 != 0 {
+            at += 2;
+        }
+        let path = if version == 4 {
+            // The path is the previous one with N bytes cut from its end, then this suffix.
+            let (strip, used) = varint(data.get(at..)?)?;
+            at += used;
+            let end = at + data.get(at..)?.iter().position(|&b| b == 0)?;
+            let keep = previous.len().checked_sub(strip)?;
+            let mut path = previous[..keep].to_owned();
+            path.push_str(std::str::from_utf8(&data[at..end]).ok()?);
+            at = end + 1;
+            path
+        } else {
+            let end = at + data.get(at..)?.iter().position(|&b| b == 0)?;
+            let path = std::str::from_utf8(&data[at..end]).ok()?.to_owned();
+            // Entries are padded with NULs to a multiple of 8 bytes.
+            at = start + (end - start + 8) / 8 * 8;
+            path
+        };
+        previous.clone_from(&path);
+        entries.push(Entry {
+            path,
+            mtime,
+            size,
+            id,
+        });
+    }
+    Some(entries)
+}
+
+fn be32(b: &[u8]) -> u32 {
+    u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// Git's offset varint (index v4): 7 bits a byte, each continuation adding one.
+fn varint(b: &[u8]) -> Option<(usize, usize)> {
+    let mut value = 0usize;
+    for (i, &byte) in b.iter().enumerate().take(10) {
+        if i > 0 {
+            value = (value + 1) << 7;
+        }
+        value |= usize::from(byte & 0x7f);
+        if byte & 0x80 == 0 {
+            return Some((value, i + 1));
+        }
+    }
+    None
+}
+
+/// The id git gives `bytes` as a blob.
+fn blob_id(bytes: &[u8]) -> Vec<u8> {
+    let mut h = Sha1::new();
+    h.update(format!("blob {}\0", bytes.len()).as_bytes());
+    h.update(bytes);
+    h.finalize().to_vec()
+}
+
+/// Whether the working-tree file at `rel` differs from its index entry: stat first, as git
+/// does, and its content hashed as a blob when the stat differs. `None` when it cannot tell.
+fn entry_changed(repo: &Repo, entry: &Entry) -> Option<bool> {
+    let path = repo.work_tree.join(&entry.path);
+    let Ok(meta) = fs::symlink_metadata(&path) else {
+        return Some(true);
+    };
+    if !meta.is_file() {
+        // A symlink or submodule: not read here.
+        return None;
+    }
+    let mtime = modified(&meta);
+    if meta.len() == u64::from(entry.size) && mtime == Some(entry.mtime) {
+        return Some(false);
+    }
+    let bytes = fs::read(&path).ok()?;
+    Some(blob_id(&bytes) != entry.id)
+}
+
+fn modified(meta: &fs::Metadata) -> Option<(u32, u32)> {
+    let since = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some((since.as_secs() as u32, since.subsec_nanos()))
+}
+
+/// The path of `path` inside the working tree, `/`-separated, as the index names it.
+fn relative(repo: &Repo, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(&repo.work_tree).ok()?;
+    let parts: Vec<&str> = rel.iter().map(|p| p.to_str()).collect::<Option<_>>()?;
+    Some(parts.join("/"))
+}
+
+/// Whether `file` differs from its index entry (an untracked file differs). `None` when it
+/// cannot tell.
+pub fn file_dirty(repo: &Repo, file: &Path) -> Option<bool> {
+    let rel = relative(repo, file)?;
+    let entries = index(repo)?;
+    match entries.iter().find(|e| e.path == rel) {
+        Some(entry) => entry_changed(repo, entry),
+        None => Some(true),
+    }
+}
+
+/// Whether the working tree under `dir` differs from the index: a tracked file changed or
+/// gone, or a file git does not ignore and does not track. `None` when it cannot tell.
+pub fn tree_dirty(repo: &Repo, dir: &Path) -> Option<bool> {
+    let rel = relative(repo, dir)?;
+    let prefix = if rel.is_empty() {
+        String::new()
+    } else {
+        format!("{rel}/")
+    };
+    let entries = index(repo)?;
+    let mut unknown = false;
+    for entry in entries.iter().filter(|e| e.path.starts_with(&prefix)) {
+        match entry_changed(repo, entry) {
+            Some(true) => return Some(true),
+            Some(false) => {}
+            None => unknown = true,
+        }
+    }
+    let tracked: std::collections::HashSet<&str> =
+        entries.iter().map(|e| e.path.as_str()).collect();
+    // Untracked files: the walk keeps git's ignore rules (read from its files, not by git).
+    let walk = ignore::WalkBuilder::new(dir)
+        .hidden(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    for entry in walk.flatten() {
+        if !entry
+            .file_type()
+            .is_some_and(|t| t.is_file() || t.is_symlink())
+        {
+            continue;
+        }
+        match relative(repo, entry.path()) {
+            Some(path) if !tracked.contains(path.as_str()) => return Some(true),
+            Some(_) => {}
+            None => unknown = true,
+        }
+    }
+    (!unknown).then_some(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blob_ids_are_git_s() {
+        // `printf 'hello\n' | git hash-object --stdin`
+        let id = blob_id(b"hello\n");
+        let hex = id.iter().fold(String::new(), |mut s, b| {
+            use std::fmt::Write as _;
+            let _ = write!(s, "{b:02x}");
+            s
+        });
+        assert_eq!(hex, "ce013625030ba8dba906f756967f9e9ca394464a");
+    }
+
+    #[test]
+    fn offset_varints_read_as_git_writes_them() {
+        assert_eq!(varint(&[0x05]), Some((5, 1)));
+        assert_eq!(varint(&[0x80, 0x00]), Some((128, 2)));
+        assert_eq!(varint(&[0x81, 0x7f]), Some((383, 2)));
+    }
+}

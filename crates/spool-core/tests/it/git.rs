@@ -1,0 +1,190 @@
+//! Reading a file or searching a tree inside a repository someone else made runs none of its
+//! programs (`core.fsmonitor`, clean filters, hooks): the commit and whether the tree is dirty
+//! come from git's own files. Regression: `read` and `search` ran `git status`, and git ran the
+//! repository's `core.fsmonitor` program, even on `spool serve --no-run`.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use spool_core::roots::Roots;
+use spool_core::search::Paging;
+use spool_core::search::Query;
+use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
+
+use crate::support::store;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+struct Hostile {
+    _dir: tempfile::TempDir,
+    repo: PathBuf,
+    /// Every program the repository names appends a line here when it runs.
+    ran: PathBuf,
+    head: String,
+}
+
+/// A repository with one commit, then configured to run a program from every hook it has:
+/// fsmonitor, a clean and smudge filter on every file, and the hooks git runs on its own.
+fn hostile() -> Hostile {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(
+        repo.join("src/a.rs"),
+        "fn main() {\n    let timeout = 5;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("README.md"), "a readme\n").unwrap();
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "init"]);
+    let head = git(&repo, &["rev-parse", "HEAD"]);
+    let ran = dir.path().join("ran");
+    let evil = dir.path().join("evil.sh");
+    std::fs::write(
+        &evil,
+        format!("#!/bin/sh\necho \"$0 $*\" >> {}\ncat\n", ran.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let hooks = dir.path().join("hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    for hook in [
+        "post-index-change",
+        "pre-commit",
+        "post-checkout",
+        "reference-transaction",
+    ] {
+        let path = hooks.join(hook);
+        std::fs::copy(&evil, &path).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let e = evil.display().to_string();
+    for (key, value) in [
+        ("core.fsmonitor", e.as_str()),
+        ("filter.evil.clean", e.as_str()),
+        ("filter.evil.smudge", e.as_str()),
+        ("filter.evil.required", "true"),
+        ("core.hooksPath", hooks.to_str().unwrap()),
+    ] {
+        git(&repo, &["config", key, value]);
+    }
+    std::fs::write(repo.join(".git/info/attributes"), "* filter=evil\n").unwrap();
+    Hostile {
+        _dir: dir,
+        repo,
+        ran,
+        head,
+    }
+}
+
+fn ran(h: &Hostile) -> String {
+    std::fs::read_to_string(&h.ran).unwrap_or_default()
+}
+
+#[test]
+fn a_read_in_a_hostile_repository_runs_none_of_its_programs() {
+    let h = hostile();
+    // Changed since the commit: git would refresh its index, and run the filter and fsmonitor.
+    std::fs::write(
+        h.repo.join("src/a.rs"),
+        "fn main() {\n    let timeout = 6;\n}\n",
+    )
+    .unwrap();
+    let s = store();
+    let meta = spool_core::files::snapshot(&s.store, &h.repo.join("src/a.rs")).unwrap();
+    let v = &meta.source.version;
+    assert_eq!(
+        v["commit"],
+        h.head.as_str(),
+        "the commit, read from git's files"
+    );
+    assert_eq!(v["dirty"], true, "the file differs from the commit");
+    let clean = spool_core::files::snapshot(&s.store, &h.repo.join("README.md")).unwrap();
+    assert_eq!(clean.source.version["dirty"], false);
+    assert_eq!(ran(&h), "", "no program of the repository ran");
+}
+
+#[test]
+fn a_search_in_a_hostile_repository_runs_none_of_its_programs() {
+    let h = hostile();
+    let s = store();
+    let roots = Roots::new(std::slice::from_ref(&h.repo)).unwrap();
+    let query = Query {
+        pattern: "timeout".into(),
+        ..Query::default()
+    };
+    let a = search_path(
+        &s.store,
+        &roots,
+        ".",
+        &query,
+        &[],
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert_eq!(a.hit_count, 1);
+    assert_eq!(a.scope["version"]["commit"], h.head.as_str());
+    assert_eq!(
+        a.scope["version"]["dirty"], false,
+        "nothing changed since the commit"
+    );
+    // Touched but the same bytes: still clean (compared by content, as git does).
+    let same = std::fs::read(h.repo.join("src/a.rs")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(h.repo.join("src/a.rs"), &same).unwrap();
+    let a = search_path(
+        &s.store,
+        &roots,
+        "src",
+        &query,
+        &[],
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert_eq!(a.scope["version"]["dirty"], false);
+    // A new file git does not ignore makes the tree dirty.
+    std::fs::write(h.repo.join("src/b.rs"), "new\n").unwrap();
+    let a = search_path(
+        &s.store,
+        &roots,
+        ".",
+        &query,
+        &[],
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert_eq!(a.scope["version"]["dirty"], true);
+    assert_eq!(ran(&h), "", "no program of the repository ran");
+    // The repository is as hostile as it looks: git itself runs its programs.
+    let _ = Command::new("git")
+        .arg("-C")
+        .arg(&h.repo)
+        .args(["status", "--porcelain"])
+        .output();
+    assert!(
+        !ran(&h).is_empty(),
+        "git status runs the repository's programs"
+    );
+}
