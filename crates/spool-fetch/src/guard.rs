@@ -6,34 +6,81 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
 /// The error a refused address raises inside the HTTP client (found again in its source chain).
 #[derive(Debug, thiserror::Error)]
-#[error("`{host}` resolves to {addr}, a private, loopback or link-local address")]
+#[error(
+    "`{host}` resolves to {addr}, a private, loopback, link-local or other special-purpose address"
+)]
 pub struct Refused {
     pub host: String,
     pub addr: IpAddr,
 }
 
-/// True for loopback, private, link-local, unique-local, unspecified and similar addresses.
+/// The IANA IPv4 Special-Purpose Address Registry, every entry (globally reachable ones too:
+/// a fetch has no business with AS112 or AMT relays), plus multicast and the reserved block.
+const SPECIAL_V4: &[([u8; 4], u8)] = &[
+    ([0, 0, 0, 0], 8),       // "this network"
+    ([10, 0, 0, 0], 8),      // private use
+    ([100, 64, 0, 0], 10),   // shared address space (carrier-grade NAT)
+    ([127, 0, 0, 0], 8),     // loopback
+    ([169, 254, 0, 0], 16),  // link local
+    ([172, 16, 0, 0], 12),   // private use
+    ([192, 0, 0, 0], 24),    // IETF protocol assignments (DS-Lite, PCP, TURN, NAT64 discovery)
+    ([192, 0, 2, 0], 24),    // documentation (TEST-NET-1)
+    ([192, 31, 196, 0], 24), // AS112-v4
+    ([192, 52, 193, 0], 24), // AMT
+    ([192, 88, 99, 0], 24),  // deprecated 6to4 relay anycast
+    ([192, 168, 0, 0], 16),  // private use
+    ([192, 175, 48, 0], 24), // direct delegation AS112 service
+    ([198, 18, 0, 0], 15),   // benchmarking
+    ([198, 51, 100, 0], 24), // documentation (TEST-NET-2)
+    ([203, 0, 113, 0], 24),  // documentation (TEST-NET-3)
+    ([224, 0, 0, 0], 4),     // multicast
+    ([240, 0, 0, 0], 4),     // reserved, and 255.255.255.255 broadcast
+];
+
+/// The IANA IPv6 Special-Purpose Address Registry, every entry, plus multicast and the
+/// deprecated site-local block. The forms that carry an IPv4 address (mapped, translated,
+/// 6to4) are judged by the address they carry instead, below.
+const SPECIAL_V6: &[([u16; 8], u8)] = &[
+    ([0, 0, 0, 0, 0, 0, 0, 0], 128),             // unspecified
+    ([0, 0, 0, 0, 0, 0, 0, 1], 128),             // loopback
+    ([0x100, 0, 0, 0, 0, 0, 0, 0], 64),          // discard-only
+    ([0x100, 0, 0, 1, 0, 0, 0, 0], 64),          // dummy IPv6 prefix
+    ([0x2001, 0, 0, 0, 0, 0, 0, 0], 23), // IETF protocol assignments (Teredo, PCP, benchmarking, AMT, AS112, ORCHID, ...)
+    ([0x2001, 0xdb8, 0, 0, 0, 0, 0, 0], 32), // documentation
+    ([0x2620, 0x4f, 0x8000, 0, 0, 0, 0, 0], 48), // direct delegation AS112 service
+    ([0x3fff, 0, 0, 0, 0, 0, 0, 0], 20), // documentation
+    ([0x5f00, 0, 0, 0, 0, 0, 0, 0], 16), // segment routing SIDs
+    ([0xfc00, 0, 0, 0, 0, 0, 0, 0], 7),  // unique local
+    ([0xfe80, 0, 0, 0, 0, 0, 0, 0], 10), // link local
+    ([0xfec0, 0, 0, 0, 0, 0, 0, 0], 10), // site local (deprecated)
+    ([0xff00, 0, 0, 0, 0, 0, 0, 0], 8),  // multicast
+];
+
+fn in_v4(ip: std::net::Ipv4Addr, (net, len): ([u8; 4], u8)) -> bool {
+    let mask = u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0);
+    u32::from(ip) & mask == u32::from_be_bytes(net) & mask
+}
+
+fn in_v6(ip: std::net::Ipv6Addr, (net, len): ([u16; 8], u8)) -> bool {
+    let mask = u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0);
+    let net = net
+        .iter()
+        .fold(0u128, |acc, &s| (acc << 16) | u128::from(s));
+    u128::from(ip) & mask == net & mask
+}
+
+/// True for every special-purpose address (IANA's IPv4 and IPv6 registries: private,
+/// loopback, link-local, shared, documentation, benchmarking, protocol assignments, reserved),
+/// multicast and broadcast, and IPv6 forms that carry such an IPv4 address.
 pub fn is_private(ip: IpAddr) -> bool {
     match ip {
-        IpAddr::V4(v4) => {
-            v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                // 100.64.0.0/10, carrier-grade NAT
-                || (v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64)
-        }
+        IpAddr::V4(v4) => SPECIAL_V4.iter().any(|&net| in_v4(v4, net)),
         IpAddr::V6(v6) => {
-            let s = v6.segments();
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || (s[0] & 0xfe00) == 0xfc00 // unique local
-                || (s[0] & 0xffc0) == 0xfe80 // link local
-                || v6.to_ipv4_mapped().is_some_and(|v4| is_private(IpAddr::V4(v4)))
-                // IPv4 carried inside IPv6 reaches the IPv4 address: judge that one.
-                || embedded_v4(&s).is_some_and(|v4| is_private(IpAddr::V4(v4)))
+            // IPv4 carried inside IPv6 reaches the IPv4 address: judge that one.
+            if let Some(v4) = v6.to_ipv4_mapped().or_else(|| embedded_v4(&v6.segments())) {
+                return is_private(IpAddr::V4(v4));
+            }
+            SPECIAL_V6.iter().any(|&net| in_v6(v6, net))
         }
     }
 }
@@ -132,6 +179,77 @@ mod tests {
             "2002:5db8:d822::1",
         ] {
             assert!(!is_private(public.parse().unwrap()), "{public}");
+        }
+    }
+
+    /// Every entry of the registries, at its first and last address, and, where the next
+    /// block is ordinary unicast, the addresses just outside. Parsed only: nothing is reached.
+    #[test]
+    fn every_special_purpose_entry_is_refused() {
+        // Regression: multicast, the reserved block and benchmarking were let through.
+        for special in [
+            "0.255.255.255",
+            "100.127.255.255",
+            "127.255.255.255",
+            "172.31.255.255",
+            "192.0.0.8",
+            "192.0.0.9",
+            "192.0.0.170",
+            "192.31.196.1",
+            "192.52.193.1",
+            "192.88.99.1",
+            "192.175.48.1",
+            "198.18.0.0",
+            "198.19.255.255",
+            "198.51.100.7",
+            "203.0.113.200",
+            "224.0.0.1",
+            "239.255.255.250",
+            "240.0.0.1",
+            "255.255.255.255",
+            "::",
+            "100::1",
+            "100:0:0:1::1",
+            "2001::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:1::1",
+            "2001:2::1",
+            "2001:3::1",
+            "2001:4:112::1",
+            "2001:10::1",
+            "2001:20::1",
+            "2001:1ff:ffff::1",
+            "2001:db8::1",
+            "2620:4f:8000::1",
+            "3fff::1",
+            "5f00::1",
+            "fec0::1",
+            "ff02::1",
+            "ff0e::1",
+            // The forms that carry IPv4, carrying special IPv4 addresses.
+            "::ffff:224.0.0.1",
+            "::ffff:198.18.0.1",
+            "64:ff9b::f000:1",
+            "2002:c612:1::",
+        ] {
+            assert!(is_private(special.parse().unwrap()), "{special}");
+        }
+        for outside in [
+            "1.0.0.1",
+            "11.0.0.1",
+            "100.128.0.1",
+            "172.32.0.1",
+            "192.0.3.1",
+            "192.169.0.1",
+            "198.17.255.255",
+            "198.20.0.1",
+            "223.255.255.254",
+            "2001:200::1",
+            "2001:dc8::1",
+            "2620:4f:8001::1",
+            "3000::1",
+        ] {
+            assert!(!is_private(outside.parse().unwrap()), "{outside}");
         }
     }
 }
