@@ -95,8 +95,16 @@ impl Store {
             cause,
         };
         std::fs::create_dir_all(&content).map_err(|e| failed(e.to_string()))?;
+        // Command output, pages and file copies are the user's alone: the store's folders are
+        // 0700 (an older store is tightened when it opens), and its files are made 0600.
+        for dir in [&root, &content] {
+            private_dir(dir).map_err(|e| failed(e.to_string()))?;
+        }
         let db_path = root.join("meta.sqlite");
         let conn = Connection::open(&db_path).map_err(|e| failed(e.to_string()))?;
+        for file in ["meta.sqlite", "meta.sqlite-wal", "meta.sqlite-shm"] {
+            let _ = private_file(&root.join(file));
+        }
         let setup = || -> rusqlite::Result<()> {
             conn.busy_timeout(Duration::from_secs(30))?;
             conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -224,6 +232,27 @@ impl Store {
             }
         }
     }
+}
+
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+fn private_file(file: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600))
+}
+
+/// A new file only its owner can read (0600), truncated if it exists.
+pub(crate) fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
 }
 
 fn load_secret(path: &Path) -> Result<[u8; 32]> {

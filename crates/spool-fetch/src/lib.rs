@@ -58,6 +58,22 @@ const USER_AGENT: &str = concat!(
     " (+fetches once, stores the whole page)"
 );
 
+/// A URL as given, its password replaced by `***` (for what is recorded: the audit's
+/// arguments); as given when it does not parse.
+pub fn redacted_str(url: &str) -> String {
+    url::Url::parse(url).map_or_else(|_| url.to_owned(), |u| redacted(&u))
+}
+
+/// `url` with its password, if it has one, replaced by `***`.
+pub fn redacted(url: &url::Url) -> String {
+    if url.password().is_none() {
+        return url.to_string();
+    }
+    let mut shown = url.clone();
+    let _ = shown.set_password(Some("***"));
+    shown.to_string()
+}
+
 fn version_text(meta: &ArtifactMeta, key: &str) -> Option<String> {
     meta.source
         .version
@@ -79,6 +95,7 @@ pub fn fetch(
         message: format!("`{url}` is not a URL: {e}"),
         hint: Some("give an absolute http:// or https:// URL".into()),
     })?;
+    let url = &redacted(&parsed);
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(Error::Forbidden {
             path: url.into(),
@@ -93,7 +110,18 @@ pub fn fetch(
     {
         return Err(refusal(url, &refused));
     }
-    let key = format!("fetch:{}:{parsed}", format.as_str());
+    // The URL by its hash: a password in it is not kept in the database.
+    let key = format!(
+        "fetch:{}:{}",
+        format.as_str(),
+        Sha256::digest(parsed.as_str().as_bytes())
+            .iter()
+            .fold(String::new(), |mut s, b| {
+                use std::fmt::Write as _;
+                let _ = write!(s, "{b:02x}");
+                s
+            })
+    );
     let previous = store.find_by_dedup(&key)?;
     if let Some(prev) = &previous
         && !refresh
@@ -207,7 +235,9 @@ fn download(
     opts: &FetchOptions,
     progress: &mut dyn FnMut(u64, Option<u64>),
 ) -> Result<Fetched> {
-    let shown = url.as_str();
+    // A password in the URL is sent, never shown or stored (banner, list, database).
+    let shown_url = redacted(url);
+    let shown = shown_url.as_str();
     let redirects = Arc::new(Mutex::new(Vec::new()));
     let http = client(opts, Arc::clone(&redirects))?;
     let mut request = http.get(url.clone());
@@ -246,7 +276,7 @@ fn download(
     let content_type = header(reqwest::header::CONTENT_TYPE).unwrap_or_default();
     let etag = header(reqwest::header::ETAG);
     let last_modified = header(reqwest::header::LAST_MODIFIED);
-    let final_url = response.url().to_string();
+    let final_url = redacted(response.url());
     let total = response.content_length();
     let mut body = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];

@@ -22,7 +22,7 @@ pub fn fetch(store: &Store, args: &FetchArgs) -> Result<u8, Error> {
         allow_private: args.allow_private_network,
         ..FetchOptions::default()
     };
-    let arguments = json!({ "url": args.url, "format": format.as_str(), "refresh": args.refresh, "max_tokens": args.max_tokens });
+    let arguments = json!({ "url": spool_fetch::redacted_str(&args.url), "format": format.as_str(), "refresh": args.refresh, "max_tokens": args.max_tokens });
     let answer = spool_fetch::fetch(
         store,
         &args.url,

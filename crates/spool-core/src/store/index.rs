@@ -60,7 +60,7 @@ pub struct IndexWriter {
 
 impl IndexWriter {
     pub fn create(path: &Path) -> Result<Self> {
-        let file = File::create(path).map_err(|e| Error::io(path, e))?;
+        let file = crate::store::create_private(path).map_err(|e| Error::io(path, e))?;
         Ok(Self {
             out: BufWriter::with_capacity(64 * 1024, file),
             last_byte: 0,

@@ -8,6 +8,7 @@
 
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::sync::Arc;
 
 use rusqlite::{OptionalExtension, params};
@@ -114,6 +115,7 @@ impl Store {
             .create(true)
             .truncate(false)
             .write(true)
+            .mode(0o600)
             .open(&content)
             .map_err(|e| Error::io(&content, e))?;
         if file.metadata().map_err(|e| Error::io(&content, e))?.len() < meta.bytes {
@@ -308,7 +310,8 @@ impl Filler {
 /// it open keeps the old one intact.
 fn replace_file(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", crate::refs::new_ref()?));
-    let written = std::fs::write(&tmp, bytes)
+    let written = crate::store::create_private(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, bytes))
         .map_err(|e| Error::io(&tmp, e))
         .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
     if written.is_err() {

@@ -93,7 +93,8 @@ pub struct ArtifactWriter<'s> {
 impl<'s> ArtifactWriter<'s> {
     pub(super) fn new(store: &'s Store, meta: ArtifactMeta) -> Result<Self> {
         let partial_path = store.partial_path(&meta.reference);
-        let file = File::create(&partial_path).map_err(|e| Error::io(&partial_path, e))?;
+        let file =
+            crate::store::create_private(&partial_path).map_err(|e| Error::io(&partial_path, e))?;
         let index = IndexWriter::create(&store.index_path(&meta.reference))?;
         let flusher = Flusher::start(&file);
         let upload = store.begin_upload(&meta);
@@ -252,7 +253,9 @@ impl<'s> ArtifactWriter<'s> {
         self.meta.source.version.extend(version);
         if !self.streams.is_empty() {
             let path = self.store.streams_path(&self.meta.reference);
-            std::fs::write(&path, &self.streams).map_err(|e| Error::io(&path, e))?;
+            crate::store::create_private(&path)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, &self.streams))
+                .map_err(|e| Error::io(&path, e))?;
         }
         let final_path = self.store.content_path(&self.meta.reference);
         std::fs::rename(&self.partial_path, &final_path).map_err(|e| Error::io(&final_path, e))?;

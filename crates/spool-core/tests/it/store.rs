@@ -248,3 +248,32 @@ fn the_quota_is_kept_as_artifacts_arrive_and_never_evicts_the_newest() {
     .unwrap();
     assert!(window.content.starts_with("line 4000:"));
 }
+
+#[test]
+fn the_store_is_private_to_its_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    // Regression: files were 0644 and folders 0755, command output readable by every user.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store-v1");
+    std::fs::create_dir_all(root.join("content")).unwrap();
+    for d in [&root, &root.join("content")] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let store = spool_core::Store::open(dir.path(), spool_core::StoreConfig::default()).unwrap();
+    let meta = crate::support::put(&store, b"a secret line\n");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(
+        mode(&root),
+        0o700,
+        "an older store is tightened when it opens"
+    );
+    assert_eq!(mode(&root.join("content")), 0o700);
+    assert_eq!(mode(&root.join("meta.sqlite")), 0o600);
+    let mut files = 0;
+    for entry in std::fs::read_dir(root.join("content")).unwrap() {
+        let path = entry.unwrap().path();
+        assert_eq!(mode(&path), 0o600, "{}", path.display());
+        files += 1;
+    }
+    assert!(files >= 1, "the content of {} is there", meta.reference);
+}

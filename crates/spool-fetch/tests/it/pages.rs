@@ -275,3 +275,40 @@ fn private_addresses_and_other_schemes_are_refused_by_default() {
     let err = get(&store, "not a url", false, &strict).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
 }
+
+#[test]
+fn a_password_in_the_url_is_used_but_never_shown_or_stored() {
+    // Regression: it stood in the banner, the artifact list and the database.
+    let (addr, log) = start();
+    let (store, dir) = open();
+    let url = format!("http://reader:hunter2@{addr}/doc");
+    let f = get(&store, &url, false, &loopback()).unwrap();
+    assert_eq!(log.count("/doc"), 1);
+    let e = read_window(
+        &store,
+        &f.meta.reference,
+        WindowRequest::Preview(None),
+        8_000,
+    )
+    .unwrap();
+    let banner = spool_core::render::banner(&e, spool_core::render::Dialect::Mcp);
+    assert!(!banner.contains("hunter2"), "{banner}");
+    assert!(banner.contains("reader:***@"), "{banner}");
+    let page = spool_core::page::artifacts(&store, None, 10, None).unwrap();
+    assert!(!serde_json::to_string(&page).unwrap().contains("hunter2"));
+    // The same URL again reuses the copy (the dedup key is the URL's hash).
+    let again = get(&store, &url, false, &loopback()).unwrap();
+    assert_eq!(again.meta.reference, f.meta.reference);
+    drop(store);
+    for entry in std::fs::read_dir(dir.path().join("store-v1")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(
+                !bytes.windows(7).any(|w| w == b"hunter2"),
+                "{} holds the password",
+                path.display()
+            );
+        }
+    }
+}
