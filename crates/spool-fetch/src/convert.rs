@@ -36,6 +36,57 @@ pub struct Converted {
     /// `markdown`, `text`, `json`, `raw` or `binary`.
     pub form: &'static str,
     pub charset: Option<&'static str>,
+    /// What the conversion left out or did not do, in words for the answer.
+    pub note: Option<String>,
+}
+
+/// HTML as markdown or text, within bounds: a page too large is stored as it came, nesting too
+/// deep is flattened, and the conversion runs where it cannot overflow the stack.
+fn html_to_text(text: &str, format: Format, charset: Option<&'static str>) -> Converted {
+    use crate::bounded::{MAX_CONVERT, MAX_DEPTH, flatten, with_room};
+    if text.len() > MAX_CONVERT {
+        return Converted {
+            bytes: text.as_bytes().to_vec(),
+            form: "raw",
+            charset,
+            note: Some(format!(
+                "the page is {} of HTML, more than the {} spool converts: it is stored as it came, tags and all (search it as it is)",
+                spool_core::render::human_bytes(text.len() as u64),
+                spool_core::render::human_bytes(MAX_CONVERT as u64)
+            )),
+        };
+    }
+    let (flat, dropped) = flatten(text, MAX_DEPTH);
+    let note = (dropped > 0).then(|| {
+        format!(
+            "{} tags nested deeper than {MAX_DEPTH} elements were left out (their text is kept)",
+            spool_core::render::thousands(dropped as u64)
+        )
+    });
+    let (converted, form) = match format {
+        Format::Text => (
+            with_room(|| html2text::from_read(flat.as_bytes(), 100).ok()).flatten(),
+            "text",
+        ),
+        _ => (
+            with_room(|| htmd::convert(&flat).ok()).flatten(),
+            "markdown",
+        ),
+    };
+    match converted {
+        Some(out) => Converted {
+            bytes: out.into_bytes(),
+            form,
+            charset,
+            note,
+        },
+        None => Converted {
+            bytes: text.as_bytes().to_vec(),
+            form: "raw",
+            charset,
+            note: Some("the page could not be converted: it is stored as it came".into()),
+        },
+    }
 }
 
 fn mime(content_type: &str) -> String {
@@ -102,6 +153,7 @@ pub fn convert(content_type: &str, body: &[u8], format: Format) -> Converted {
             bytes: body.to_vec(),
             form: "binary",
             charset: None,
+            note: None,
         };
     }
     let enc = charset(content_type, body, html);
@@ -112,25 +164,11 @@ pub fn convert(content_type: &str, body: &[u8], format: Format) -> Converted {
             bytes: text.into_owned().into_bytes(),
             form: "raw",
             charset,
+            note: None,
         };
     }
     if html {
-        return match format {
-            Format::Text => Converted {
-                bytes: html2text::from_read(text.as_bytes(), 100)
-                    .unwrap_or_else(|_| text.clone().into_owned())
-                    .into_bytes(),
-                form: "text",
-                charset,
-            },
-            _ => Converted {
-                bytes: htmd::convert(&text)
-                    .unwrap_or_else(|_| text.clone().into_owned())
-                    .into_bytes(),
-                form: "markdown",
-                charset,
-            },
-        };
+        return html_to_text(&text, format, charset);
     }
     if (mime == "application/json" || mime.ends_with("+json"))
         && let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
@@ -140,12 +178,14 @@ pub fn convert(content_type: &str, body: &[u8], format: Format) -> Converted {
             bytes: pretty.into_bytes(),
             form: "json",
             charset,
+            note: None,
         };
     }
     Converted {
         bytes: text.into_owned().into_bytes(),
         form: "text",
         charset,
+        note: None,
     }
 }
 

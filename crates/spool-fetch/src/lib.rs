@@ -3,6 +3,7 @@
 //! and conditional (`If-None-Match`, `If-Modified-Since`); a new download never splices onto an
 //! old one.
 
+mod bounded;
 mod convert;
 pub mod guard;
 
@@ -323,7 +324,7 @@ fn download(
                 let _ = write!(s, "{b:02x}");
                 s
             });
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = converted.note.iter().cloned().collect();
     if let Some(prev) = &previous {
         if version_text(prev, "sha256").as_deref() == Some(sha256.as_str()) && !truncated {
             notes.push(format!(

@@ -312,3 +312,30 @@ fn a_password_in_the_url_is_used_but_never_shown_or_stored() {
         }
     }
 }
+
+#[test]
+fn hostile_pages_are_stored_without_crashing_and_say_what_was_cut() {
+    let (addr, _log) = start();
+    let (store, _d) = open();
+    // Nesting that overflowed the converter's stack and aborted the process.
+    for (path, words) in [("/deep-b", "deep text"), ("/deep-div", "deeper text")] {
+        let f = get(&store, &format!("http://{addr}{path}"), false, &loopback()).unwrap();
+        assert!(text(&store, &f).contains(words), "{path}: the text is kept");
+        let notes = f.notes.join(" ");
+        assert!(
+            notes.contains("nested deeper than 256 elements were left out"),
+            "{path}: {notes}"
+        );
+    }
+    // Pages too large to convert within bounds are stored as they came, and say so.
+    for path in ["/nuls", "/many-p"] {
+        let f = get(&store, &format!("http://{addr}{path}"), false, &loopback()).unwrap();
+        assert_eq!(f.meta.source.version["format"], "raw", "what is stored says what it is");
+        let notes = f.notes.join(" ");
+        assert!(
+            notes.contains("more than the 4.0 MiB spool converts"),
+            "{path}: {notes}"
+        );
+        assert!(f.meta.bytes >= 48 << 20, "{path}: stored whole");
+    }
+}

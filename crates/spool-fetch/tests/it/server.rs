@@ -122,6 +122,12 @@ fn app(log: Log) -> Router {
         .route("/huge", get(|| async { with_type("text/plain", "0123456789abcdef\n".repeat(200_000).into_bytes()) }))
         .route("/binary", get(|| async { with_type("image/png", vec![0x89, b'P', b'N', b'G', 0, 0, 0, 13, 0xff, 0xfe]) }))
         .route("/json", get(|| async { with_type("application/json", br#"{"a":1,"b":[1,2]}"#.to_vec()) }))
+        // Hostile pages (regressions: a stack overflow that aborted the server, and gigabytes of
+        // memory to convert).
+        .route("/deep-b", get(|| async { with_type("text/html", format!("<html><body>{}deep text{}</body></html>", "<b>".repeat(2_000), "</b>".repeat(2_000)).into_bytes()) }))
+        .route("/deep-div", get(|| async { with_type("text/html", format!("<html><body>{}deeper text</body></html>", "<div>".repeat(5_000)).into_bytes()) }))
+        .route("/nuls", get(|| async { with_type("text/html", vec![0u8; 50 << 20]) }))
+        .route("/many-p", get(|| async { with_type("text/html", "<p>a</p>".repeat(6 << 20).into_bytes()) }))
         .layer(axum::middleware::from_fn_with_state(log.clone(), log_layer))
         .with_state(log)
 }
