@@ -251,6 +251,9 @@ fn download(
         }
     }
     let fetched_at = clock::now_ms();
+    // The whole download, however slowly the bytes come: the client's own timeout restarts on
+    // every read, so a page that trickles a byte a second would never end.
+    let deadline = std::time::Instant::now() + opts.timeout;
     let mut response = request
         .send()
         .map_err(|e| transport_error(shown, &e, opts))?;
@@ -282,8 +285,13 @@ fn download(
     let mut body = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut truncated = false;
+    let mut out_of_time = false;
     let mut last_report = 0u64;
     loop {
+        if std::time::Instant::now() >= deadline {
+            out_of_time = true;
+            break;
+        }
         let n = match response.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,
@@ -326,7 +334,10 @@ fn download(
             });
     let mut notes: Vec<String> = converted.note.iter().cloned().collect();
     if let Some(prev) = &previous {
-        if version_text(prev, "sha256").as_deref() == Some(sha256.as_str()) && !truncated {
+        if version_text(prev, "sha256").as_deref() == Some(sha256.as_str())
+            && !truncated
+            && !out_of_time
+        {
             notes.push(format!(
                 "the page is unchanged since {} (same sha256); that copy is shown",
                 prev.reference
@@ -396,9 +407,26 @@ fn download(
                 ))
             )),
         )
+    } else if out_of_time {
+        (
+            ArtifactState::Interrupted,
+            Some(format!(
+                "the download took longer than the {} s allowed: {} bytes arrived{}",
+                opts.timeout.as_secs_f64(),
+                spool_core::render::thousands(body.len() as u64),
+                total.map_or(String::new(), |t| format!(
+                    " of {}",
+                    spool_core::render::thousands(t)
+                ))
+            )),
+        )
     } else {
         (ArtifactState::Complete, None)
     };
-    let meta = writer.finish(state, detail, Map::new())?;
+    let mut extra = Map::new();
+    if out_of_time {
+        extra.insert("timed_out".into(), json!(true));
+    }
+    let meta = writer.finish(state, detail, extra)?;
     Ok(Fetched { meta, notes })
 }

@@ -330,7 +330,10 @@ fn hostile_pages_are_stored_without_crashing_and_say_what_was_cut() {
     // Pages too large to convert within bounds are stored as they came, and say so.
     for path in ["/nuls", "/many-p"] {
         let f = get(&store, &format!("http://{addr}{path}"), false, &loopback()).unwrap();
-        assert_eq!(f.meta.source.version["format"], "raw", "what is stored says what it is");
+        assert_eq!(
+            f.meta.source.version["format"], "raw",
+            "what is stored says what it is"
+        );
         let notes = f.notes.join(" ");
         assert!(
             notes.contains("more than the 4.0 MiB spool converts"),
@@ -338,4 +341,42 @@ fn hostile_pages_are_stored_without_crashing_and_say_what_was_cut() {
         );
         assert!(f.meta.bytes >= 48 << 20, "{path}: stored whole");
     }
+}
+
+#[test]
+fn a_trickle_ends_at_the_deadline_with_what_arrived() {
+    // Regression: a page sending a byte a second ran 407 s though the download is allowed 60 s.
+    let (addr, _log) = start();
+    let (store, _d) = open();
+    let opts = FetchOptions {
+        timeout: Duration::from_secs(2),
+        ..loopback()
+    };
+    let started = std::time::Instant::now();
+    let f = get(&store, &format!("http://{addr}/trickle"), false, &opts).unwrap();
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(5),
+        "it ended at the deadline ({took:?})"
+    );
+    assert!(
+        f.meta.bytes > 5,
+        "what arrived is kept ({} bytes)",
+        f.meta.bytes
+    );
+    let e = read_window(
+        &store,
+        &f.meta.reference,
+        WindowRequest::Preview(None),
+        8_000,
+    )
+    .unwrap();
+    assert!(!e.complete);
+    assert_eq!(e.reason.unwrap().code, ReasonCode::Timeout);
+    assert!(
+        e.capture
+            .unwrap()
+            .detail
+            .contains("took longer than the 2 s allowed")
+    );
 }

@@ -126,6 +126,14 @@ fn app(log: Log) -> Router {
         // memory to convert).
         .route("/deep-b", get(|| async { with_type("text/html", format!("<html><body>{}deep text{}</body></html>", "<b>".repeat(2_000), "</b>".repeat(2_000)).into_bytes()) }))
         .route("/deep-div", get(|| async { with_type("text/html", format!("<html><body>{}deeper text</body></html>", "<div>".repeat(5_000)).into_bytes()) }))
+        // One byte every 100 ms, for ever: a trickle that restarts every read timeout.
+        .route("/trickle", get(|| async {
+            let bytes = futures::stream::unfold(0u64, |n| async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Some((Ok::<_, std::io::Error>(axum::body::Bytes::from_static(b"x")), n + 1))
+            });
+            ([(header::CONTENT_TYPE, "text/plain")], Body::from_stream(bytes)).into_response()
+        }))
         .route("/nuls", get(|| async { with_type("text/html", vec![0u8; 50 << 20]) }))
         .route("/many-p", get(|| async { with_type("text/html", "<p>a</p>".repeat(6 << 20).into_bytes()) }))
         .layer(axum::middleware::from_fn_with_state(log.clone(), log_layer))
