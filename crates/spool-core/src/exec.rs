@@ -36,6 +36,9 @@ pub struct RunSpec {
     /// A command line run by `sh -c`.
     pub command: Option<String>,
     pub cwd: Option<PathBuf>,
+    /// The working directory as an open descriptor (from `Roots::open_dir`): the command
+    /// starts in it, not in whatever `cwd` names by then (a symlink may be swapped in).
+    pub cwd_fd: Option<std::sync::Arc<std::os::fd::OwnedFd>>,
     pub timeout: Option<Duration>,
     pub stdin: Option<Vec<u8>>,
 }
@@ -115,7 +118,11 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         .stderr(Stdio::piped())
         // Its own process group, so stopping it stops what it started too.
         .process_group(0);
-    if let Some(cwd) = &spec.cwd {
+    if let Some(fd) = &spec.cwd_fd {
+        // The child changes into the directory the descriptor holds (fds stay open until exec).
+        use std::os::fd::AsRawFd;
+        cmd.current_dir(format!("/proc/self/fd/{}", fd.as_raw_fd()));
+    } else if let Some(cwd) = &spec.cwd {
         cmd.current_dir(cwd);
     }
     let started = Instant::now();

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use serde_json::Map;
@@ -13,16 +13,21 @@ use crate::envelope::{ArtifactState, NextCall, Source, SourceKind};
 use crate::error::{Error, Result};
 use crate::store::{ArtifactMeta, NewArtifact, Store};
 
-/// Stores a snapshot of the file at `path` (or finds the stored one, if the file is unchanged).
+/// Stores a snapshot of the file at `path` (or finds the stored one, if the file is unchanged),
+/// anywhere on the file system (the CLI's reads: a person may read what they can).
 pub fn snapshot(store: &Store, path: &Path) -> Result<ArtifactMeta> {
-    let real = std::fs::canonicalize(path).map_err(|e| path_error(path, e))?;
-    let stat = std::fs::metadata(&real).map_err(|e| path_error(&real, e))?;
-    if stat.is_dir() {
-        return Err(Error::invalid(
-            format!("`{}` is a directory, not a file", real.display()),
-            Some("search it with `search` and a `path`, or list it with `list`".to_owned()),
-        ));
-    }
+    let everything = crate::roots::Roots::new(&[PathBuf::from("/")])?;
+    let absolute = std::path::absolute(path).map_err(|e| path_error(path, e))?;
+    let (file, real) = everything.open_file(&absolute.to_string_lossy())?;
+    snapshot_file(store, file, &real)
+}
+
+/// Stores a snapshot of `file`, open for reading (see [`crate::roots::Roots::open_file`]),
+/// whose real path is `real`; or finds the stored one, if the file is unchanged.
+pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Result<ArtifactMeta> {
+    let real = real.to_owned();
+    // The open file's own metadata: what is read is what is described.
+    let stat = file.metadata().map_err(|e| path_error(&real, e))?;
     let mtime_ns = stat
         .modified()
         .ok()
@@ -32,7 +37,6 @@ pub fn snapshot(store: &Store, path: &Path) -> Result<ArtifactMeta> {
     if let Some(found) = store.find_by_dedup(&key)? {
         return Ok(found);
     }
-    let mut file = std::fs::File::open(&real).map_err(|e| path_error(&real, e))?;
     let mut version = Map::new();
     version.insert("path".into(), real.display().to_string().into());
     version.insert(

@@ -4,6 +4,7 @@
 //! Sync by design: no async runtime, no protocol. The MCP server and the CLI call into it.
 
 pub mod audit;
+mod beneath;
 pub mod clock;
 pub mod cursor;
 pub mod envelope;

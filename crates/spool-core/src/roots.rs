@@ -62,21 +62,24 @@ impl Roots {
     /// The real path of `path` (relative to the first root when relative), if it exists and
     /// lies inside a root once every symlink is resolved.
     pub fn resolve(&self, path: &str) -> Result<PathBuf> {
+        /// Linux's limits: a whole path, and one name in it.
+        const PATH_MAX: usize = 4096;
+        const NAME_MAX: usize = 255;
+        if path.len() >= PATH_MAX || path.split('/').any(|name| name.len() > NAME_MAX) {
+            return Err(Error::invalid(
+                format!(
+                    "the path is longer than paths may be ({} bytes; at most {PATH_MAX}, and {NAME_MAX} a name)",
+                    path.len()
+                ),
+                Some("give a shorter path".to_owned()),
+            ));
+        }
         let joined = self.primary().join(path);
         let lexical = normalize(&joined);
         if !self.inside(&lexical) {
             return Err(self.refused(&lexical, "it is outside the allowed roots"));
         }
-        let real = std::fs::canonicalize(&lexical).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::PathNotFound {
-                path: lexical.clone(),
-            },
-            std::io::ErrorKind::PermissionDenied => Error::Forbidden {
-                path: lexical.clone(),
-                reason: "permission denied by the operating system".into(),
-            },
-            _ => Error::io(&lexical, e),
-        })?;
+        let real = std::fs::canonicalize(&lexical).map_err(|e| path_error(&lexical, e))?;
         if !self.inside(&real) {
             return Err(self.refused(
                 &lexical,
@@ -89,12 +92,102 @@ impl Roots {
         Ok(real)
     }
 
+    /// The regular file at `path`, open for reading, and its real path: resolved as
+    /// [`Roots::resolve`] does, then opened confined beneath its root, so that a symlink
+    /// swapped in between cannot lead outside (see `beneath.rs`).
+    pub fn open_file(&self, path: &str) -> Result<(std::fs::File, PathBuf)> {
+        let real = self.resolve(path)?;
+        let (root, inside) = self.split(&real)?;
+        match crate::beneath::open_file(root, inside) {
+            Ok(file) => Ok((file, real)),
+            Err(refusal) => Err(self.refusal(&real, refusal)),
+        }
+    }
+
+    /// The directory at `path`, as a descriptor confined the same way, and its real path.
+    pub fn open_dir(&self, path: &str) -> Result<(std::os::fd::OwnedFd, PathBuf)> {
+        let real = self.resolve(path)?;
+        let (root, inside) = self.split(&real)?;
+        match crate::beneath::open_dir(root, inside) {
+            Ok(fd) => Ok((fd, real)),
+            Err(refusal) => Err(self.refusal(&real, refusal)),
+        }
+    }
+
+    /// The root holding `real`, and the path inside it.
+    pub(crate) fn split<'p>(&'p self, real: &'p Path) -> Result<(&'p Path, &'p Path)> {
+        self.roots
+            .iter()
+            .find_map(|r| real.strip_prefix(r).ok().map(|rel| (r.as_path(), rel)))
+            .ok_or_else(|| self.refused(real, "it is outside the allowed roots"))
+    }
+
+    fn refusal(&self, real: &Path, refusal: crate::beneath::Refusal) -> Error {
+        use crate::beneath::Refusal;
+        match refusal {
+            Refusal::Escaped => self.refused(
+                real,
+                "a symlink on its way leads outside the allowed roots (it changed since it was checked)",
+            ),
+            Refusal::Changed => Error::invalid(
+                format!("`{}` changed while it was being opened", real.display()),
+                Some("read it again".to_owned()),
+            ),
+            Refusal::NotRegular("a directory") => Error::invalid(
+                format!("`{}` is a directory, not a file", real.display()),
+                Some("search it with `search` and a `path`, or list it with `list`".to_owned()),
+            ),
+            Refusal::NotRegular(what) => Error::invalid(
+                format!(
+                    "`{}` is {what}, not a regular file: only regular files are read",
+                    real.display()
+                ),
+                Some("read a regular file".to_owned()),
+            ),
+            Refusal::Io(e) => path_error(real, e),
+        }
+    }
+
     /// The path as shown to the reader: relative to the root that holds it.
     pub fn display(&self, real: &Path) -> String {
         self.roots
             .iter()
             .find_map(|r| real.strip_prefix(r).ok())
             .map_or_else(|| real.display().to_string(), |p| p.display().to_string())
+    }
+}
+
+/// What the operating system said of `path`, as the answer's code: missing is `not_found`,
+/// refused is `forbidden`, a path that cannot be one (a loop of symlinks, a NUL byte, too
+/// long, a file where a directory must be) is `invalid_argument`; only the rest is `internal`.
+pub(crate) fn path_error(path: &Path, e: std::io::Error) -> Error {
+    let invalid = |what: &str| {
+        Error::invalid(
+            format!("`{}` {what}", path.display()),
+            Some("give a path that names an existing file or directory".to_owned()),
+        )
+    };
+    match (e.kind(), e.raw_os_error()) {
+        (std::io::ErrorKind::NotFound, _) => Error::PathNotFound {
+            path: path.to_owned(),
+        },
+        (std::io::ErrorKind::PermissionDenied, _) => Error::Forbidden {
+            path: path.to_owned(),
+            reason: "permission denied by the operating system".into(),
+        },
+        (_, Some(code)) if code == nix::errno::Errno::ELOOP as i32 => {
+            invalid("goes through a loop of symbolic links")
+        }
+        (_, Some(code)) if code == nix::errno::Errno::ENAMETOOLONG as i32 => {
+            invalid("is longer than paths may be")
+        }
+        (_, Some(code)) if code == nix::errno::Errno::ENOTDIR as i32 => {
+            invalid("has a file where a directory must be")
+        }
+        (std::io::ErrorKind::InvalidInput, _) => {
+            invalid("is not a usable path (a NUL byte in it?)")
+        }
+        _ => Error::io(path, e),
     }
 }
 

@@ -1,7 +1,6 @@
 //! The MCP server: each tool checks its arguments, calls the core on a blocking thread, and
 //! returns the answer. No business logic lives here.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -422,10 +421,8 @@ impl Inner {
                 });
             }
         };
-        let cwd = match &p.cwd {
-            Some(dir) => self.roots.resolve(dir)?,
-            None => self.roots.primary().to_owned(),
-        };
+        // Held open from the check to the start: the command runs in the directory checked.
+        let (cwd_fd, cwd) = self.roots.open_dir(p.cwd.as_deref().unwrap_or("."))?;
         let limit = self.settings.run_timeout.as_secs_f64();
         let timeout = match p.timeout_s {
             Some(t) if !(t.is_finite() && t > 0.0 && t <= limit) => {
@@ -440,7 +437,8 @@ impl Inner {
         let spec = RunSpec {
             argv,
             command,
-            cwd: Some(PathBuf::from(&cwd)),
+            cwd: Some(cwd),
+            cwd_fd: Some(Arc::new(cwd_fd)),
             timeout: Some(timeout),
             stdin: p.stdin.map(String::into_bytes),
         };
@@ -492,7 +490,8 @@ impl Inner {
         let mut reference = match one_of(p.reference.as_deref(), p.path.as_deref(), "read")? {
             Target::Ref(r) => r.to_owned(),
             Target::Path(path) => {
-                spool_core::files::snapshot(&self.store, &self.roots.resolve(path)?)?.reference
+                let (file, real) = self.roots.open_file(path)?;
+                spool_core::files::snapshot_file(&self.store, file, &real)?.reference
             }
         };
         if let Some(stream) = &p.stream {

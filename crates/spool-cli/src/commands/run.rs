@@ -37,6 +37,7 @@ pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
         argv: args.argv.clone(),
         command: None,
         cwd: args.cwd.clone(),
+        cwd_fd: None,
         timeout,
         stdin: None,
     };

@@ -2,7 +2,6 @@
 //! skipped, globs), every hit counted and stored once as a hit-list artifact, pages of it by
 //! cursor, and a time budget past which the answer says what it did and did not cover.
 
-use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -42,8 +41,9 @@ pub fn search_path(
     budget: Duration,
 ) -> Result<SearchAnswer> {
     let real = roots.resolve(path)?;
-    if real.is_file() {
-        let meta = crate::files::snapshot(store, &real)?;
+    if !real.is_dir() {
+        let (file, real) = roots.open_file(path)?;
+        let meta = crate::files::snapshot_file(store, file, &real)?;
         let mut answer = super::search_artifact(store, &meta.reference, query, paging)?;
         if let Some(scope) = answer.scope.as_object_mut() {
             scope.insert("root".into(), json!(path));
@@ -69,7 +69,7 @@ pub fn search_path(
         answer.set_next();
         return Ok(answer);
     }
-    let fresh = run_search(store, path, &real, query, globs, paging, budget)?;
+    let fresh = run_search(store, roots, path, &real, query, globs, paging, budget)?;
     let mut answer = page_of_hits(store, &fresh, query, &digest, 0, limit)?;
     answer.repeat = super::repeat_args(("path", path), query, paging, globs);
     answer.set_next();
@@ -90,8 +90,13 @@ pub(super) fn cursor(store: &Store, hits: &str, digest: &str, at: u64) -> String
 }
 
 /// Walks and searches the tree, storing every hit; returns the hit list's ref.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one walk, told everything it needs once"
+)]
 fn run_search(
     store: &Store,
+    roots: &Roots,
     shown_root: &str,
     dir: &Path,
     query: &Query,
@@ -160,13 +165,22 @@ fn run_search(
             too_large += 1;
             continue;
         }
-        if is_binary(path) {
+        // Opened again beneath its root, not by name: a directory swapped for a symlink while
+        // the walk runs cannot lead the search outside (see `beneath.rs`).
+        let Some(file) = roots
+            .split(path)
+            .ok()
+            .and_then(|(root, rel)| crate::beneath::open_file(root, rel).ok())
+        else {
+            continue;
+        };
+        if is_binary(&file) {
             binary += 1;
             continue;
         }
         let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
         sink.path = Some(rel);
-        if searcher.search_path(&matcher, path, &mut sink).is_err() {
+        if searcher.search_file(&matcher, &file, &mut sink).is_err() {
             continue;
         }
         files_searched += 1;
@@ -302,12 +316,11 @@ fn page_of_hits(
     })
 }
 
-fn is_binary(path: &Path) -> bool {
+/// A NUL in the first 8 KiB: binary. Read at its offset, leaving the file's position at 0.
+fn is_binary(file: &std::fs::File) -> bool {
+    use std::os::unix::fs::FileExt;
     let mut head = [0u8; 8192];
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return false;
-    };
-    let n = f.read(&mut head).unwrap_or(0);
+    let n = file.read_at(&mut head, 0).unwrap_or(0);
     memchr::memchr(0, &head[..n]).is_some()
 }
 

@@ -1,0 +1,225 @@
+//! Reads stay inside the roots while the tree changes under them, and only regular files are
+//! read. Regressions: a symlink swapped between the check and the open returned a file outside
+//! `--root` (1,698 of 9,000 reads) or started a command outside it (55 of 400); a character
+//! device filled the store; a FIFO blocked for ever; loops and NULs answered `internal`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use spool_core::ErrorCode;
+use spool_core::exec::{RunControl, RunSpec, run};
+use spool_core::roots::Roots;
+
+use crate::support::store;
+
+/// A root whose `d` flips between a directory of its own and a symlink to one outside (one
+/// atomic exchange each time); both hold `f.txt`, the outside one saying SECRET. A path
+/// checked while `d` is the directory is then opened while it is the symlink.
+struct Flipping {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    stop: Arc<AtomicBool>,
+    flipper: Option<std::thread::JoinHandle<u64>>,
+}
+
+impl Flipping {
+    fn start() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("root");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(root.join("d")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("d/f.txt"), "inside\n").unwrap();
+        std::fs::write(outside.join("f.txt"), "SECRET\n").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("e")).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let (d, e) = (root.join("d"), root.join("e"));
+        let flipper = std::thread::spawn(move || {
+            let mut flips = 0;
+            while !flag.load(Ordering::Relaxed) {
+                let swapped = nix::fcntl::renameat2(
+                    nix::fcntl::AT_FDCWD,
+                    &d,
+                    nix::fcntl::AT_FDCWD,
+                    &e,
+                    nix::fcntl::RenameFlags::RENAME_EXCHANGE,
+                );
+                assert!(swapped.is_ok(), "{swapped:?}");
+                flips += 1;
+                // A pause now and then, so that some opens find a steady tree and succeed.
+                if flips % 2 == 0 {
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                }
+            }
+            flips
+        });
+        Self {
+            _tmp: tmp,
+            root,
+            stop,
+            flipper: Some(flipper),
+        }
+    }
+
+    fn finish(mut self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.flipper.take().unwrap().join().unwrap()
+    }
+}
+
+#[test]
+fn a_symlink_swapped_mid_read_never_leads_outside_the_root() {
+    let f = Flipping::start();
+    let roots = Roots::new(std::slice::from_ref(&f.root)).unwrap();
+    let s = store();
+    let (mut inside, mut refused, mut outside) = (0, 0, 0);
+    for _ in 0..3_000 {
+        match roots.open_file("d/f.txt") {
+            Ok((file, real)) => {
+                let meta = spool_core::files::snapshot_file(&s.store, file, &real).unwrap();
+                let text = spool_core::window::read_window(
+                    &s.store,
+                    &meta.reference,
+                    spool_core::WindowRequest::Preview(None),
+                    8_000,
+                )
+                .unwrap()
+                .content;
+                if text.contains("SECRET") {
+                    outside += 1;
+                } else {
+                    inside += 1;
+                }
+            }
+            Err(e) => {
+                assert!(
+                    matches!(
+                        e.code(),
+                        ErrorCode::Forbidden | ErrorCode::InvalidArgument | ErrorCode::NotFound
+                    ),
+                    "{e}"
+                );
+                refused += 1;
+            }
+        }
+    }
+    // The race is real: the same check, then an open by name, as reads were made before.
+    let mut escaped_by_name = 0;
+    for _ in 0..3_000 {
+        if let Ok(real) = roots.resolve("d/f.txt")
+            && std::fs::read_to_string(&real).is_ok_and(|t| t.contains("SECRET"))
+        {
+            escaped_by_name += 1;
+        }
+    }
+    assert!(
+        escaped_by_name > 0,
+        "checked then opened by name, reads do escape: the test can see an escape"
+    );
+    let flips = f.finish();
+    assert!(
+        flips > 100,
+        "the tree changed under the reads ({flips} flips)"
+    );
+    assert_eq!(
+        outside, 0,
+        "{outside} reads returned the file outside ({inside} inside, {refused} refused)"
+    );
+    assert!(inside > 0, "reads inside still work");
+}
+
+#[test]
+fn a_command_never_starts_in_a_directory_swapped_outside() {
+    let f = Flipping::start();
+    let roots = Roots::new(std::slice::from_ref(&f.root)).unwrap();
+    let s = store();
+    let mut outside = 0;
+    let mut ran = 0;
+    for _ in 0..400 {
+        let Ok((fd, real)) = roots.open_dir("d") else {
+            continue;
+        };
+        let spec = RunSpec {
+            argv: vec!["cat".into(), "f.txt".into()],
+            cwd: Some(real),
+            cwd_fd: Some(Arc::new(fd)),
+            ..RunSpec::default()
+        };
+        let Ok(outcome) = run(&s.store, &spec, RunControl::default()) else {
+            continue;
+        };
+        ran += 1;
+        let text = spool_core::window::read_window(
+            &s.store,
+            &outcome.meta.reference,
+            spool_core::WindowRequest::Preview(None),
+            8_000,
+        )
+        .unwrap()
+        .content;
+        if text.contains("SECRET") {
+            outside += 1;
+        }
+    }
+    f.finish();
+    assert!(ran > 0);
+    assert_eq!(
+        outside, 0,
+        "{outside} of {ran} commands ran outside the root"
+    );
+}
+
+#[test]
+fn only_regular_files_are_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let roots = Roots::new(&[tmp.path().to_owned()]).unwrap();
+    // A FIFO blocked the read for ever; now it is refused at once, by its type.
+    let err = roots.open_file("pipe").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument);
+    assert!(err.to_string().contains("a FIFO"), "{err}");
+    // A character device filled the store at 300 MB/s.
+    let dev = Roots::new(&[PathBuf::from("/dev")]).unwrap();
+    let err = dev.open_file("zero").unwrap_err();
+    assert!(err.to_string().contains("a character device"), "{err}");
+    let s = store();
+    let err = spool_core::files::snapshot(&s.store, Path::new("/dev/zero")).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument, "{err}");
+    assert_eq!(
+        s.store.list(None, None, 10).unwrap().len(),
+        0,
+        "nothing was stored"
+    );
+}
+
+#[test]
+fn impossible_paths_are_invalid_not_internal() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("loop-b", tmp.path().join("loop-a")).unwrap();
+    std::os::unix::fs::symlink("loop-a", tmp.path().join("loop-b")).unwrap();
+    std::fs::write(tmp.path().join("file.txt"), "x\n").unwrap();
+    let roots = Roots::new(&[tmp.path().to_owned()]).unwrap();
+    let long = "a/".repeat(3_000);
+    for (path, said) in [
+        ("loop-a", "loop of symbolic links"),
+        ("bad\0name", "not a usable path"),
+        (long.as_str(), "longer than paths may be"),
+        ("file.txt/inner", "a file where a directory must be"),
+    ] {
+        let err = roots.open_file(path).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArgument, "{path:.40}: {err}");
+        assert!(err.to_string().contains(said), "{path:.40}: {err}");
+    }
+    // A file as a command's working directory.
+    let err = roots.open_dir("file.txt").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument, "{err}");
+}
