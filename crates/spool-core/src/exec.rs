@@ -107,6 +107,31 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
             }
         },
     };
+    // A NUL cannot stand in a program's name, arguments or working directory.
+    if program.contains('\0') || args.iter().any(|a| a.contains('\0')) {
+        return Err(Error::invalid(
+            "the command holds a NUL byte, which no program can be given",
+            Some("remove the NUL byte from `command` or `argv`".to_owned()),
+        ));
+    }
+    // A working directory that is not there is named as such (the program is not to blame).
+    if spec.cwd_fd.is_none()
+        && let Some(cwd) = &spec.cwd
+    {
+        match std::fs::metadata(cwd) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(Error::invalid(
+                    format!(
+                        "`{}` is not a directory: a command cannot run in it",
+                        cwd.display()
+                    ),
+                    Some("give `cwd` a directory".to_owned()),
+                ));
+            }
+            Err(e) => return Err(crate::roots::path_error(cwd, e)),
+        }
+    }
     let mut cmd = Command::new(&program);
     cmd.args(&args)
         .stdin(if spec.stdin.is_some() {
@@ -129,7 +154,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
     let started_at = clock::now_ms();
     let mut child = cmd.spawn().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::invalid(
-            format!("could not start `{program}`: no such program (or `cwd` does not exist)"),
+            format!("could not start `{program}`: no such program"),
             Some(
                 "check the program name and PATH, or run it through a shell with `command`"
                     .to_owned(),

@@ -70,9 +70,20 @@ impl ArtifactReader {
             filler.ensure(offset..offset + len as u64)?;
         }
         let mut buf = vec![0u8; len];
-        self.file
-            .read_exact_at(&mut buf, offset)
-            .map_err(|e| Error::io(&self.path, e))?;
+        self.file.read_exact_at(&mut buf, offset).map_err(|e| {
+            // Shorter on disk than its record says: the stored copy is damaged, not the
+            // machine (regression: this answered `internal`).
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                let on_disk = self.file.metadata().map_or(0, |m| m.len());
+                Error::Corrupt {
+                    reference: self.meta.reference.clone(),
+                    expected: format!("{} bytes", self.size()),
+                    actual: format!("{on_disk} bytes on disk"),
+                }
+            } else {
+                Error::io(&self.path, e)
+            }
+        })?;
         Ok(buf)
     }
 

@@ -282,3 +282,27 @@ fn the_timeout_holds_after_the_command_closes_its_output() {
     .unwrap();
     assert_eq!(a.reason.unwrap().code, ReasonCode::Timeout);
 }
+
+#[test]
+fn impossible_commands_say_what_is_wrong_not_internal() {
+    // Regression: a NUL in the command and a file as `cwd` answered `internal`; a missing
+    // `cwd` was blamed on the program.
+    let s = store();
+    let err = run(&s.store, &sh("echo a\0b"), RunControl::default()).unwrap_err();
+    assert_eq!(err.code(), spool_core::ErrorCode::InvalidArgument, "{err}");
+    assert!(err.to_string().contains("NUL"), "{err}");
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let spec = RunSpec {
+        cwd: Some(file.path().to_owned()),
+        ..sh("true")
+    };
+    let err = run(&s.store, &spec, RunControl::default()).unwrap_err();
+    assert_eq!(err.code(), spool_core::ErrorCode::InvalidArgument, "{err}");
+    assert!(err.to_string().contains("is not a directory"), "{err}");
+    let spec = RunSpec {
+        cwd: Some("/nonexistent-spool-dir".into()),
+        ..sh("true")
+    };
+    let err = run(&s.store, &spec, RunControl::default()).unwrap_err();
+    assert_eq!(err.code(), spool_core::ErrorCode::NotFound, "{err}");
+}

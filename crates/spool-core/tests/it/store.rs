@@ -277,3 +277,23 @@ fn the_store_is_private_to_its_owner() {
     }
     assert!(files >= 1, "the content of {} is there", meta.reference);
 }
+
+#[test]
+fn a_truncated_content_file_answers_corrupt_not_internal() {
+    let s = crate::support::store();
+    let meta = crate::support::put(&s.store, crate::support::numbered_lines(2_000).as_bytes());
+    let path = s.dir.path().join("store-v1/content").join(&meta.reference);
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(meta.bytes / 2).unwrap();
+    let err = spool_core::window::read_window(
+        &s.store,
+        &meta.reference,
+        spool_core::WindowRequest::Lines {
+            line: 1_900,
+            limit: Some(5),
+        },
+        8_000,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), spool_core::ErrorCode::Corrupt, "{err}");
+}
