@@ -209,6 +209,10 @@ pub struct ServeArgs {
     /// Require `Authorization: Bearer TOKEN` on HTTP requests.
     #[arg(long, env = "SPOOL_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// An `Origin` HTTP requests may come from, beside loopback pages (repeatable), e.g.
+    /// `https://app.example.com:443`; others, and `Origin: null`, are refused.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
     /// Send structured content beside the text blocks, each complete alone (`on`), or text
     /// blocks only and no output schemas (`off`, for a host that shows the model both parts).
     #[arg(long, value_enum, default_value = "on")]
@@ -247,6 +251,9 @@ pub struct WrapArgs {
     /// Require `Authorization: Bearer TOKEN` on HTTP requests.
     #[arg(long, env = "SPOOL_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// An `Origin` HTTP requests may come from, beside loopback pages (repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
     /// Answer cap, in tokens: larger upstream answers are stored and shown in part.
     #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
     pub max_tokens: u64,

@@ -31,13 +31,19 @@ pub fn serve(store: Arc<Store>, args: &ServeArgs) -> Result<u8, Error> {
     let outcome = runtime.block_on(async {
         match args.http {
             Some(addr) => {
-                spool_mcp::http::serve_http(server, addr, args.token.clone(), |bound| {
-                    // stderr: a supervisor (or a test) reads the address from here.
-                    let _ = writeln!(
-                        std::io::stderr(),
-                        "spool: serving MCP at http://{bound}/mcp"
-                    );
-                })
+                spool_mcp::http::serve_http(
+                    server,
+                    addr,
+                    args.token.clone(),
+                    &args.allow_origins,
+                    |bound| {
+                        // stderr: a supervisor (or a test) reads the address from here.
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "spool: serving MCP at http://{bound}/mcp"
+                        );
+                    },
+                )
                 .await
             }
             None => spool_mcp::serve_stdio(server).await,

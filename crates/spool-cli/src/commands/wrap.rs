@@ -93,6 +93,7 @@ fn config(args: &WrapArgs) -> Result<ProxyConfig, Error> {
 pub fn wrap(store: Arc<Store>, args: &WrapArgs) -> Result<u8, Error> {
     let http = args.http;
     let token = args.token.clone();
+    let origins = args.allow_origins.clone();
     let settings = Settings {
         max_tokens: args.max_tokens,
         no_run: true,
@@ -117,7 +118,7 @@ pub fn wrap(store: Arc<Store>, args: &WrapArgs) -> Result<u8, Error> {
                 },
             })?;
         match http {
-            Some(addr) => spool_mcp::http::serve_http(proxy, addr, token, |bound| {
+            Some(addr) => spool_mcp::http::serve_http(proxy, addr, token, &origins, |bound| {
                 let _ = writeln!(
                     std::io::stderr(),
                     "spool: relaying MCP at http://{bound}/mcp"

@@ -3,5 +3,6 @@
 
 mod agent;
 mod hosts;
+mod http;
 mod support;
 mod tools;

@@ -239,6 +239,7 @@ async fn a_streamable_http_upstream_with_a_bearer_token_is_relayed() {
             upstream,
             "127.0.0.1:0".parse().unwrap(),
             Some("s3cret".into()),
+            &[],
             move |bound| {
                 let _ = tx.send(bound);
             },
