@@ -142,6 +142,13 @@ fn wrap_config(command: &cli::Command) -> Option<&std::path::Path> {
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    // A file size limit (`ulimit -f`) must make a write fail, not kill spool without a word:
+    // a handler in place of the default action turns SIGXFSZ into an EFBIG error, which the
+    // capture records (the bytes it got stay; the artifact ends interrupted and says why).
+    let _ = signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    );
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

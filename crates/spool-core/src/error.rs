@@ -110,9 +110,29 @@ pub enum Error {
 
     #[error("cannot open the store at `{}`: {cause}", path.display())]
     StoreOpen { path: PathBuf, cause: String },
+
+    /// The disk filled while an artifact was sealed: what reached the disk stays.
+    #[error("the disk is full: `{reference}` could not be sealed after {bytes} bytes ({cause})")]
+    StoreFull {
+        reference: String,
+        bytes: u64,
+        cause: String,
+    },
 }
 
 impl Error {
+    /// Whether this is the disk (or a file size limit) running out.
+    pub fn is_disk_full(&self) -> bool {
+        const ENOSPC: i32 = 28;
+        const EFBIG: i32 = 27;
+        match self {
+            Self::Io { source, .. } => matches!(source.raw_os_error(), Some(ENOSPC | EFBIG)),
+            Self::Db(e) => e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull),
+            Self::StoreFull { .. } => true,
+            _ => false,
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Io {
             path: path.into(),
@@ -135,11 +155,12 @@ impl Error {
             Self::Forbidden { .. } => ErrorCode::Forbidden,
             Self::InvalidArgument { .. } => ErrorCode::InvalidArgument,
             Self::Corrupt { .. } => ErrorCode::Corrupt,
-            Self::Capturing { .. } | Self::Unavailable { .. } | Self::StoreOpen { .. } => {
-                ErrorCode::Unavailable
-            }
+            Self::Capturing { .. }
+            | Self::Unavailable { .. }
+            | Self::StoreOpen { .. }
+            | Self::StoreFull { .. }
+            | Self::UpstreamUnavailable { .. } => ErrorCode::Unavailable,
             Self::Timeout { .. } | Self::UpstreamTimeout { .. } => ErrorCode::Timeout,
-            Self::UpstreamUnavailable { .. } => ErrorCode::Unavailable,
             Self::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
                 ErrorCode::Forbidden
             }
@@ -171,6 +192,9 @@ impl Error {
                 "read `{reference}` again when the command has finished"
             )),
             Self::Forbidden { .. } => Some("read only inside the allowed roots".into()),
+            Self::StoreFull { reference, .. } => Some(format!(
+                "free space on the disk, then run `spool gc`: it seals `{reference}` with what reached the disk"
+            )),
             Self::StoreOpen { .. } => Some(
                 "set `SPOOL_HOME` to a directory this user can write, e.g. `export SPOOL_HOME=$HOME/.spool`".into(),
             ),

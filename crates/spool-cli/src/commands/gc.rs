@@ -32,6 +32,12 @@ pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
             human_bytes(report.kept_bytes),
             human_bytes(store.config().quota_bytes),
         ));
+        if report.recovered > 0 {
+            output::text(&format!(
+                "gc: {} captures whose process had died sealed with what reached the disk.",
+                thousands(report.recovered)
+            ));
+        }
         if let Some(s) = shared {
             match &s.error {
                 None => output::text(&format!(

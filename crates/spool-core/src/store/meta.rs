@@ -367,23 +367,14 @@ impl Store {
             }
             Err(e) => return Err(Error::io(&partial, e)),
         }
-        let mut writer = super::ArtifactWriter::new(self, meta)?;
-        if let Ok(mut file) = std::fs::File::open(&orphan) {
-            let mut buf = vec![0u8; 256 * 1024];
-            loop {
-                match std::io::Read::read(&mut file, &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => writer.write(&buf[..n]),
-                }
-            }
-        }
-        let sealed = writer.finish(
+        // What reached the disk becomes the content as it is: no copy, which a full disk (the
+        // likely reason the capture stopped) could not hold.
+        let writer = super::ArtifactWriter::adopt(self, meta, &orphan)?;
+        writer.finish(
             ArtifactState::Cancelled,
-            Some("the capturing process died; this is what reached the disk".into()),
+            Some("the capturing process died (killed, or out of disk); this is what reached the disk".into()),
             serde_json::Map::new(),
-        );
-        let _ = std::fs::remove_file(&orphan);
-        sealed
+        )
     }
 
     /// Artifacts, newest first, after the keyset position `after` (`created_at`, `ref`).
@@ -432,6 +423,24 @@ impl Store {
             self.expire(&mut meta)?;
             report.expired += 1;
         }
+        // Captures whose process died (killed, or stopped by a full disk) are sealed with
+        // what reached the disk, instead of saying `capturing` for ever.
+        let capturing: Vec<String> = {
+            let conn = self.conn();
+            let mut stmt = conn.prepare("SELECT ref FROM artifacts WHERE state = 'capturing'")?;
+            stmt.query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        for reference in capturing {
+            if keep == Some(reference.as_str()) || self.is_read_through(&reference)? {
+                continue;
+            }
+            if let Ok(meta) = self.live_meta(&reference)
+                && meta.state != ArtifactState::Capturing
+            {
+                report.recovered += 1;
+            }
+        }
         // Copies read through from a shared store are kept within their own bound (by the
         // chunks that arrived, not their full size); the quota is for what was made here.
         report.evicted += self.trim_cache(keep)?;
@@ -467,6 +476,8 @@ impl Store {
 /// What `gc` did.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct GcReport {
+    /// Captures whose process had died, sealed with what reached the disk.
+    pub recovered: u64,
     pub expired: u64,
     pub evicted: u64,
     pub freed_bytes: u64,

@@ -115,6 +115,70 @@ impl<'s> ArtifactWriter<'s> {
         })
     }
 
+    /// A writer over content already on disk at `from` (a capture whose process died): the
+    /// file becomes the artifact's content as it is, without a copy, so a full disk cannot
+    /// lose what reached it; only the line index and the totals are made, by reading it.
+    pub(super) fn adopt(
+        store: &'s Store,
+        meta: ArtifactMeta,
+        from: &std::path::Path,
+    ) -> Result<Self> {
+        let partial_path = store.partial_path(&meta.reference);
+        std::fs::rename(from, &partial_path).map_err(|e| Error::io(&partial_path, e))?;
+        let index = IndexWriter::create(&store.index_path(&meta.reference))?;
+        let mut writer = Self {
+            store,
+            meta,
+            file: None,
+            partial_path,
+            scanner: Some(Scanner::new(index)),
+            hasher: Xxh3::new(),
+            head: Vec::new(),
+            streams: Vec::new(),
+            current_stream: None,
+            failure: None,
+            flusher: None,
+            upload: None,
+            index_flushed: (0, std::time::Instant::now()),
+        };
+        let mut file =
+            File::open(&writer.partial_path).map_err(|e| Error::io(&writer.partial_path, e))?;
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = match std::io::Read::read(&mut file, &mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    writer.failure = Some(e);
+                    break;
+                }
+            };
+            writer.account(&buf[..n]);
+            if writer.failure.is_some() {
+                break;
+            }
+        }
+        writer.file = Some(file);
+        Ok(writer)
+    }
+
+    /// Counts, hashes and indexes bytes that are already in the content file.
+    fn account(&mut self, done: &[u8]) {
+        let Some(scanner) = self.scanner.as_mut() else {
+            return;
+        };
+        if let Err(e) = scanner.feed(done) {
+            self.failure = Some(e);
+            return;
+        }
+        self.hasher.update(done);
+        if self.head.len() < tokens::EXACT_TOKEN_LIMIT {
+            let room = tokens::EXACT_TOKEN_LIMIT - self.head.len();
+            self.head.extend_from_slice(&done[..room.min(done.len())]);
+        }
+    }
+
     pub fn reference(&self) -> &str {
         &self.meta.reference
     }
@@ -253,13 +317,40 @@ impl<'s> ArtifactWriter<'s> {
         self.meta.source.version.extend(version);
         if !self.streams.is_empty() {
             let path = self.store.streams_path(&self.meta.reference);
-            crate::store::create_private(&path)
-                .and_then(|mut f| std::io::Write::write_all(&mut f, &self.streams))
-                .map_err(|e| Error::io(&path, e))?;
+            let written = crate::store::create_private(&path)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, &self.streams));
+            if let Err(e) = written {
+                // A full disk: the content stays whole; only which stream each byte came
+                // from is lost, and the answer says so (regression: this left the artifact
+                // `capturing` for ever).
+                let _ = std::fs::remove_file(&path);
+                self.meta.state = ArtifactState::Interrupted;
+                self.meta.capture_detail = Some(format!(
+                    "{}{}which bytes came from stdout and which from stderr could not be kept: {e}",
+                    self.meta.capture_detail.as_deref().unwrap_or(""),
+                    if self.meta.capture_detail.is_some() {
+                        "; "
+                    } else {
+                        ""
+                    }
+                ));
+            }
         }
         let final_path = self.store.content_path(&self.meta.reference);
         std::fs::rename(&self.partial_path, &final_path).map_err(|e| Error::io(&final_path, e))?;
-        self.store.save_meta(&self.meta)?;
+        if let Err(e) = self.store.save_meta(&self.meta) {
+            if !e.is_disk_full() {
+                return Err(e);
+            }
+            // The content is in place; its row could not say so. Put it back where a later
+            // `gc` (with space again) finds it and seals it, and say so.
+            let _ = std::fs::rename(&final_path, &self.partial_path);
+            return Err(Error::StoreFull {
+                reference: self.meta.reference.clone(),
+                bytes: self.meta.bytes,
+                cause: e.to_string(),
+            });
+        }
         // Expiry and the quota are kept as artifacts arrive, not only by `spool gc`.
         if let Err(e) = self.store.gc_keeping(Some(&self.meta.reference)) {
             tracing::warn!(error = %e, "could not apply expiry and the quota");

@@ -1,0 +1,91 @@
+//! Capture on a disk that fills or under a file size limit: the bytes it got stay, the state
+//! says what happened, and `gc` seals what was left. Regressions: under `ulimit -f` spool died of
+//! SIGXFSZ without a word; on a full disk `spool run` answered `internal` with no ref, and the
+//! artifact said "still being captured (0 bytes so far)" for ever, which `gc` did not fix.
+
+use std::process::Command;
+
+use crate::support::Home;
+
+const SPOOL: &str = env!("CARGO_BIN_EXE_spool");
+
+#[test]
+fn a_file_size_limit_stops_the_capture_and_the_answer_says_so() {
+    let home = Home::new();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -f 400; exec {SPOOL} run -- sh -c 'yes | head -c 3000000; echo done'"
+        ))
+        .env("SPOOL_HOME", home.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the command's own exit code: {stdout}"
+    );
+    assert!(
+        stdout.contains("The stored copy itself is incomplete (interrupted): capture stopped at 204,800 bytes: File too large"),
+        "{stdout}"
+    );
+    let list = home.json(&["artifacts"]);
+    assert_eq!(list["items"][0]["state"], "interrupted");
+    assert_eq!(list["items"][0]["total"]["bytes"], 204_800);
+}
+
+#[test]
+fn a_full_disk_keeps_what_reached_it_and_gc_seals_it_once_there_is_room() {
+    assert!(
+        Command::new("unshare")
+            .args(["-m", "true"])
+            .status()
+            .is_ok_and(|s| s.success()),
+        "this test needs `unshare -m` (root) to mount a tiny tmpfs"
+    );
+    let mount = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    // In a mount namespace of its own: a 2 MiB tmpfs as SPOOL_HOME, then room again.
+    let script = format!(
+        r#"set -u
+mount -t tmpfs -o size=2m tmpfs {m}
+export SPOOL_HOME={m}/home
+{SPOOL} run -- sh -c 'yes | head -c 5000000; echo done' > {l}/run.out 2> {l}/run.err
+echo "run exit $?"
+cat {l}/run.err
+{SPOOL} artifacts
+mount -o remount,size=20m {m}
+{SPOOL} gc
+{SPOOL} artifacts --json > {l}/list.json
+"#,
+        m = mount.path().display(),
+        l = logs.path().display()
+    );
+    let out = Command::new("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("run exit 7"),
+        "unavailable, not internal: {text}"
+    );
+    assert!(text.contains("error: the disk is full: `sp_"), "{text}");
+    assert!(
+        text.contains("hint: free space on the disk, then run `spool gc`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 captures whose process had died sealed"),
+        "{text}"
+    );
+    let json = std::fs::read_to_string(logs.path().join("list.json")).unwrap();
+    let list: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let item = &list["items"][0];
+    assert_eq!(item["state"], "cancelled");
+    assert!(
+        item["total"]["bytes"].as_u64().unwrap() > 1_000_000,
+        "what reached the disk stays: {item}"
+    );
+}
