@@ -16,6 +16,7 @@
 
 pub mod index;
 pub mod meta;
+mod pin;
 mod read_through;
 mod reader;
 pub mod remote;
@@ -47,6 +48,9 @@ pub struct StoreConfig {
     /// Bytes of read-through copies (chunks fetched from a shared store) kept before the least
     /// recently read copies are dropped (they are fetched again when next read).
     pub cache_bytes: u64,
+    /// How long a copy just made or just read is never evicted for space: an answer about it
+    /// may be being built (the quota may be passed for that long instead).
+    pub eviction_grace: Duration,
 }
 
 impl Default for StoreConfig {
@@ -55,6 +59,7 @@ impl Default for StoreConfig {
             ttl: Duration::from_hours(7 * 24),
             quota_bytes: 2 << 30,
             cache_bytes: 1 << 30,
+            eviction_grace: Duration::from_secs(30),
         }
     }
 }

@@ -278,7 +278,8 @@ impl Store {
             other => other?,
         };
         if meta.state != ArtifactState::Expired && meta.expires_at <= clock::now_ms() {
-            self.expire(&mut meta)?;
+            // Being read right now: served this once more, expired by a later pass.
+            let _ = self.expire(&mut meta)?;
         }
         // Still being written on another machine (or seen stopped, which may have been a slow
         // writer): what the shared store holds now.
@@ -336,15 +337,21 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes the content and keeps the row as a tombstone.
-    fn expire(&self, meta: &mut ArtifactMeta) -> Result<()> {
-        self.remove_content(&meta.reference);
-        meta.state = ArtifactState::Expired;
+    /// Deletes the content and keeps the row as a tombstone: the row says so first, then the
+    /// content goes. Content someone is reading is left (false): a later pass takes it.
+    fn expire(&self, meta: &mut ArtifactMeta) -> Result<bool> {
+        let lock = match super::pin::try_evict(&self.content_path(&meta.reference)) {
+            super::pin::Evict::InUse => return Ok(false),
+            super::pin::Evict::Free(lock) => lock,
+        };
         self.conn().execute(
             "UPDATE artifacts SET state = 'expired' WHERE ref = ?1",
             [&meta.reference],
         )?;
-        Ok(())
+        self.remove_content(&meta.reference);
+        drop(lock);
+        meta.state = ArtifactState::Expired;
+        Ok(true)
     }
 
     /// A capture whose process died: seal what reached the disk as `cancelled`.
@@ -419,9 +426,10 @@ impl Store {
         };
         for reference in due {
             let mut meta = self.meta(&reference)?;
-            report.freed_bytes += meta.bytes;
-            self.expire(&mut meta)?;
-            report.expired += 1;
+            if self.expire(&mut meta)? {
+                report.freed_bytes += meta.bytes;
+                report.expired += 1;
+            }
         }
         // Captures whose process died (killed, or stopped by a full disk) are sealed with
         // what reached the disk, instead of saying `capturing` for ever.
@@ -444,14 +452,26 @@ impl Store {
         // Copies read through from a shared store are kept within their own bound (by the
         // chunks that arrived, not their full size); the quota is for what was made here.
         report.evicted += self.trim_cache(keep)?;
+        // The least recently read go first, but never one made or read in the last moments
+        // (an answer about it is being built) nor one being read now: the quota may be passed
+        // for that long rather than an answer lose its own artifact.
+        let grace = i64::try_from(self.config.eviction_grace.as_millis()).unwrap_or(i64::MAX);
+        let cutoff = clock::now_ms().saturating_sub(grace);
+        let mut in_use: Vec<String> = Vec::new();
         loop {
             let (used, oldest): (i64, Option<String>) = self.conn().query_row(
                 "SELECT (SELECT COALESCE(SUM(bytes), 0) FROM artifacts WHERE state NOT IN ('expired', 'capturing')
                          AND ref NOT IN (SELECT ref FROM remote_chunks)),
                         (SELECT ref FROM artifacts WHERE state NOT IN ('expired', 'capturing')
                          AND ref NOT IN (SELECT ref FROM remote_chunks)
-                         AND ref != ?1 ORDER BY last_read_at ASC LIMIT 1)",
-                [keep.unwrap_or("")],
+                         AND ref != ?1 AND last_read_at < ?2
+                         AND ref NOT IN (SELECT value FROM json_each(?3))
+                         ORDER BY last_read_at ASC LIMIT 1)",
+                params![
+                    keep.unwrap_or(""),
+                    cutoff,
+                    serde_json::to_string(&in_use).unwrap_or_else(|_| "[]".into())
+                ],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?;
             report.kept_bytes = used as u64;
@@ -460,13 +480,14 @@ impl Store {
                 break;
             }
             let mut meta = self.meta(&reference)?;
-            report.freed_bytes += meta.bytes;
             if self.in_shared_store(&reference)? {
                 // The shared store still has it: a later read fetches it again.
                 self.forget(&reference)?;
-            } else {
-                self.expire(&mut meta)?;
+            } else if !self.expire(&mut meta)? {
+                in_use.push(reference);
+                continue;
             }
+            report.freed_bytes += meta.bytes;
             report.evicted += 1;
         }
         Ok(report)

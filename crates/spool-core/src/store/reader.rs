@@ -17,7 +17,7 @@ const BLOCK: usize = 64 * 1024;
 pub struct ArtifactReader {
     meta: ArtifactMeta,
     path: PathBuf,
-    file: File,
+    file: nix::fcntl::Flock<File>,
     index: IndexReader,
     /// For an artifact read through from the shared store: fetches chunks before reads.
     remote: Option<super::read_through::Filler>,
@@ -36,14 +36,26 @@ impl ArtifactReader {
     pub(super) fn open(store: &Store, mut meta: ArtifactMeta) -> Result<Self> {
         meta.share_failure = store.share_failure(&meta.reference)?;
         let path = store.content_path(&meta.reference);
-        let file = File::open(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::Corrupt {
-                reference: meta.reference.clone(),
-                expected: format!("{} stored bytes", meta.bytes),
-                actual: "no content file".into(),
-            },
-            _ => Error::io(&path, e),
-        })?;
+        let gone = |meta: &ArtifactMeta| {
+            // Evicted or expired between reading its row and opening it: its row says so now.
+            match store.meta(&meta.reference) {
+                Ok(now) if now.state == crate::envelope::ArtifactState::Expired => {
+                    super::meta::expired_error(&now)
+                }
+                _ => Error::Corrupt {
+                    reference: meta.reference.clone(),
+                    expected: format!("{} stored bytes", meta.bytes),
+                    actual: "no content file".into(),
+                },
+            }
+        };
+        let file = match File::open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(gone(&meta)),
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        // Held while the reader lives: eviction passes over content that is being read.
+        let file = super::pin::shared(file).map_err(|e| Error::io(&path, e))?;
         let index = IndexReader::open(&store.index_path(&meta.reference))?;
         let remote = store.filler(&meta)?;
         Ok(Self {

@@ -314,6 +314,8 @@ impl<'s> ArtifactWriter<'s> {
         self.meta.hash = Some(format!("{:032x}", self.hasher.digest128()));
         self.meta.state = state;
         self.meta.capture_detail = detail;
+        // Just made: as recent as a copy just read (eviction leaves it alone a while).
+        self.meta.last_read_at = crate::clock::now_ms();
         self.meta.source.version.extend(version);
         if !self.streams.is_empty() {
             let path = self.store.streams_path(&self.meta.reference);

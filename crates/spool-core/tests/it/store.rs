@@ -69,6 +69,7 @@ fn gc_evicts_least_recently_read_over_the_quota() {
         s.dir.path(),
         StoreConfig {
             quota_bytes: 250_000,
+            eviction_grace: Duration::ZERO,
             ..StoreConfig::default()
         },
     )
@@ -214,6 +215,7 @@ fn concurrent_first_open_of_a_fresh_store_succeeds() {
 fn the_quota_is_kept_as_artifacts_arrive_and_never_evicts_the_newest() {
     let s = store_with(StoreConfig {
         quota_bytes: 150_000,
+        eviction_grace: Duration::ZERO,
         ..StoreConfig::default()
     });
     let body = numbered_lines(2000); // ~110 KB each
@@ -296,4 +298,59 @@ fn a_truncated_content_file_answers_corrupt_not_internal() {
     )
     .unwrap_err();
     assert_eq!(err.code(), spool_core::ErrorCode::Corrupt, "{err}");
+}
+
+#[test]
+fn concurrent_writers_under_a_small_quota_never_lose_the_answer_they_build() {
+    // Regression: with a small quota and 20 writers, 40 of 160 runs answered `expired` or
+    // `corrupt` for output they had just captured.
+    let ts = crate::support::store_with(spool_core::StoreConfig {
+        quota_bytes: 600_000,
+        ..spool_core::StoreConfig::default()
+    });
+    let home = ts.dir.path().to_owned();
+    let lost = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for w in 0..20 {
+            let home = home.clone();
+            let lost = &lost;
+            scope.spawn(move || {
+                // Each writer its own connection, as separate processes have.
+                let store = spool_core::Store::open(
+                    &home,
+                    spool_core::StoreConfig {
+                        quota_bytes: 600_000,
+                        ..spool_core::StoreConfig::default()
+                    },
+                )
+                .unwrap();
+                for i in 0..8 {
+                    let spec = spool_core::exec::RunSpec {
+                        command: Some(format!("yes 'writer {w} run {i}' | head -c 150000")),
+                        ..spool_core::exec::RunSpec::default()
+                    };
+                    let outcome = spool_core::exec::run(
+                        &store,
+                        &spec,
+                        spool_core::exec::RunControl::default(),
+                    )
+                    .unwrap();
+                    let answer = spool_core::window::read_window(
+                        &store,
+                        &outcome.meta.reference,
+                        spool_core::WindowRequest::Preview(None),
+                        2_000,
+                    );
+                    match answer {
+                        Ok(e) => assert!(e.content.contains(&format!("writer {w} run {i}"))),
+                        Err(e) => {
+                            eprintln!("writer {w} run {i}: {e}");
+                            lost.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(lost.into_inner(), 0, "answers lost their own artifact");
 }

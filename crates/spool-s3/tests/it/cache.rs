@@ -77,6 +77,8 @@ fn the_quota_counts_what_was_made_here_and_drops_published_copies_rather_than_ex
     let big = put(&maker, &numbered(300_000)); // ~17 MB in the bucket
     let config = StoreConfig {
         quota_bytes: 4 << 20,
+        // Eviction as soon as the quota is passed: nothing here is being answered about.
+        eviction_grace: std::time::Duration::ZERO,
         ..StoreConfig::default()
     };
     let (_r, reader) = machine(&weed, config);
