@@ -66,7 +66,7 @@ pub enum Error {
         hint: Option<String>,
     },
 
-    #[error("artifact `{reference}` is corrupt: its content hash is {actual}, expected {expected}")]
+    #[error("artifact `{reference}` is corrupt: expected {expected}, found {actual}")]
     Corrupt {
         reference: String,
         expected: String,

@@ -21,6 +21,7 @@ mod read_through;
 mod reader;
 pub mod remote;
 mod scan;
+mod sums;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -183,6 +184,10 @@ impl Store {
         self.root.join("content").join(format!("{reference}.idx"))
     }
 
+    pub(crate) fn sums_path(&self, reference: &str) -> PathBuf {
+        self.root.join("content").join(format!("{reference}.sum"))
+    }
+
     pub(crate) fn streams_path(&self, reference: &str) -> PathBuf {
         self.root
             .join("content")
@@ -225,6 +230,7 @@ impl Store {
         // The chunk map first: a map left beside a removed file would vouch for zeros.
         for path in [
             self.have_path(reference),
+            self.sums_path(reference),
             self.content_path(reference),
             self.index_path(reference),
             self.streams_path(reference),

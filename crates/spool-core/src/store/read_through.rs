@@ -30,6 +30,8 @@ pub(crate) struct Filler {
     content: std::path::PathBuf,
     /// One byte per chunk, 1 once it is on disk (`content/REF.have`).
     have: std::path::PathBuf,
+    /// The local chunk sums, recorded as chunks arrive (`content/REF.sum`).
+    sums: std::path::PathBuf,
 }
 
 impl Store {
@@ -137,8 +139,14 @@ impl Store {
         {
             // The chunk that ended the copy read so far has grown: fetch it again.
             *slot = 0;
+            super::sums::forget_from(
+                &self.sums_path(&reference),
+                before.bytes / chunk_size * chunk_size,
+            )?;
         }
         have.resize(chunks, 0);
+        // The sums vouch, like the map, only for a file that was already there.
+        super::sums::lay_out(&self.sums_path(&reference), meta.bytes, existed)?;
         replace_file(&have_path, &have)?;
         self.conn().execute(
             "INSERT OR REPLACE INTO remote_chunks (ref, chunk_size) VALUES (?1, ?2)",
@@ -242,6 +250,7 @@ impl Store {
             growing: meta.state == crate::envelope::ArtifactState::Capturing,
             content: self.content_path(reference),
             have: self.have_path(reference),
+            sums: self.sums_path(reference),
         }))
     }
 
@@ -290,6 +299,9 @@ impl Filler {
                 // The growing end: fetched for this read, fetched again by the next.
                 continue;
             }
+            // The bytes were checked against the shared store's hash: their local sums let
+            // every later read check them again.
+            super::sums::record(&self.sums, at, &bytes, at + need == self.size)?;
             // Marked only once the bytes are on disk: a crash refetches, never reads zeros.
             if let Some(slot) = have.get_mut(n as usize) {
                 *slot = 1;

@@ -1,11 +1,14 @@
-//! Counts bytes, lines and chars of content as it is written, and lays the line index.
+//! Counts bytes, lines and chars of content as it is written, and lays the line index and the
+//! chunk sums.
 
 use super::index::{BYTE_STRIDE, IndexWriter, Pos};
+use super::sums::SumsWriter;
 use crate::utf8::CharCounter;
 
 /// Running totals of a byte stream, with index checkpoints emitted as it goes.
 pub struct Scanner {
     index: IndexWriter,
+    sums: SumsWriter,
     bytes: u64,
     newlines: u64,
     chars: CharCounter,
@@ -13,9 +16,10 @@ pub struct Scanner {
 }
 
 impl Scanner {
-    pub fn new(index: IndexWriter) -> Self {
+    pub fn new(index: IndexWriter, sums: SumsWriter) -> Self {
         Self {
             index,
+            sums,
             bytes: 0,
             newlines: 0,
             chars: CharCounter::default(),
@@ -24,6 +28,7 @@ impl Scanner {
     }
 
     pub fn feed(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.sums.feed(buf)?;
         for piece in buf.chunks(BYTE_STRIDE as usize) {
             self.feed_piece(piece)?;
         }
@@ -85,12 +90,14 @@ impl Scanner {
         self.chars.finish()
     }
 
-    /// Makes the checkpoints so far readable from the index file.
+    /// Makes the checkpoints and sums so far readable from their files.
     pub fn flush_index(&mut self) -> std::io::Result<()> {
-        self.index.flush()
+        self.index.flush()?;
+        self.sums.flush()
     }
 
     pub fn finish(self) -> std::io::Result<()> {
-        self.index.finish()
+        self.index.finish()?;
+        self.sums.finish()
     }
 }

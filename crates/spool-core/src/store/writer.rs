@@ -9,6 +9,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::index::IndexWriter;
 use super::scan::Scanner;
+use super::sums::SumsWriter;
 use super::{ArtifactMeta, Store};
 use crate::envelope::ArtifactState;
 use crate::error::{Error, Result};
@@ -96,6 +97,7 @@ impl<'s> ArtifactWriter<'s> {
         let file =
             crate::store::create_private(&partial_path).map_err(|e| Error::io(&partial_path, e))?;
         let index = IndexWriter::create(&store.index_path(&meta.reference))?;
+        let sums = SumsWriter::create(&store.sums_path(&meta.reference))?;
         let flusher = Flusher::start(&file);
         let upload = store.begin_upload(&meta);
         Ok(Self {
@@ -103,7 +105,7 @@ impl<'s> ArtifactWriter<'s> {
             meta,
             file: Some(file),
             partial_path,
-            scanner: Some(Scanner::new(index)),
+            scanner: Some(Scanner::new(index, sums)),
             hasher: Xxh3::new(),
             head: Vec::new(),
             streams: Vec::new(),
@@ -126,12 +128,13 @@ impl<'s> ArtifactWriter<'s> {
         let partial_path = store.partial_path(&meta.reference);
         std::fs::rename(from, &partial_path).map_err(|e| Error::io(&partial_path, e))?;
         let index = IndexWriter::create(&store.index_path(&meta.reference))?;
+        let sums = SumsWriter::create(&store.sums_path(&meta.reference))?;
         let mut writer = Self {
             store,
             meta,
             file: None,
             partial_path,
-            scanner: Some(Scanner::new(index)),
+            scanner: Some(Scanner::new(index, sums)),
             hasher: Xxh3::new(),
             head: Vec::new(),
             streams: Vec::new(),
@@ -201,29 +204,24 @@ impl<'s> ArtifactWriter<'s> {
         if self.failure.is_some() {
             return;
         }
-        let (Some(file), Some(scanner)) = (self.file.as_mut(), self.scanner.as_mut()) else {
-            return;
-        };
         while !buf.is_empty() {
+            let (Some(file), Some(_)) = (self.file.as_mut(), self.scanner.as_ref()) else {
+                return;
+            };
             match file.write(buf) {
                 Ok(0) => {
                     self.failure = Some(std::io::ErrorKind::WriteZero.into());
                     return;
                 }
                 Ok(n) => {
-                    let done = &buf[..n];
-                    if let Err(e) = scanner.feed(done) {
-                        self.failure = Some(e);
+                    self.account(&buf[..n]);
+                    if self.failure.is_some() {
                         return;
                     }
-                    self.hasher.update(done);
-                    if self.head.len() < tokens::EXACT_TOKEN_LIMIT {
-                        let room = tokens::EXACT_TOKEN_LIMIT - self.head.len();
-                        self.head.extend_from_slice(&done[..room.min(n)]);
-                    }
                     buf = &buf[n..];
+                    let written = self.progress().0;
                     if let Some(f) = self.flusher.as_mut() {
-                        f.written(scanner.bytes());
+                        f.written(written);
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -233,6 +231,9 @@ impl<'s> ArtifactWriter<'s> {
                 }
             }
         }
+        let Some(scanner) = self.scanner.as_mut() else {
+            return;
+        };
         if let Some(upload) = &self.upload {
             let bytes = scanner.bytes();
             let (at, when) = self.index_flushed;

@@ -4,6 +4,7 @@
 mod escape;
 mod exec;
 mod git;
+mod integrity;
 mod items;
 mod render;
 mod search;

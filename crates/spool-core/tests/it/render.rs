@@ -149,8 +149,8 @@ fn error_texts() {
         read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 10).unwrap_err();
     let corrupt = Error::Corrupt {
         reference: "sp_REF".into(),
-        expected: "aa".into(),
-        actual: "bb".into(),
+        expected: "bytes 65536..131072 as they were stored (by their chunk sum)".into(),
+        actual: "other bytes on disk".into(),
     };
     let all = [past, missing, bad_cap, corrupt]
         .iter()

@@ -115,3 +115,57 @@ fn the_quota_counts_what_was_made_here_and_drops_published_copies_rather_than_ex
         again.content
     );
 }
+
+#[test]
+fn a_byte_changed_in_a_read_through_copy_after_it_arrived_answers_corrupt() {
+    // Chunks are checked against the bucket's hashes when they arrive; later reads are of the
+    // local copy, and check it against the chunk sums recorded then (regression: a byte
+    // changed on disk afterwards was served).
+    let weed = start();
+    let (_m, maker) = machine(&weed, StoreConfig::default());
+    let content = numbered(100_000);
+    let reference = put(&maker, &content);
+    let (_r, reader) = machine(&weed, StoreConfig::default());
+    let line = middle_line(&reader, &reference);
+    assert!(line.starts_with("line 50000:"), "{line}");
+    let at = content
+        .windows(11)
+        .position(|w| w == b"line 50000:")
+        .unwrap()
+        + 6;
+    let path = reader.root().join("content").join(&reference);
+    let mut local = std::fs::read(&path).unwrap();
+    assert_eq!(local[at], content[at], "the chunk arrived");
+    local[at] ^= 0x01;
+    std::fs::write(&path, local).unwrap();
+    let err = read_window(
+        &reader,
+        &reference,
+        WindowRequest::Lines {
+            line: 50_000,
+            limit: Some(1),
+        },
+        2_000,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), spool_core::ErrorCode::Corrupt, "{err}");
+    // Elsewhere in the same chunk, and in a chunk that had not arrived (fetched and checked
+    // now), the lines are served.
+    for n in [1, 90_000] {
+        let e = read_window(
+            &reader,
+            &reference,
+            WindowRequest::Lines {
+                line: n,
+                limit: Some(1),
+            },
+            2_000,
+        )
+        .unwrap();
+        assert!(
+            e.content.starts_with(&format!("line {n}:")),
+            "{}",
+            e.content
+        );
+    }
+}
