@@ -13,6 +13,8 @@ use crate::error::{Error, Result};
 use crate::utf8;
 
 const BLOCK: usize = 64 * 1024;
+/// The largest checked span kept for the reads after it.
+const CHECKED_MAX: usize = 4 << 20;
 
 /// An open, readable artifact. Reads never load more than a window at a time.
 pub struct ArtifactReader {
@@ -22,6 +24,10 @@ pub struct ArtifactReader {
     index: IndexReader,
     /// The sum of every chunk: each read checks the chunks it touches.
     sums: SumsReader,
+    /// The last span read and checked, with where it starts: the reads of one answer (finding
+    /// a line, then reading from it) often fall in the same chunks, which are read and hashed
+    /// once per reader, not once per read.
+    checked: std::sync::Mutex<Option<(u64, Vec<u8>)>>,
     /// For an artifact read through from the shared store: fetches chunks before reads.
     remote: Option<super::read_through::Filler>,
 }
@@ -68,6 +74,7 @@ impl ArtifactReader {
             file,
             index,
             sums,
+            checked: std::sync::Mutex::new(None),
             remote,
         })
     }
@@ -94,6 +101,9 @@ impl ArtifactReader {
         let Some(span) = span else {
             return self.read_exact(offset, len);
         };
+        if let Some(bytes) = self.already_checked(offset, len) {
+            return Ok(bytes);
+        }
         let whole = self.read_exact(span.start, (span.end - span.start) as usize)?;
         if let Some((from, to)) = span.mismatch(&whole) {
             return Err(Error::Corrupt {
@@ -103,7 +113,21 @@ impl ArtifactReader {
             });
         }
         let skip = (offset - span.start) as usize;
-        Ok(whole[skip..skip + len].to_vec())
+        let out = whole[skip..skip + len].to_vec();
+        if whole.len() <= CHECKED_MAX
+            && let Ok(mut checked) = self.checked.lock()
+        {
+            *checked = Some((span.start, whole));
+        }
+        Ok(out)
+    }
+
+    /// `len` bytes from `offset` out of the span checked last, when it holds them.
+    fn already_checked(&self, offset: u64, len: usize) -> Option<Vec<u8>> {
+        let checked = self.checked.lock().ok()?;
+        let (start, bytes) = checked.as_ref()?;
+        let skip = offset.checked_sub(*start)? as usize;
+        bytes.get(skip..skip + len).map(<[u8]>::to_vec)
     }
 
     fn read_exact(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
