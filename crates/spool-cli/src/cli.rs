@@ -213,6 +213,12 @@ pub struct ServeArgs {
     /// `https://app.example.com:443`; others, and `Origin: null`, are refused.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allow_origins: Vec<String>,
+    /// Also answer, by ref, from artifacts made by this process (repeatable): `cli` (your own
+    /// `spool run`, `spool read`, ...), a server's principal such as `serve:/home/me/repo` (a
+    /// trailing `*` matches a prefix: `serve:*`), or `any`. Without it a server answers only
+    /// from what it made and from copies of files inside its roots.
+    #[arg(long = "trust", value_name = "PRINCIPAL")]
+    pub trust: Vec<String>,
     /// Send structured content beside the text blocks, each complete alone (`on`), or text
     /// blocks only and no output schemas (`off`, for a host that shows the model both parts).
     #[arg(long, value_enum, default_value = "on")]
@@ -254,6 +260,12 @@ pub struct WrapArgs {
     /// An `Origin` HTTP requests may come from, beside loopback pages (repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allow_origins: Vec<String>,
+    /// Also answer, by ref, from artifacts made by this process (repeatable): `cli` (your own
+    /// `spool run`, `spool read`, ...), a server's principal such as `serve:/home/me/repo` (a
+    /// trailing `*` matches a prefix: `serve:*`), or `any`. Without it a server answers only
+    /// from what it made and from copies of files inside its roots.
+    #[arg(long = "trust", value_name = "PRINCIPAL")]
+    pub trust: Vec<String>,
     /// Answer cap, in tokens: larger upstream answers are stored and shown in part.
     #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
     pub max_tokens: u64,

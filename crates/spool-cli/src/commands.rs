@@ -30,6 +30,11 @@ pub fn wants_json(cmd: &Command) -> bool {
 }
 
 pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error> {
+    if !matches!(cmd, Command::Serve(_) | Command::Wrap(_)) {
+        // The person at the terminal: every artifact they make says so (a server trusts
+        // them with `--trust cli`), and they read everything in their store.
+        store.set_principal(spool_core::access::CLI);
+    }
     match cmd {
         Command::Run(a) => run::run(store, &a),
         Command::Fetch(a) => fetch::fetch(store, &a),

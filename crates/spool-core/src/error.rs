@@ -60,6 +60,11 @@ pub enum Error {
     #[error("`{}` is not readable: {reason}", path.display())]
     Forbidden { path: PathBuf, reason: String },
 
+    #[error(
+        "artifact `{reference}` was made by another spool process, which this one does not answer from"
+    )]
+    NotYours { reference: String },
+
     #[error("{message}")]
     InvalidArgument {
         message: String,
@@ -152,7 +157,7 @@ impl Error {
         match self {
             Self::NotFound { .. } | Self::PathNotFound { .. } => ErrorCode::NotFound,
             Self::Expired { .. } => ErrorCode::Expired,
-            Self::Forbidden { .. } => ErrorCode::Forbidden,
+            Self::Forbidden { .. } | Self::NotYours { .. } => ErrorCode::Forbidden,
             Self::InvalidArgument { .. } => ErrorCode::InvalidArgument,
             Self::Corrupt { .. } => ErrorCode::Corrupt,
             Self::Capturing { .. }
@@ -192,6 +197,9 @@ impl Error {
                 "read `{reference}` again when the command has finished"
             )),
             Self::Forbidden { .. } => Some("read only inside the allowed roots".into()),
+            Self::NotYours { .. } => Some(
+                "make it again through this server (read its file, run its command, fetch its page); a server answers from other processes' artifacts only when started with `--trust`".into(),
+            ),
             Self::StoreFull { reference, .. } => Some(format!(
                 "free space on the disk, then run `spool gc`: it seals `{reference}` with what reached the disk"
             )),

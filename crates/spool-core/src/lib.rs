@@ -3,6 +3,7 @@
 //!
 //! Sync by design: no async runtime, no protocol. The MCP server and the CLI call into it.
 
+pub mod access;
 pub mod audit;
 mod beneath;
 pub mod clock;

@@ -126,6 +126,35 @@ struct ArtifactsCursor {
     r: String,
 }
 
+/// Up to `want` artifacts after `after`, newest first, of those this process may read (a
+/// confined server lists only what it may answer from).
+fn visible(
+    store: &Store,
+    kind: Option<SourceKind>,
+    mut after: Option<(i64, String)>,
+    want: usize,
+) -> Result<Vec<crate::store::ArtifactMeta>> {
+    let mut out = Vec::with_capacity(want);
+    loop {
+        let batch = store.list(kind, after.clone(), want.max(64))?;
+        let exhausted = batch.len() < want.max(64);
+        if let Some(last) = batch.last() {
+            after = Some((last.created_at, last.reference.clone()));
+        }
+        for meta in batch {
+            if store.may_read(&meta)? {
+                out.push(meta);
+                if out.len() == want {
+                    return Ok(out);
+                }
+            }
+        }
+        if exhausted {
+            return Ok(out);
+        }
+    }
+}
+
 /// A page of artifact summaries, newest first, continuing after the last one returned.
 pub fn artifacts(
     store: &Store,
@@ -158,7 +187,7 @@ pub fn artifacts(
         }
         None => None,
     };
-    let mut rows = store.list(parsed_kind, after, limit + 1)?;
+    let mut rows = visible(store, parsed_kind, after, limit + 1)?;
     let has_more = rows.len() > limit;
     rows.truncate(limit);
     let after: Vec<String> = rows

@@ -78,6 +78,10 @@ pub struct Store {
     shared_secret: std::sync::OnceLock<[u8; 32]>,
     /// When to ask the shared store for its key again after it could not be reached (ms).
     shared_secret_retry_at: std::sync::atomic::AtomicI64,
+    /// Who this process is: stamped on every artifact it makes (`local` unless set).
+    principal: std::sync::OnceLock<String>,
+    /// Which artifacts this process may answer from (every one unless set).
+    access: std::sync::OnceLock<crate::access::Access>,
 }
 
 impl Store {
@@ -116,6 +120,7 @@ impl Store {
             conn.pragma_update(None, "journal_mode", "WAL")?;
             conn.pragma_update(None, "synchronous", "NORMAL")?;
             conn.execute_batch(meta::SCHEMA)?;
+            meta::migrate(&conn)?;
             conn.execute_batch(remote::SCHEMA)?;
             conn.execute_batch(crate::audit::SCHEMA)
         };
@@ -142,7 +147,30 @@ impl Store {
             remote: std::sync::OnceLock::new(),
             shared_secret: std::sync::OnceLock::new(),
             shared_secret_retry_at: std::sync::atomic::AtomicI64::new(0),
+            principal: std::sync::OnceLock::new(),
+            access: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Names this process (once; later calls are ignored): every artifact it makes says so.
+    pub fn set_principal(&self, principal: impl Into<String>) {
+        let _ = self.principal.set(principal.into());
+    }
+
+    /// Who this process is (`local` unless named).
+    pub fn principal(&self) -> &str {
+        self.principal.get().map_or("local", String::as_str)
+    }
+
+    /// Confines this process to the artifacts `access` allows (once; later calls are ignored):
+    /// a server answering agents reads only its roots' files and what it, or a process it
+    /// trusts, made. Every open, search and listing goes through it.
+    pub fn confine(&self, access: crate::access::Access) {
+        let _ = self.access.set(access);
+    }
+
+    pub(crate) fn access(&self) -> Option<&crate::access::Access> {
+        self.access.get()
     }
 
     pub fn root(&self) -> &Path {
@@ -196,7 +224,8 @@ impl Store {
 
     /// Starts a new artifact. Its row says `capturing` until the writer finishes.
     pub fn create(&self, new: NewArtifact) -> Result<ArtifactWriter<'_>> {
-        let meta = ArtifactMeta::new(new, self.config.ttl)?;
+        let mut meta = ArtifactMeta::new(new, self.config.ttl)?;
+        meta.made_by = Some(self.principal().to_owned());
         self.save_meta(&meta)?;
         ArtifactWriter::new(self, meta)
     }

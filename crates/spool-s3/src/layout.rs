@@ -53,6 +53,10 @@ pub struct Manifest {
     /// While `capturing`: the bytes after the last full chunk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail: Option<TailInfo>,
+    /// The principal of the process that made it: servers on other machines answer from it
+    /// only when they trust that principal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made_by: Option<String>,
     /// When the writing process last wrote this manifest (ms since the epoch): a capture
     /// whose manifest stops changing is one whose machine stopped.
     #[serde(default)]
@@ -81,6 +85,7 @@ impl Manifest {
             chunk_size,
             chunks,
             tail: None,
+            made_by: meta.made_by.clone(),
             updated_at: Some(spool_core::clock::now_ms()),
         }
     }
@@ -138,6 +143,7 @@ impl Manifest {
             last_read_at: spool_core::clock::now_ms(),
             owner_pid: None,
             dedup_key: None,
+            made_by: self.made_by.clone(),
             share_failure: None,
         }
     }

@@ -19,6 +19,15 @@ pub fn serve(store: Arc<Store>, args: &ServeArgs) -> Result<u8, Error> {
         args.roots.clone()
     };
     let roots = Roots::new(&dirs)?;
+    // This server answers from what it makes and its roots' files, not from every process
+    // sharing the store (the same roots are the same server, across restarts and machines).
+    let principal = spool_core::access::server_principal("serve", roots.dirs());
+    store.set_principal(principal.clone());
+    store.confine(spool_core::access::Access::new(
+        principal,
+        roots.dirs(),
+        &args.trust,
+    ));
     let settings = Settings {
         max_tokens: args.max_tokens,
         no_run: args.no_run,

@@ -105,7 +105,22 @@ pub fn wrap(store: Arc<Store>, args: &WrapArgs) -> Result<u8, Error> {
         what: "the working directory".into(),
         cause: e.to_string(),
     })?;
-    let spool = SpoolServer::new(store, Roots::new(&[cwd])?, settings);
+    let roots = Roots::new(&[cwd])?;
+    // The proxy answers from what it stored (its upstreams' results) and the files in its
+    // working directory; the same upstreams there are the same proxy.
+    let names: Vec<&str> = config.upstreams.iter().map(|u| u.name.as_str()).collect();
+    let principal = format!(
+        "{}@{}",
+        spool_core::access::server_principal("wrap", roots.dirs()),
+        names.join(",")
+    );
+    store.set_principal(principal.clone());
+    store.confine(spool_core::access::Access::new(
+        principal,
+        roots.dirs(),
+        &args.trust,
+    ));
+    let spool = SpoolServer::new(store, roots, settings);
     let runtime = super::runtime()?;
     let outcome = runtime.block_on(async {
         let proxy = ProxyServer::start(config, spool)

@@ -6,6 +6,7 @@
 )]
 
 mod bad_input;
+mod confined;
 mod full;
 mod read_search;
 mod run;

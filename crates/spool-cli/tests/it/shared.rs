@@ -451,7 +451,10 @@ async fn an_mcp_client_on_another_machine_reads_a_growing_capture_then_pages_its
     let (child, reference) = maker.start_run("seq 1 100000; sleep 6; seq 100001 200000");
     let server_home = Home::new();
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_spool"));
-    cmd.arg("serve").env("SPOOL_HOME", server_home.path());
+    // The capture was made at the other machine's terminal: a server answers from it when
+    // it trusts that principal.
+    cmd.args(["serve", "--trust", "cli"])
+        .env("SPOOL_HOME", server_home.path());
     for (k, v) in weed.env("team") {
         cmd.env(k, v);
     }

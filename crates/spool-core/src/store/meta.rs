@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS artifacts (
     expires_at INTEGER NOT NULL,
     last_read_at INTEGER NOT NULL,
     owner_pid INTEGER,
-    dedup_key TEXT
+    dedup_key TEXT,
+    made_by TEXT
 );
 CREATE INDEX IF NOT EXISTS artifacts_created ON artifacts(created_at DESC, ref DESC);
 CREATE INDEX IF NOT EXISTS artifacts_lru ON artifacts(last_read_at);
@@ -50,6 +51,21 @@ CREATE TABLE IF NOT EXISTS audit (
 );
 CREATE INDEX IF NOT EXISTS audit_ref ON audit(ref, id);
 ";
+
+/// Brings a store made by an earlier version up to this schema (a column added later).
+pub(super) fn migrate(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    let has = conn
+        .prepare("SELECT 1 FROM pragma_table_info('artifacts') WHERE name = 'made_by'")?
+        .exists([])?;
+    if !has {
+        // Another process opening the store may add it first: that is success too.
+        match conn.execute_batch("ALTER TABLE artifacts ADD COLUMN made_by TEXT") {
+            Err(e) if e.to_string().contains("duplicate column") => {}
+            other => other?,
+        }
+    }
+    Ok(())
+}
 
 /// What a new artifact is, before any of its content exists.
 #[derive(Debug, Clone)]
@@ -115,6 +131,10 @@ pub struct ArtifactMeta {
     pub owner_pid: Option<u32>,
     #[serde(skip)]
     pub dedup_key: Option<String>,
+    /// Which process made it (its principal: `cli`, `serve:ROOTS`, `wrap:COMMAND`, ...): a
+    /// server answers only from what it, or a process it trusts, made (and its roots' files).
+    #[serde(skip)]
+    pub made_by: Option<String>,
     /// Why this artifact, made here, is not in the shared store (filled in when it is opened).
     #[serde(skip)]
     pub share_failure: Option<String>,
@@ -142,6 +162,7 @@ impl ArtifactMeta {
             last_read_at: now,
             owner_pid: Some(std::process::id()),
             dedup_key: new.dedup_key,
+            made_by: None,
             share_failure: None,
         })
     }
@@ -203,6 +224,7 @@ impl ArtifactMeta {
             last_read_at: row.get("last_read_at")?,
             owner_pid: row.get("owner_pid")?,
             dedup_key: row.get("dedup_key")?,
+            made_by: row.get("made_by")?,
             share_failure: None,
         })
     }
@@ -217,8 +239,8 @@ impl Store {
         self.conn().execute(
             "INSERT OR REPLACE INTO artifacts (ref, kind, source, redo, state, bytes, lines, chars,
                 tokens, tokens_estimated, binary, hash, preview, capture_detail, created_at,
-                expires_at, last_read_at, owner_pid, dedup_key)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                expires_at, last_read_at, owner_pid, dedup_key, made_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
             params![
                 m.reference,
                 m.source.kind.as_str(),
@@ -239,6 +261,7 @@ impl Store {
                 m.last_read_at,
                 m.owner_pid,
                 m.dedup_key,
+                m.made_by,
             ],
         )?;
         Ok(())
@@ -277,6 +300,12 @@ impl Store {
             },
             other => other?,
         };
+        // Before anything about it is said, even that it expired.
+        if !self.may_read(&meta)? {
+            return Err(Error::NotYours {
+                reference: reference.to_owned(),
+            });
+        }
         if meta.state != ArtifactState::Expired && meta.expires_at <= clock::now_ms() {
             // Being read right now: served this once more, expired by a later pass.
             let _ = self.expire(&mut meta)?;
@@ -316,17 +345,42 @@ impl Store {
     }
 
     /// Finds the newest live copy made under `key`.
+    /// The newest live copy with this dedup key that this process may read (another
+    /// process's copy it may not read is made again, not reused).
     pub fn find_by_dedup(&self, key: &str) -> Result<Option<ArtifactMeta>> {
-        let found = self
-            .conn()
-            .query_row(
+        let found: Vec<ArtifactMeta> = {
+            let conn = self.conn();
+            let mut stmt = conn.prepare(
                 "SELECT * FROM artifacts WHERE dedup_key = ?1 AND state = 'complete' AND expires_at > ?2
-                 ORDER BY created_at DESC LIMIT 1",
-                params![key, clock::now_ms()],
-                ArtifactMeta::from_row,
-            )
-            .optional()?;
-        Ok(found)
+                 ORDER BY created_at DESC LIMIT 16",
+            )?;
+            stmt.query_map(params![key, clock::now_ms()], ArtifactMeta::from_row)?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        for meta in found {
+            if self.may_read(&meta)? {
+                return Ok(Some(meta));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether this process may read `meta` (always, unless it was confined).
+    pub fn may_read(&self, meta: &ArtifactMeta) -> Result<bool> {
+        let Some(access) = self.access() else {
+            return Ok(true);
+        };
+        let file = (meta.source.kind == SourceKind::File)
+            .then(|| {
+                meta.source
+                    .version
+                    .get("path")
+                    .and_then(serde_json::Value::as_str)
+            })
+            .flatten()
+            .map(std::path::Path::new);
+        let made_here = !self.is_read_through(&meta.reference)?;
+        Ok(access.allows(meta.made_by.as_deref(), made_here, file))
     }
 
     pub(crate) fn touch(&self, reference: &str) -> Result<()> {

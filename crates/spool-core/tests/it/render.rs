@@ -152,7 +152,10 @@ fn error_texts() {
         expected: "bytes 65536..131072 as they were stored (by their chunk sum)".into(),
         actual: "other bytes on disk".into(),
     };
-    let all = [past, missing, bad_cap, corrupt]
+    let not_yours = Error::NotYours {
+        reference: "sp_REF".into(),
+    };
+    let all = [past, missing, bad_cap, corrupt, not_yours]
         .iter()
         .map(error_text)
         .collect::<Vec<_>>()
