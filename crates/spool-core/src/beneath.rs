@@ -159,6 +159,56 @@ pub fn open_dir(root: &Path, rel: &Path) -> Result<OwnedFd, Refusal> {
     open_under(root, rel, OFlag::O_PATH | OFlag::O_DIRECTORY)
 }
 
+/// What is below a directory held open, looked up without crossing a symlink.
+///
+/// A listing's walk reads directories by name, so a directory swapped for a symlink while it
+/// walks can show it the names of one outside. Each name it found is looked up again here,
+/// from the listed directory's descriptor, one component at a time with `O_NOFOLLOW`: a name
+/// that is not (or no longer) below it is not there, and what it is comes from this lookup.
+pub struct Below {
+    dir: OwnedFd,
+    /// The parent directories opened last, most recent first: a walk names siblings together.
+    parents: Vec<(std::path::PathBuf, OwnedFd)>,
+}
+
+/// How many parent directories `Below` keeps open.
+const PARENTS_KEPT: usize = 8;
+
+impl Below {
+    pub fn new(dir: OwnedFd) -> Self {
+        Self {
+            dir,
+            parents: Vec::new(),
+        }
+    }
+
+    /// The status of `rel` (relative, without `..`) below the directory, not following a
+    /// final symlink; `None` when it is not there or the way to it is not a plain directory.
+    pub fn stat(&mut self, rel: &Path) -> Option<nix::sys::stat::FileStat> {
+        let name = rel.file_name()?;
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        let at = if let Some(i) = self.parents.iter().position(|(p, _)| p == parent) {
+            i
+        } else {
+            let fd = walk_nofollow(
+                self.dir.try_clone().ok()?,
+                parent,
+                OFlag::O_PATH | OFlag::O_DIRECTORY,
+            )
+            .ok()?;
+            self.parents.truncate(PARENTS_KEPT - 1);
+            self.parents.insert(0, (parent.to_owned(), fd));
+            0
+        };
+        nix::sys::stat::fstatat(
+            self.parents[at].1.as_fd(),
+            name,
+            nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+        )
+        .ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,5 +233,37 @@ mod tests {
             open_file(root.path(), Path::new(".")),
             Err(Refusal::NotRegular("a directory"))
         ));
+    }
+
+    #[test]
+    fn below_finds_names_under_plain_directories_only() {
+        let outside = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(outside.path().join("secret"), "s").unwrap_or_else(|e| panic!("{e}"));
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir(root.path().join("sub")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.path().join("sub/a"), "abc").unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(outside.path(), root.path().join("out"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let fd = open_dir(root.path(), Path::new("")).unwrap_or_else(|e| panic!("{e:?}"));
+        let mut below = Below::new(fd);
+        let a = below.stat(Path::new("sub/a"));
+        assert_eq!(a.map(|s| s.st_size), Some(3));
+        assert!(below.stat(Path::new("sub/none")).is_none());
+        assert!(
+            below.stat(Path::new("out/secret")).is_none(),
+            "through a symlink"
+        );
+        let link = below
+            .stat(Path::new("out"))
+            .map(|s| s.st_mode & libc_s_ifmt());
+        assert_eq!(
+            link,
+            Some(nix::sys::stat::SFlag::S_IFLNK.bits()),
+            "the link itself"
+        );
+    }
+
+    fn libc_s_ifmt() -> nix::sys::stat::mode_t {
+        nix::sys::stat::SFlag::S_IFMT.bits()
     }
 }

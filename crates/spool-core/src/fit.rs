@@ -199,7 +199,7 @@ pub fn facts_and_content(
             chars: bytes,
         };
     }
-    facts_size(facts, reference).plus(exact(content, ""), slack)
+    facts_size(facts, reference).plus(exact(content, reference), slack)
 }
 
 /// The size of the facts around an answer's content, tokens counted by [`facts_tokens`].

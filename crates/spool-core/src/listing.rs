@@ -2,11 +2,13 @@
 //! entries created or deleted between pages neither repeat nor hide the ones that stayed.
 
 use std::path::Path;
-use std::time::UNIX_EPOCH;
+
+use nix::sys::stat::{FileStat, SFlag};
 
 use globset::{Glob, GlobMatcher};
 use serde::{Deserialize, Serialize};
 
+use crate::beneath::Below;
 use crate::cursor;
 use crate::envelope::NextCall;
 use crate::error::{Error, Result};
@@ -73,13 +75,15 @@ pub fn list(
             Some(format!("ask for `limit` {DEFAULT_PAGE}")),
         ));
     }
-    let dir = roots.resolve(path)?;
-    if !dir.is_dir() {
+    if !roots.resolve(path)?.is_dir() {
         return Err(Error::invalid(
             format!("`{path}` is a file, not a directory"),
             Some(format!("read it with `read` and `path` `{path}`")),
         ));
     }
+    // Every name the walk finds is looked up again from this descriptor (see `Below`).
+    let (dir_fd, dir) = roots.open_dir(path)?;
+    let mut below = Below::new(dir_fd);
     let matcher = match glob {
         Some(g) => Some(
             Glob::new(g)
@@ -112,11 +116,11 @@ pub fn list(
         }
         None => None,
     };
-    let mut names = collect(&dir, recursive, hidden, matcher.as_ref())?;
-    names.sort_unstable();
-    let total = names.len() as u64;
+    let mut found = collect(&dir, &mut below, recursive, hidden, matcher.as_ref())?;
+    found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let total = found.len() as u64;
     let skipped = (recursive && !hidden).then(|| {
-        let all = count_all(&dir, matcher.as_ref());
+        let all = count_all(&dir, &mut below, matcher.as_ref());
         serde_json::json!({
             "hidden_or_ignored": all.map(|all| all.saturating_sub(total)),
             "include_with": "hidden",
@@ -124,10 +128,10 @@ pub fn list(
     });
     let start = after
         .as_ref()
-        .map_or(0, |a| names.partition_point(|n| n <= a));
+        .map_or(0, |a| found.partition_point(|(n, _)| n <= a));
     let mut items = Vec::with_capacity(limit);
-    for rel in names.iter().skip(start).take(limit + 1) {
-        items.push(entry(&dir, rel));
+    for (rel, stat) in found.iter().skip(start).take(limit + 1) {
+        items.push(entry(rel, stat));
     }
     let has_more = items.len() > limit;
     items.truncate(limit);
@@ -189,7 +193,7 @@ fn glob_keeps(glob: Option<&GlobMatcher>, rel: &str) -> bool {
 
 /// Every entry below `dir` that the glob keeps, hidden and ignored ones too; `None` when
 /// counting them takes longer than `COUNT_SKIPPED_FOR`.
-fn count_all(dir: &Path, glob: Option<&GlobMatcher>) -> Option<u64> {
+fn count_all(dir: &Path, below: &mut Below, glob: Option<&GlobMatcher>) -> Option<u64> {
     let started = std::time::Instant::now();
     let walk = ignore::WalkBuilder::new(dir)
         .follow_links(false)
@@ -205,6 +209,7 @@ fn count_all(dir: &Path, glob: Option<&GlobMatcher>) -> Option<u64> {
         }
         if let Ok(rel) = entry.path().strip_prefix(dir)
             && glob_keeps(glob, &rel.to_string_lossy())
+            && below.stat(rel).is_some()
         {
             n += 1;
         }
@@ -212,14 +217,24 @@ fn count_all(dir: &Path, glob: Option<&GlobMatcher>) -> Option<u64> {
     Some(n)
 }
 
+/// The entries below `dir` the walk keeps, each with its status as looked up from `below`
+/// (names that are not below it are dropped).
 fn collect(
     dir: &Path,
+    below: &mut Below,
     recursive: bool,
     hidden: bool,
     glob: Option<&GlobMatcher>,
-) -> Result<Vec<String>> {
-    let keep = |rel: &str| glob_keeps(glob, rel);
+) -> Result<Vec<(String, FileStat)>> {
     let mut out = Vec::new();
+    let mut keep = |rel: &Path| {
+        let text = rel.to_string_lossy();
+        if glob_keeps(glob, &text)
+            && let Some(stat) = below.stat(rel)
+        {
+            out.push((text.into_owned(), stat));
+        }
+    };
     if recursive {
         let walk = ignore::WalkBuilder::new(dir)
             .follow_links(false)
@@ -230,10 +245,7 @@ fn collect(
                 continue;
             }
             if let Ok(rel) = entry.path().strip_prefix(dir) {
-                let rel = rel.to_string_lossy().into_owned();
-                if keep(&rel) {
-                    out.push(rel);
-                }
+                keep(rel);
             }
         }
     } else {
@@ -245,42 +257,30 @@ fn collect(
             _ => Error::io(dir, e),
         })?;
         for entry in read.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if keep(&name) {
-                out.push(name);
-            }
+            keep(Path::new(&entry.file_name()));
         }
     }
     Ok(out)
 }
 
-fn entry(dir: &Path, rel: &str) -> Entry {
-    let full = dir.join(rel);
-    let meta = std::fs::symlink_metadata(&full).ok();
-    let kind = meta.as_ref().map_or("missing", |m| {
-        let t = m.file_type();
-        if t.is_symlink() {
-            "symlink"
-        } else if t.is_dir() {
-            "dir"
-        } else if t.is_file() {
-            "file"
-        } else {
-            "other"
-        }
-    });
-    let mtime = meta
-        .as_ref()
-        .and_then(|m| m.modified().ok())
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| crate::clock::rfc3339(i64::try_from(d.as_millis()).unwrap_or(i64::MAX)));
+fn entry(rel: &str, stat: &FileStat) -> Entry {
+    let kind = match SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT {
+        SFlag::S_IFLNK => "symlink",
+        SFlag::S_IFDIR => "dir",
+        SFlag::S_IFREG => "file",
+        _ => "other",
+    };
+    let millis = stat
+        .st_mtime
+        .saturating_mul(1_000)
+        .saturating_add(stat.st_mtime_nsec / 1_000_000);
     Entry {
         name: Path::new(rel)
             .file_name()
             .map_or_else(|| rel.to_owned(), |n| n.to_string_lossy().into_owned()),
         path: rel.to_owned(),
         kind: kind.to_owned(),
-        size: meta.as_ref().map_or(0, std::fs::Metadata::len),
-        mtime,
+        size: u64::try_from(stat.st_size).unwrap_or(0),
+        mtime: (millis >= 0).then(|| crate::clock::rfc3339(millis)),
     }
 }

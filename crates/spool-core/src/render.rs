@@ -152,18 +152,22 @@ pub fn cli_text(call: &NextCall) -> String {
             let mut out = format!("spool read {reference}");
             if let Some(line) = num("line") {
                 match num("limit") {
-                    Some(limit) => out.push_str(&format!(" --lines {line}:{}", line + limit - 1)),
+                    // A continuation of a request for "all the rest" carries a huge count.
+                    Some(limit) => out.push_str(&format!(
+                        " --lines {line}:{}",
+                        line.saturating_add(limit).saturating_sub(1)
+                    )),
                     None => out.push_str(&format!(" --lines {line}:")),
                 }
             } else if let Some(off) = num("char_offset") {
                 out.push_str(&format!(
                     " --chars {off}:{}",
-                    num("max_chars").map_or(String::new(), |m| (off + m).to_string())
+                    num("max_chars").map_or(String::new(), |m| off.saturating_add(m).to_string())
                 ));
             } else if let Some(off) = num("byte_offset") {
                 out.push_str(&format!(
                     " --bytes {off}:{}",
-                    num("max_bytes").map_or(String::new(), |m| (off + m).to_string())
+                    num("max_bytes").map_or(String::new(), |m| off.saturating_add(m).to_string())
                 ));
             }
             out

@@ -162,7 +162,7 @@ pub fn window_with_notes(
     }
     let mut content_tokens = max_tokens - reserve;
     // Content tokens below this are not worth another cut: the banner alone is the problem.
-    let floor = MIN_MAX_TOKENS / 4;
+    let floor = MIN_MAX_TOKENS / 16;
     let mut cut_by_chars = false;
     // The answer's exact size is known only once the window is cut: cut, measure every form,
     // and cut again smaller in the rare case one of them passes the cap.
@@ -300,7 +300,8 @@ fn json_size(envelope: &Envelope, cap: Cap) -> Size {
         .fold(Size::default(), Size::max);
     fit::facts_size(&facts, reference)
         .plus(notice, BOUNDARY_SLACK)
-        .plus(fit::exact(&content, ""), BOUNDARY_SLACK)
+        // The content holds the gap markers, and they name the ref.
+        .plus(fit::exact(&content, reference), BOUNDARY_SLACK)
 }
 
 /// Cuts the pieces a request asks for: (pieces, asked for a range, cut short by the cap).

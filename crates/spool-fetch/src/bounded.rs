@@ -11,6 +11,19 @@ pub const MAX_DEPTH: usize = 256;
 /// takes tens of times a page's size in memory.
 pub const MAX_CONVERT: usize = 4 << 20;
 
+/// HTML past this many bytes, or with more tags than [`MAX_TEXT_TAGS`], is converted to
+/// markdown when plain text is asked for: the plain text converter takes hundreds of times a
+/// page's size in memory (4 MB of `<p>a</p>` took 1.1 GB; markdown 190 MB) and pads every
+/// line of a table to its width (1 M `<br>` in a cell made 101 MB of text).
+pub const MAX_TEXT: usize = 1 << 20;
+
+/// A conversion larger than this many times the page (plus 1 MiB) is not kept: see
+/// `html_to_text`.
+pub const MAX_GROWTH: usize = 8;
+
+/// See [`MAX_TEXT`].
+pub const MAX_TEXT_TAGS: usize = 50_000;
+
 /// The stack the conversion runs on: the parser and converters recurse by element.
 const STACK: usize = 64 << 20;
 
@@ -35,6 +48,7 @@ pub fn flatten(html: &str, max: usize) -> (String, usize) {
     let mut out = String::with_capacity(html.len());
     let mut depth = 0usize;
     let mut dropped = 0usize;
+    let mut foreign = false;
     let mut at = 0;
     let mut copied = 0;
     while let Some(lt) = memchr::memchr(b'<', &bytes[at..]).map(|i| at + i) {
@@ -76,29 +90,57 @@ pub fn flatten(html: &str, max: usize) -> (String, usize) {
             dropped += 1;
         }
         at = end + 1;
-        // Raw text elements: their content is text, whatever it looks like.
-        if !closing && matches!(name.as_str(), "script" | "style" | "textarea" | "title") {
-            let close = format!("</{name}");
-            let rest = html[at..].to_ascii_lowercase();
-            at = rest.find(&close).map_or(html.len(), |i| at + i);
+        // Raw text elements: their content is text, whatever it looks like. Not inside SVG or
+        // MathML, where the parser reads the same elements' content as markup; once either
+        // has started, their content is counted as tags (more is left out, never less).
+        foreign |= !closing && matches!(name.as_str(), "svg" | "math");
+        if !closing
+            && !foreign
+            && matches!(name.as_str(), "script" | "style" | "textarea" | "title")
+        {
+            at = raw_text_end(bytes, at, &name);
         }
     }
     out.push_str(&html[copied..]);
     (out, dropped)
 }
 
-/// Where the tag starting at `lt` ends (its `>`), skipping quoted attribute values.
+/// Where the tag starting at `lt` ends (its `>`), as the HTML tokenizer finds it: a quote
+/// quotes only where an attribute value starts (after `=` and any spaces). Regression: every
+/// quote was taken to open a quoted run, so `</y-"a""` hid the 4,468 nested `<code>` after it
+/// from the depth limit, and converting those 27 KB took minutes.
 fn tag_end(bytes: &[u8], lt: usize) -> Option<usize> {
-    let mut quote = None;
-    for (i, &b) in bytes.iter().enumerate().skip(lt + 1) {
-        match (quote, b) {
-            (None, b'"' | b'\'') => quote = Some(b),
-            (Some(q), _) if b == q => quote = None,
-            (None, b'>') => return Some(i),
-            _ => {}
+    let mut value_starts = false;
+    let mut i = lt + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'>' => return Some(i),
+            b'=' => value_starts = true,
+            q @ (b'"' | b'\'') if value_starts => {
+                i += 1 + memchr::memchr(q, &bytes[i + 1..])?;
+                value_starts = false;
+            }
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => {}
+            _ => value_starts = false,
         }
+        i += 1;
     }
     None
+}
+
+/// Where the raw text of `name` (lowercase) starting at `from` ends: its `</name`, in any
+/// case, found without copying the rest of the page.
+fn raw_text_end(bytes: &[u8], from: usize, name: &str) -> usize {
+    let mut at = from;
+    while let Some(i) = memchr::memmem::find(&bytes[at..], b"</") {
+        let start = at + i + 2;
+        let here = bytes.get(start..start + name.len());
+        if here.is_some_and(|h| h.eq_ignore_ascii_case(name.as_bytes())) {
+            return at + i;
+        }
+        at = start;
+    }
+    bytes.len()
 }
 
 /// Runs `work` on a thread with a stack the converters cannot outgrow on flattened input; a
@@ -138,5 +180,30 @@ mod tests {
     fn shallow_pages_are_unchanged() {
         let html = "<html><head><title>a < b</title><script>if (a<b) {}</script></head><body><p class=\"x>y\">t<br>u</p><!-- <b> --></body></html>";
         assert_eq!(flatten(html, 256), (html.to_owned(), 0));
+    }
+
+    /// Regressions found by the fuzz suite: nesting the parser sees but the depth limit did
+    /// not, so the converters walked thousands of levels (27 KB took minutes).
+    #[test]
+    fn a_quote_outside_an_attribute_value_hides_no_nesting() {
+        let html = format!(
+            "</y-\"/la\"\"-&/-{}<textarea>x<table>",
+            "<code>".repeat(4_468)
+        );
+        let (flat, dropped) = flatten(&html, 256);
+        assert_eq!(dropped, 4_468 - 256, "{}", &flat[..200]);
+        // A quote does quote an attribute value, `>` and all.
+        let html = format!("<a title = 'x>y'>{}", "<b>".repeat(300));
+        assert_eq!(flatten(&html, 256).1, 300 - 255);
+    }
+
+    #[test]
+    fn raw_text_inside_svg_or_math_is_markup() {
+        for open in ["<svg><style>", "<math><title>"] {
+            let html = format!("{open}{}", "<b>".repeat(1_000));
+            assert!(flatten(&html, 256).1 > 700, "{open}");
+        }
+        let html = format!("<style>{}</STYLE>", "<b>".repeat(1_000));
+        assert_eq!(flatten(&html, 256).1, 0, "outside them, style is text");
     }
 }

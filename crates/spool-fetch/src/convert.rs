@@ -43,7 +43,9 @@ pub struct Converted {
 /// HTML as markdown or text, within bounds: a page too large is stored as it came, nesting too
 /// deep is flattened, and the conversion runs where it cannot overflow the stack.
 fn html_to_text(text: &str, format: Format, charset: Option<&'static str>) -> Converted {
-    use crate::bounded::{MAX_CONVERT, MAX_DEPTH, flatten, with_room};
+    use crate::bounded::{
+        MAX_CONVERT, MAX_DEPTH, MAX_GROWTH, MAX_TEXT, MAX_TEXT_TAGS, flatten, with_room,
+    };
     if text.len() > MAX_CONVERT {
         return Converted {
             bytes: text.as_bytes().to_vec(),
@@ -57,12 +59,27 @@ fn html_to_text(text: &str, format: Format, charset: Option<&'static str>) -> Co
         };
     }
     let (flat, dropped) = flatten(text, MAX_DEPTH);
-    let note = (dropped > 0).then(|| {
-        format!(
+    let mut notes = Vec::new();
+    if dropped > 0 {
+        notes.push(format!(
             "{} tags nested deeper than {MAX_DEPTH} elements were left out (their text is kept)",
             spool_core::render::thousands(dropped as u64)
-        )
-    });
+        ));
+    }
+    let tags = memchr::memchr_iter(b'<', flat.as_bytes()).count();
+    let format = if format == Format::Text && (flat.len() > MAX_TEXT || tags > MAX_TEXT_TAGS) {
+        notes.push(format!(
+            "the page ({}, {} tags) is larger than spool converts to plain text ({}, {} tags): it is stored as markdown",
+            spool_core::render::human_bytes(flat.len() as u64),
+            spool_core::render::thousands(tags as u64),
+            spool_core::render::human_bytes(MAX_TEXT as u64),
+            spool_core::render::thousands(MAX_TEXT_TAGS as u64),
+        ));
+        Format::Markdown
+    } else {
+        format
+    };
+    let note = (!notes.is_empty()).then(|| notes.join("; "));
     let (converted, form) = match format {
         Format::Text => (
             with_room(|| html2text::from_read(flat.as_bytes(), 100).ok()).flatten(),
@@ -73,6 +90,26 @@ fn html_to_text(text: &str, format: Format, charset: Option<&'static str>) -> Co
             "markdown",
         ),
     };
+    // A conversion many times the page's size is markup multiplied (nested `<code>` becomes
+    // runs of backticks that grow with the depth: 4 MB became 80 MB), not text to read.
+    let limit = text
+        .len()
+        .saturating_mul(MAX_GROWTH)
+        .saturating_add(1 << 20);
+    if let Some(out) = &converted
+        && out.len() > limit
+    {
+        return Converted {
+            bytes: text.as_bytes().to_vec(),
+            form: "raw",
+            charset,
+            note: Some(format!(
+                "converted, the page made {} from {} of HTML, more than {MAX_GROWTH} times its size: it is stored as it came, tags and all (search it as it is)",
+                spool_core::render::human_bytes(out.len() as u64),
+                spool_core::render::human_bytes(text.len() as u64),
+            )),
+        };
+    }
     match converted {
         Some(out) => Converted {
             bytes: out.into_bytes(),
@@ -192,4 +229,35 @@ pub fn convert(content_type: &str, body: &[u8], format: Format) -> Converted {
 fn sniff_html(body: &[u8]) -> bool {
     let head = String::from_utf8_lossy(&body[..body.len().min(512)]).to_ascii_lowercase();
     head.contains("<html") || head.contains("<!doctype html")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: plain text of 4 MB of `<p>a</p>` took 1.1 GB, and 1 M `<br>` in a table
+    /// cell became 101 MB of padded lines.
+    #[test]
+    fn a_page_too_large_for_plain_text_is_stored_as_markdown_and_says_so() {
+        let page = "<p>a</p>".repeat(crate::bounded::MAX_TEXT_TAGS / 2 + 1);
+        let out = convert("text/html", page.as_bytes(), Format::Text);
+        assert_eq!(out.form, "markdown");
+        let note = out.note.unwrap_or_default();
+        assert!(note.contains("stored as markdown"), "{note}");
+        let small = convert("text/html", b"<p>a</p><p>b</p>", Format::Text);
+        assert_eq!((small.form, small.note), ("text", None));
+    }
+
+    /// Regression: 256 nested `<code>` around one letter become 64 KB of backticks, so 4 MB of
+    /// them became 80 MB.
+    #[test]
+    fn a_conversion_many_times_the_page_is_not_kept() {
+        let group = format!("{}x{}", "<code>".repeat(256), "</code>".repeat(256));
+        let page = group.repeat(80);
+        let out = convert("text/html", page.as_bytes(), Format::Markdown);
+        assert_eq!(out.form, "raw");
+        assert_eq!(out.bytes, page.as_bytes(), "stored as it came");
+        let note = out.note.unwrap_or_default();
+        assert!(note.contains("more than 8 times its size"), "{note}");
+    }
 }

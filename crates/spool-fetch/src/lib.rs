@@ -5,6 +5,8 @@
 
 mod bounded;
 mod convert;
+#[cfg(test)]
+mod fuzz;
 pub mod guard;
 
 use std::io::Read;

@@ -182,8 +182,12 @@ pub fn lines_forward(
         tokens_exact: exact,
         cut_by_cap,
         note: None,
-        // Continue with the page size the caller chose, or with what one answer holds.
-        per_answer: limit.unwrap_or_else(|| per_answer(k as u64, used, budget)),
+        // Continue with the page size the caller chose (no more than the whole: a count past
+        // 2^53 does not survive a JavaScript client), or with what one answer holds.
+        per_answer: limit.map_or_else(
+            || per_answer(k as u64, used, budget),
+            |l| l.min(reader.meta().lines.max(1)),
+        ),
     })
 }
 
@@ -410,7 +414,10 @@ pub fn chars_forward(
         tokens_exact: true,
         cut_by_cap: nc < want && end_byte < size,
         note: None,
-        per_answer: max.unwrap_or_else(|| per_answer(nc, used, budget)),
+        per_answer: max.map_or_else(
+            || per_answer(nc, used, budget),
+            |m| m.min(reader.meta().chars.max(1)),
+        ),
     })
 }
 
@@ -522,6 +529,6 @@ pub fn bytes_forward(
         tokens_exact: true,
         cut_by_cap: (block.len() as u64) < max.unwrap_or(u64::MAX) && end < size,
         note,
-        per_answer: max.unwrap_or(block.len() as u64).max(1),
+        per_answer: max.unwrap_or(block.len() as u64).min(size).max(1),
     })
 }

@@ -32,6 +32,7 @@ impl Flipping {
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(root.join("d/f.txt"), "inside\n").unwrap();
         std::fs::write(outside.join("f.txt"), "SECRET\n").unwrap();
+        std::fs::write(outside.join("only-outside.txt"), "SECRET\n").unwrap();
         std::os::unix::fs::symlink(&outside, root.join("e")).unwrap();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
@@ -128,6 +129,47 @@ fn a_symlink_swapped_mid_read_never_leads_outside_the_root() {
         "{outside} reads returned the file outside ({inside} inside, {refused} refused)"
     );
     assert!(inside > 0, "reads inside still work");
+}
+
+#[test]
+fn a_listing_never_names_an_entry_outside_the_root() {
+    let f = Flipping::start();
+    let roots = Roots::new(std::slice::from_ref(&f.root)).unwrap();
+    let s = store();
+    let (mut listed, mut outside) = (0, 0);
+    for i in 0..1_200 {
+        let (path, recursive) = if i % 2 == 0 {
+            ("d", false)
+        } else {
+            (".", true)
+        };
+        let query = spool_core::listing::ListQuery {
+            path,
+            recursive,
+            ..Default::default()
+        };
+        let Ok(page) = spool_core::listing::list(&s.store, &roots, query, None, None) else {
+            continue;
+        };
+        listed += 1;
+        let leaked = page.items.iter().any(|e| e.name == "only-outside.txt");
+        outside += usize::from(leaked);
+        assert_eq!(
+            page.total,
+            Some(page.items.len() as u64),
+            "the total counts what is listed"
+        );
+    }
+    let flips = f.finish();
+    assert!(
+        flips > 100,
+        "the tree changed under the listings ({flips} flips)"
+    );
+    assert!(listed > 0);
+    assert_eq!(
+        outside, 0,
+        "{outside} of {listed} listings named an entry outside the root"
+    );
 }
 
 #[test]

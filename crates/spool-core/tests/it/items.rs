@@ -195,3 +195,29 @@ fn rows_nested_deep_in_an_answer_are_found_and_named_by_their_path() {
     let (path, _) = find_list(&json!({ "rows": rows(3), "meta": { "tags": ["a", "b"] } })).unwrap();
     assert_eq!(path.as_deref(), Some("rows"));
 }
+
+/// Regression (found by the fuzz suite): numbers were parsed to the nearest float, not the
+/// exact one, so an item page showed `-1.3140934417650375e-135` for an upstream's
+/// `-1.3140934417650377e-135`.
+#[test]
+fn numbers_page_back_exactly_as_the_upstream_wrote_them() {
+    let ts = support::store();
+    let text = r#"[{"x":-1.3140934417650377e-135},{"x":0.30000000000000004},{"x":1.7976931348623157e308}]"#;
+    let doc: Value = serde_json::from_str(text).unwrap();
+    let reference = stored(&ts, &doc);
+    let page = item_page(&ts.store, &reference, PageStart::At(0), None, 4_000).unwrap();
+    let exact: Vec<f64> = [
+        "-1.3140934417650377e-135",
+        "0.30000000000000004",
+        "1.7976931348623157e308",
+    ]
+    .iter()
+    .map(|t| t.parse().unwrap())
+    .collect();
+    let paged: Vec<f64> = page
+        .items
+        .iter()
+        .map(|i| i["x"].as_f64().unwrap())
+        .collect();
+    assert_eq!(paged, exact);
+}

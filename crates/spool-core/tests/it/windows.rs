@@ -446,3 +446,67 @@ fn a_byte_window_inside_one_character_shows_that_character_whole() {
     }
     insta::assert_snapshot!(seen);
 }
+
+/// Regression (found by the fuzz suite): a window asked for "as much as there is"
+/// (`max_chars` 2^64-1) continued with that count: the CLI syntax of the next call overflowed
+/// (a panic), and a count past 2^53 does not survive a JavaScript client.
+#[test]
+fn a_huge_count_continues_with_one_no_larger_than_the_whole() {
+    let s = store();
+    let meta = put(&s.store, "xxxxxxxxx\n".repeat(4_000).as_bytes());
+    for req in [
+        WindowRequest::Chars {
+            offset: 0,
+            max: Some(u64::MAX),
+        },
+        WindowRequest::Bytes {
+            offset: 0,
+            max: Some(u64::MAX),
+        },
+        WindowRequest::Lines {
+            line: 1,
+            limit: Some(u64::MAX),
+        },
+    ] {
+        let e = read_window(&s.store, &meta.reference, req, 1_000).unwrap();
+        assert!(!e.complete, "{req:?}");
+        let next = &e.next[0];
+        for (k, v) in &next.arguments {
+            if let Some(n) = v.as_u64() {
+                assert!(n <= 40_000, "{req:?}: {k}={n}");
+            }
+        }
+        let cli = spool_core::render::cli_text(next);
+        assert!(cli.starts_with("spool read "), "{cli}");
+        envelope_text(&e, Dialect::Cli);
+    }
+}
+
+/// Regression: at the smallest cap allowed, a single long line answered "no window of this
+/// artifact fits": its note and the structured form's facts left less room than the fit loop
+/// would cut the content to, so it gave up with room still left.
+#[test]
+fn a_long_line_answers_at_the_smallest_cap() {
+    let s = store();
+    let meta = put(&s.store, "x".repeat(40_000).as_bytes());
+    for req in [
+        WindowRequest::Preview(None),
+        WindowRequest::Lines {
+            line: 1,
+            limit: None,
+        },
+        WindowRequest::Chars {
+            offset: 0,
+            max: None,
+        },
+    ] {
+        let e = read_window(
+            &s.store,
+            &meta.reference,
+            req,
+            spool_core::window::MIN_MAX_TOKENS,
+        )
+        .unwrap_or_else(|err| panic!("{req:?}: {err}"));
+        assert!(e.delivered.chars > 100, "{req:?}: {:?}", e.shown);
+    }
+}
