@@ -42,44 +42,53 @@ pub struct Converted {
 
 /// HTML as markdown or text, within bounds: a page too large is stored as it came, nesting too
 /// deep is flattened, and the conversion runs where it cannot overflow the stack.
+/// The page stored as it came (decoded text, tags and all), saying why.
+fn as_it_came(text: &str, charset: Option<&'static str>, why: String) -> Converted {
+    Converted {
+        bytes: text.as_bytes().to_vec(),
+        form: "raw",
+        charset,
+        note: Some(why),
+    }
+}
+
 fn html_to_text(text: &str, format: Format, charset: Option<&'static str>) -> Converted {
     use crate::bounded::{
         MAX_CONVERT, MAX_DEPTH, MAX_GROWTH, MAX_TEXT, MAX_TEXT_TAGS, flatten, with_room,
     };
+    use spool_core::render::{human_bytes, thousands};
     if text.len() > MAX_CONVERT {
-        return Converted {
-            bytes: text.as_bytes().to_vec(),
-            form: "raw",
+        return as_it_came(
+            text,
             charset,
-            note: Some(format!(
+            format!(
                 "the page is {} of HTML, more than the {} spool converts: it is stored as it came, tags and all (search it as it is)",
-                spool_core::render::human_bytes(text.len() as u64),
-                spool_core::render::human_bytes(MAX_CONVERT as u64)
-            )),
-        };
+                human_bytes(text.len() as u64),
+                human_bytes(MAX_CONVERT as u64)
+            ),
+        );
     }
     let (flat, dropped) = flatten(text, MAX_DEPTH);
     let mut notes = Vec::new();
     if dropped > 0 {
         notes.push(format!(
             "{} tags nested deeper than {MAX_DEPTH} elements were left out (their text is kept)",
-            spool_core::render::thousands(dropped as u64)
+            thousands(dropped as u64)
         ));
     }
     let tags = memchr::memchr_iter(b'<', flat.as_bytes()).count();
     let format = if format == Format::Text && (flat.len() > MAX_TEXT || tags > MAX_TEXT_TAGS) {
         notes.push(format!(
             "the page ({}, {} tags) is larger than spool converts to plain text ({}, {} tags): it is stored as markdown",
-            spool_core::render::human_bytes(flat.len() as u64),
-            spool_core::render::thousands(tags as u64),
-            spool_core::render::human_bytes(MAX_TEXT as u64),
-            spool_core::render::thousands(MAX_TEXT_TAGS as u64),
+            human_bytes(flat.len() as u64),
+            thousands(tags as u64),
+            human_bytes(MAX_TEXT as u64),
+            thousands(MAX_TEXT_TAGS as u64),
         ));
         Format::Markdown
     } else {
         format
     };
-    let note = (!notes.is_empty()).then(|| notes.join("; "));
     let (converted, form) = match format {
         Format::Text => (
             with_room(|| html2text::from_read(flat.as_bytes(), 100).ok()).flatten(),
@@ -90,39 +99,35 @@ fn html_to_text(text: &str, format: Format, charset: Option<&'static str>) -> Co
             "markdown",
         ),
     };
+    let Some(out) = converted else {
+        return as_it_came(
+            text,
+            charset,
+            "the page could not be converted: it is stored as it came".into(),
+        );
+    };
     // A conversion many times the page's size is markup multiplied (nested `<code>` becomes
     // runs of backticks that grow with the depth: 4 MB became 80 MB), not text to read.
     let limit = text
         .len()
         .saturating_mul(MAX_GROWTH)
         .saturating_add(1 << 20);
-    if let Some(out) = &converted
-        && out.len() > limit
-    {
-        return Converted {
-            bytes: text.as_bytes().to_vec(),
-            form: "raw",
+    if out.len() > limit {
+        return as_it_came(
+            text,
             charset,
-            note: Some(format!(
+            format!(
                 "converted, the page made {} from {} of HTML, more than {MAX_GROWTH} times its size: it is stored as it came, tags and all (search it as it is)",
-                spool_core::render::human_bytes(out.len() as u64),
-                spool_core::render::human_bytes(text.len() as u64),
-            )),
-        };
+                human_bytes(out.len() as u64),
+                human_bytes(text.len() as u64),
+            ),
+        );
     }
-    match converted {
-        Some(out) => Converted {
-            bytes: out.into_bytes(),
-            form,
-            charset,
-            note,
-        },
-        None => Converted {
-            bytes: text.as_bytes().to_vec(),
-            form: "raw",
-            charset,
-            note: Some("the page could not be converted: it is stored as it came".into()),
-        },
+    Converted {
+        bytes: out.into_bytes(),
+        form,
+        charset,
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
     }
 }
 

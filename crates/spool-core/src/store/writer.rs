@@ -96,14 +96,22 @@ impl<'s> ArtifactWriter<'s> {
         let partial_path = store.partial_path(&meta.reference);
         let file =
             crate::store::create_private(&partial_path).map_err(|e| Error::io(&partial_path, e))?;
+        let mut writer = Self::over(store, meta, partial_path)?;
+        writer.flusher = Flusher::start(&file);
+        writer.upload = store.begin_upload(&writer.meta);
+        writer.file = Some(file);
+        Ok(writer)
+    }
+
+    /// A writer of `meta` over the content file at `partial_path`, with its index and sums
+    /// begun, not yet holding the file.
+    fn over(store: &'s Store, meta: ArtifactMeta, partial_path: PathBuf) -> Result<Self> {
         let index = IndexWriter::create(&store.index_path(&meta.reference))?;
         let sums = SumsWriter::create(&store.sums_path(&meta.reference))?;
-        let flusher = Flusher::start(&file);
-        let upload = store.begin_upload(&meta);
         Ok(Self {
             store,
             meta,
-            file: Some(file),
+            file: None,
             partial_path,
             scanner: Some(Scanner::new(index, sums)),
             hasher: Xxh3::new(),
@@ -111,8 +119,8 @@ impl<'s> ArtifactWriter<'s> {
             streams: Vec::new(),
             current_stream: None,
             failure: None,
-            flusher,
-            upload,
+            flusher: None,
+            upload: None,
             index_flushed: (0, std::time::Instant::now()),
         })
     }
@@ -127,23 +135,7 @@ impl<'s> ArtifactWriter<'s> {
     ) -> Result<Self> {
         let partial_path = store.partial_path(&meta.reference);
         std::fs::rename(from, &partial_path).map_err(|e| Error::io(&partial_path, e))?;
-        let index = IndexWriter::create(&store.index_path(&meta.reference))?;
-        let sums = SumsWriter::create(&store.sums_path(&meta.reference))?;
-        let mut writer = Self {
-            store,
-            meta,
-            file: None,
-            partial_path,
-            scanner: Some(Scanner::new(index, sums)),
-            hasher: Xxh3::new(),
-            head: Vec::new(),
-            streams: Vec::new(),
-            current_stream: None,
-            failure: None,
-            flusher: None,
-            upload: None,
-            index_flushed: (0, std::time::Instant::now()),
-        };
+        let mut writer = Self::over(store, meta, partial_path)?;
         let mut file =
             File::open(&writer.partial_path).map_err(|e| Error::io(&writer.partial_path, e))?;
         let mut buf = vec![0u8; 256 * 1024];
