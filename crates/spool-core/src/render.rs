@@ -540,7 +540,27 @@ pub fn entries_notice(
     let total = page
         .total
         .map_or_else(String::new, |t| format!(" of {}", thousands(t)));
-    let mut lines = vec![if page.items.is_empty() {
+    let hidden = page
+        .skipped
+        .as_ref()
+        .and_then(|s| s.get("hidden_or_ignored"))
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0);
+    let glob = page
+        .repeat
+        .as_ref()
+        .and_then(|r| r.arguments.get("glob"))
+        .and_then(serde_json::Value::as_str);
+    let mut lines = vec![if page.items.is_empty() && page.total == Some(0) {
+        // Nothing to list at all, which is not the same as a page past the end.
+        match glob {
+            Some(g) => format!("[LIST {dir}: no entries match the glob `{g}`]"),
+            None if hidden > 0 => {
+                format!("[LIST {dir}: no entries that are not hidden or ignored]")
+            }
+            None => format!("[LIST {dir}: the directory is empty]"),
+        }
+    } else if page.items.is_empty() {
         format!("[LIST {dir}: no entries at this position{total}]")
     } else {
         format!(

@@ -401,3 +401,38 @@ fn a_recursive_listing_counts_the_hidden_and_ignored_entries_it_left_out() {
     assert_eq!(all.items.len(), 8);
     assert!(all.skipped.is_none());
 }
+
+/// Regression (issue 13): an empty directory answered "no entries at this position of 0", as
+/// if a cursor had run past the end.
+#[test]
+fn an_empty_listing_says_why_it_is_empty() {
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    write(dir.path(), "only-hidden/.h", b"h");
+    write(dir.path(), "texts/a.txt", b"a");
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let notice = |query: ListQuery<'_>| {
+        let page = list(&s.store, &roots, query, None, None).unwrap();
+        assert_eq!(page.total, Some(0));
+        spool_core::render::entries_notice(&page, query.path, spool_core::render::Dialect::Cli)
+    };
+    let text = [
+        notice(ListQuery {
+            path: "empty",
+            ..ListQuery::default()
+        }),
+        notice(ListQuery {
+            path: "only-hidden",
+            recursive: true,
+            ..ListQuery::default()
+        }),
+        notice(ListQuery {
+            path: "texts",
+            glob: Some("*.rs"),
+            ..ListQuery::default()
+        }),
+    ]
+    .join("\n");
+    insta::assert_snapshot!(text);
+}
