@@ -75,14 +75,17 @@ pub fn list(
             Some(format!("ask for `limit` {DEFAULT_PAGE}")),
         ));
     }
-    if !roots.resolve(path)?.is_dir() {
-        return Err(Error::invalid(
-            format!("`{path}` is a file, not a directory"),
-            Some(format!("read it with `read` and `path` `{path}`")),
-        ));
-    }
     // Every name the walk finds is looked up again from this descriptor (see `Below`).
-    let (dir_fd, dir) = roots.open_dir(path)?;
+    let (dir_fd, dir) = roots.open_dir(path).map_err(|e| {
+        if roots.resolve(path).is_ok_and(|p| !p.is_dir()) {
+            Error::invalid(
+                format!("`{path}` is a file, not a directory"),
+                Some(format!("read it with `read` and `path` `{path}`")),
+            )
+        } else {
+            e
+        }
+    })?;
     let mut below = Below::new(dir_fd);
     let matcher = match glob {
         Some(g) => Some(

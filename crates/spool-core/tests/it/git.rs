@@ -132,16 +132,19 @@ fn a_search_in_a_hostile_repository_runs_none_of_its_programs() {
         pattern: "timeout".into(),
         ..Query::default()
     };
-    let a = search_path(
-        &s.store,
-        &roots,
-        ".",
-        &query,
-        &[],
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
-    .unwrap();
+    let search_in = |path: &str| {
+        search_path(
+            &s.store,
+            &roots,
+            path,
+            &query,
+            &[],
+            &Paging::default(),
+            DEFAULT_BUDGET,
+        )
+        .unwrap()
+    };
+    let a = search_in(".");
     assert_eq!(a.hit_count, 1);
     assert_eq!(a.scope["version"]["commit"], h.head.as_str());
     assert_eq!(
@@ -152,29 +155,11 @@ fn a_search_in_a_hostile_repository_runs_none_of_its_programs() {
     let same = std::fs::read(h.repo.join("src/a.rs")).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(h.repo.join("src/a.rs"), &same).unwrap();
-    let a = search_path(
-        &s.store,
-        &roots,
-        "src",
-        &query,
-        &[],
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
-    .unwrap();
+    let a = search_in("src");
     assert_eq!(a.scope["version"]["dirty"], false);
     // A new file git does not ignore makes the tree dirty.
     std::fs::write(h.repo.join("src/b.rs"), "new\n").unwrap();
-    let a = search_path(
-        &s.store,
-        &roots,
-        ".",
-        &query,
-        &[],
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
-    .unwrap();
+    let a = search_in(".");
     assert_eq!(a.scope["version"]["dirty"], true);
     assert_eq!(ran(&h), "", "no program of the repository ran");
     // The repository is as hostile as it looks: git itself runs its programs.

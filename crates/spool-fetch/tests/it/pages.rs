@@ -34,6 +34,17 @@ fn get(
     fetch(store, url, Format::Markdown, refresh, opts, &mut |_, _| {})
 }
 
+/// The page's own preview, at the default cap.
+fn preview(store: &Store, f: &Fetched) -> spool_core::Envelope {
+    read_window(
+        store,
+        &f.meta.reference,
+        WindowRequest::Preview(None),
+        8_000,
+    )
+    .unwrap()
+}
+
 fn text(store: &Store, f: &Fetched) -> String {
     read_window(
         store,
@@ -54,13 +65,7 @@ fn a_long_page_is_downloaded_once_and_its_answer_found_by_search() {
     let (store, _d) = open();
     let url = format!("http://{addr}/doc");
     let f = get(&store, &url, false, &loopback()).unwrap();
-    let first = read_window(
-        &store,
-        &f.meta.reference,
-        WindowRequest::Preview(None),
-        8_000,
-    )
-    .unwrap();
+    let first = preview(&store, &f);
     assert!(
         !first.complete,
         "a 156,000-char page does not fit one answer"
@@ -157,13 +162,7 @@ fn gzip_json_and_binary_bodies() {
         "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2\n  ]\n}"
     );
     let f = get(&store, &format!("http://{addr}/binary"), false, &loopback()).unwrap();
-    let e = read_window(
-        &store,
-        &f.meta.reference,
-        WindowRequest::Preview(None),
-        8_000,
-    )
-    .unwrap();
+    let e = preview(&store, &f);
     assert_eq!(e.reason.unwrap().code, ReasonCode::Binary);
     assert_eq!(f.meta.source.version["content_type"], "image/png");
     assert_eq!(e.total.bytes, Some(10));
@@ -284,13 +283,7 @@ fn a_password_in_the_url_is_used_but_never_shown_or_stored() {
     let url = format!("http://reader:hunter2@{addr}/doc");
     let f = get(&store, &url, false, &loopback()).unwrap();
     assert_eq!(log.count("/doc"), 1);
-    let e = read_window(
-        &store,
-        &f.meta.reference,
-        WindowRequest::Preview(None),
-        8_000,
-    )
-    .unwrap();
+    let e = preview(&store, &f);
     let banner = spool_core::render::banner(&e, spool_core::render::Dialect::Mcp);
     assert!(!banner.contains("hunter2"), "{banner}");
     assert!(banner.contains("reader:***@"), "{banner}");
@@ -364,13 +357,7 @@ fn a_trickle_ends_at_the_deadline_with_what_arrived() {
         "what arrived is kept ({} bytes)",
         f.meta.bytes
     );
-    let e = read_window(
-        &store,
-        &f.meta.reference,
-        WindowRequest::Preview(None),
-        8_000,
-    )
-    .unwrap();
+    let e = preview(&store, &f);
     assert!(!e.complete);
     assert_eq!(e.reason.unwrap().code, ReasonCode::Timeout);
     assert!(
