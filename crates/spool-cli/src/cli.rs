@@ -55,7 +55,7 @@ pub enum PreviewArg {
     HeadTail,
 }
 
-impl From<PreviewArg> for spool_core::Preview {
+impl From<PreviewArg> for spool_core::answer::params::PreviewArg {
     fn from(p: PreviewArg) -> Self {
         match p {
             PreviewArg::Head => Self::Head,
@@ -115,6 +115,10 @@ pub struct ReadArgs {
     /// Only this stream of a command's output (stdout or stderr).
     #[arg(long, value_name = "NAME")]
     pub stream: Option<String>,
+    /// The next page of a list of items (a wrapped server's JSON list): a previous answer's
+    /// `next_cursor`.
+    #[arg(long, conflicts_with_all = ["lines", "chars", "bytes", "tail", "preview", "stream"])]
+    pub cursor: Option<String>,
     /// Cap of the shown part, in tokens.
     #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
     pub max_tokens: u64,
@@ -316,6 +320,16 @@ pub enum FormatArg {
     Markdown,
     Text,
     Raw,
+}
+
+impl From<FormatArg> for spool_core::answer::params::FormatArg {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Markdown => Self::Markdown,
+            FormatArg::Text => Self::Text,
+            FormatArg::Raw => Self::Raw,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,8 @@ mod search;
 mod serve;
 mod wrap;
 
+use serde_json::Value;
+use spool_core::answer::{Answer, tools};
 use spool_core::{Error, Store};
 
 use crate::cli::Command;
@@ -49,12 +51,62 @@ pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error
     }
 }
 
-/// Resolves a ref or a path to a ref: a path is snapshotted into the store first.
-pub fn resolve_target(store: &Store, target: &str) -> Result<String, Error> {
+/// A target as the tools take it: a ref (when it looks like one and no such file exists), else
+/// a path made absolute against the working directory.
+pub fn ref_or_path(target: &str) -> Result<(Option<String>, Option<String>), Error> {
     if spool_core::refs::looks_like_ref(target) && !std::path::Path::new(target).exists() {
-        return Ok(target.to_owned());
+        return Ok((Some(target.to_owned()), None));
     }
-    Ok(spool_core::files::snapshot(store, std::path::Path::new(target))?.reference)
+    Ok((None, Some(absolute(target)?)))
+}
+
+/// The tool's arguments as the audit records them.
+pub fn args_of<P: serde::Serialize>(p: &P) -> Value {
+    serde_json::to_value(p).unwrap_or(Value::Null)
+}
+
+/// Runs a command through the answer pipeline: its flags parsed into the tool's arguments
+/// (a bad flag is an answer too, audited with the command line as typed), then produced,
+/// timed and audited in `spool_core::answer`.
+pub fn answered<P: serde::Serialize>(
+    store: &Store,
+    tool: &str,
+    json: bool,
+    parse: impl FnOnce() -> Result<P, Error>,
+    produce: impl FnOnce(&tools::Context<'_>, &P) -> Result<Answer, Error>,
+) -> Result<Answer, Error> {
+    answered_as(store, tool, json, parse, args_of, produce)
+}
+
+/// [`answered`], with the arguments recorded as `record` writes them.
+pub fn answered_as<P>(
+    store: &Store,
+    tool: &str,
+    json: bool,
+    parse: impl FnOnce() -> Result<P, Error>,
+    record: impl FnOnce(&P) -> Value,
+    produce: impl FnOnce(&tools::Context<'_>, &P) -> Result<Answer, Error>,
+) -> Result<Answer, Error> {
+    let p = match parse() {
+        Ok(p) => p,
+        Err(err) => {
+            let typed: Vec<String> = std::env::args().skip(1).collect();
+            let typed = serde_json::json!({ "command_line": typed });
+            spool_core::answer::record_error(store, tool, &typed, &err, 0);
+            return Err(err);
+        }
+    };
+    let roots = everything()?;
+    let cap_of = |asked: Option<u64>| cap(asked.unwrap_or(spool_core::DEFAULT_MAX_TOKENS), json);
+    let cx = tools::Context {
+        store,
+        roots: &roots,
+        cap: &cap_of,
+        run_timeout: None,
+        run_timeout_max: None,
+        search_budget: spool_core::search::tree::DEFAULT_BUDGET,
+    };
+    spool_core::answer::respond(store, tool, &record(&p), || produce(&cx, &p))
 }
 
 /// A person at the command line may read whatever they can: the whole file system is the root,
@@ -87,13 +139,6 @@ pub fn cap(max_tokens: u64, json: bool) -> spool_core::Cap {
     spool_core::Cap::new(max_tokens).sending(forms)
 }
 
-/// Audit failures never fail the answer; they are logged.
-pub fn audited(result: spool_core::Result<()>) {
-    if let Err(e) = result {
-        tracing::warn!(error = %e, "could not record the answer in the audit");
-    }
-}
-
 /// The async runtime the MCP commands (`serve`, `wrap`) run on.
 pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_multi_thread()
@@ -103,8 +148,4 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
             what: "the async runtime".into(),
             cause: e.to_string(),
         })
-}
-
-pub fn elapsed_ms(since: std::time::Instant) -> u64 {
-    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }

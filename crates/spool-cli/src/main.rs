@@ -33,8 +33,8 @@ fn store_config() -> Result<StoreConfig, Error> {
                 .parse::<u64>()
                 .map(Some)
                 .map_err(|_| Error::InvalidArgument {
-                    message: format!("`{name}` must be a whole number (got `{v}`)"),
-                    hint: Some(format!("unset `{name}` to use the default")),
+                    message: format!("`{name}` must be a whole number (got `{v}`)").into(),
+                    hint: Some(format!("unset `{name}` to use the default").into()),
                 }),
             Err(_) => Ok(None),
         }
@@ -94,13 +94,13 @@ fn store_section(
         }
         Err(e) => {
             return Err(Error::InvalidArgument {
-                message: format!("cannot read `{}`: {e}", path.display()),
+                message: format!("cannot read `{}`: {e}", path.display()).into(),
                 hint: Some("name a readable settings file, or unset `SPOOL_CONFIG`".into()),
             });
         }
     };
     let file: File = toml::from_str(&text).map_err(|e| Error::InvalidArgument {
-        message: format!("`{}`: {e}", path.display()),
+        message: format!("`{}`: {e}", path.display()).into(),
         hint: Some(
             "`[store]` takes `url` (s3://BUCKET/PREFIX), `endpoint`, `region`, `path_style` and `stale_after_s`; credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".into(),
         ),

@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use spool_core::answer::Answer;
 use spool_core::render::{self, Dialect};
 use spool_core::{Envelope, Error};
 
@@ -31,13 +32,36 @@ pub fn envelope(e: &Envelope, as_json: bool) {
     }
 }
 
+/// An answer of the pipeline in the CLI's words, or with `--json` its structured form (the
+/// CLI's own answers, `gc` and `audit`, are written by their commands).
+pub fn answer(a: &Answer, as_json: bool) {
+    match a {
+        Answer::Envelope(e) => envelope(e, as_json),
+        Answer::Items(p) if as_json => json(&spool_core::items::structured(p, Dialect::Cli)),
+        Answer::Items(p) => text(&render::item_page_text(p, Dialect::Cli)),
+        Answer::Search(s) if as_json => json(&spool_core::search::structured(s, Dialect::Cli)),
+        Answer::Search(s) => text(&spool_core::search::render_answer(s, Dialect::Cli)),
+        Answer::List(p, dir) if as_json => json(&spool_core::page::structured(
+            &**p,
+            render::entries_notice(p, dir, Dialect::Cli),
+        )),
+        Answer::List(p, dir) => text(&render::entries_text(p, dir, Dialect::Cli)),
+        Answer::Artifacts(p) if as_json => json(&spool_core::page::structured(
+            &**p,
+            render::artifacts_notice(p, Dialect::Cli),
+        )),
+        Answer::Artifacts(p) => text(&render::artifacts_text(p, Dialect::Cli)),
+        Answer::Gc(..) | Answer::Recent(_) | Answer::OfRef(_) => {}
+    }
+}
+
 /// Errors go to stdout as JSON with `--json` (it is the structured answer), else to stderr.
 pub fn error(err: &Error, as_json: bool) {
     if as_json {
-        json(&err.to_wire());
+        json(&err.to_wire(Dialect::Cli));
     } else {
-        let mut msg = format!("error: {err}");
-        if let Some(hint) = err.hint() {
+        let mut msg = format!("error: {}", err.message(Dialect::Cli));
+        if let Some(hint) = err.hint(Dialect::Cli) {
             msg.push_str("\nhint: ");
             msg.push_str(&hint);
         }

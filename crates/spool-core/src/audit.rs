@@ -5,12 +5,11 @@ mod shared;
 
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::clock;
-use crate::envelope::{Envelope, Totals};
+use crate::envelope::Totals;
 use crate::error::{Error, Result};
-use crate::search::SearchAnswer;
 use crate::store::Store;
 
 pub(crate) use shared::SCHEMA;
@@ -36,19 +35,21 @@ pub struct AuditRow {
     pub duration_ms: u64,
 }
 
-/// One answer, as the audit table stores it.
-struct Entry<'a> {
-    tool: &'a str,
-    arguments: &'a Value,
-    reference: Option<&'a str>,
-    total: Option<Value>,
-    delivered: Value,
-    complete: bool,
-    reason: Option<&'a str>,
-    duration_ms: u64,
+/// One answer, as the audit table stores it (built by `answer`, the one place answers are
+/// recorded).
+#[derive(Debug, Clone)]
+pub(crate) struct Entry<'a> {
+    pub tool: &'a str,
+    pub arguments: &'a Value,
+    pub reference: Option<String>,
+    pub total: Option<Value>,
+    pub delivered: Value,
+    pub complete: bool,
+    pub reason: Option<&'a str>,
+    pub duration_ms: u64,
 }
 
-fn insert(store: &Store, e: Entry<'_>) -> Result<()> {
+pub(crate) fn insert(store: &Store, e: &Entry<'_>) -> Result<()> {
     store.conn().execute(
         "INSERT INTO audit (at, tool, arguments, ref, total, delivered, complete, reason, duration_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -57,7 +58,7 @@ fn insert(store: &Store, e: Entry<'_>) -> Result<()> {
             e.tool,
             e.arguments.to_string(),
             e.reference,
-            e.total.map(|t| t.to_string()),
+            e.total.as_ref().map(Value::to_string),
             e.delivered.to_string(),
             e.complete,
             e.reason,
@@ -65,113 +66,6 @@ fn insert(store: &Store, e: Entry<'_>) -> Result<()> {
         ],
     )?;
     Ok(())
-}
-
-/// Records an envelope answer.
-pub fn record_envelope(
-    store: &Store,
-    tool: &str,
-    arguments: &Value,
-    e: &Envelope,
-    duration_ms: u64,
-) -> Result<()> {
-    let d = &e.delivered;
-    let delivered = json!({
-        "ranges": e.shown,
-        "byte_spans": d.byte_spans,
-        "bytes": d.bytes,
-        "chars": d.chars,
-        "tokens": d.tokens,
-    });
-    insert(
-        store,
-        Entry {
-            tool,
-            arguments,
-            reference: Some(&e.reference),
-            total: Some(serde_json::to_value(e.total).unwrap_or(Value::Null)),
-            delivered,
-            complete: e.complete,
-            reason: e.reason.as_ref().map(|r| r.code.as_str()),
-            duration_ms,
-        },
-    )
-}
-
-/// Records a search answer.
-pub fn record_search(
-    store: &Store,
-    tool: &str,
-    arguments: &Value,
-    a: &SearchAnswer,
-    duration_ms: u64,
-) -> Result<()> {
-    let delivered = json!({
-        "hits": a.hits.len(),
-        "lines": a.hits.iter().map(|h| h.line).collect::<Vec<_>>(),
-    });
-    insert(
-        store,
-        Entry {
-            tool,
-            arguments,
-            reference: a.reference.as_deref(),
-            total: Some(json!({ "hits": a.hit_count })),
-            delivered,
-            complete: !a.truncated,
-            reason: a.truncated.then_some("size_cap"),
-            duration_ms,
-        },
-    )
-}
-
-/// Records an answer that was an error.
-pub fn record_error(
-    store: &Store,
-    tool: &str,
-    arguments: &Value,
-    err: &Error,
-    duration_ms: u64,
-) -> Result<()> {
-    let reference = arguments.get("ref").and_then(Value::as_str);
-    let delivered = json!({ "error": err.code().as_str() });
-    insert(
-        store,
-        Entry {
-            tool,
-            arguments,
-            reference,
-            total: None,
-            delivered,
-            complete: false,
-            reason: Some(err.code().as_str()),
-            duration_ms,
-        },
-    )
-}
-
-/// Records any other answer (a list page, a gc report).
-pub fn record_other(
-    store: &Store,
-    tool: &str,
-    arguments: &Value,
-    delivered: &Value,
-    complete: bool,
-    duration_ms: u64,
-) -> Result<()> {
-    insert(
-        store,
-        Entry {
-            tool,
-            arguments,
-            reference: None,
-            total: None,
-            delivered: delivered.clone(),
-            complete,
-            reason: None,
-            duration_ms,
-        },
-    )
 }
 
 pub(crate) fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {

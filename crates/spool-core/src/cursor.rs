@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+use crate::spell::Words;
 use crate::store::Store;
 
 const TAG_LEN: usize = 16;
@@ -36,9 +37,11 @@ pub fn seal<T: Serialize>(store: &Store, payload: &T) -> String {
 }
 
 fn invalid(why: &str) -> Error {
-    Error::invalid(
-        format!("the cursor is not valid: {why}"),
-        Some("start again without `cursor`, or pass the `next_cursor` of the previous answer unchanged".to_owned()),
+    Error::invalid_words(
+        format!("the cursor is not valid: {why}").into(),
+        Words::text("start again without ")
+            .arg("search", "cursor")
+            .then(", or pass the `next_cursor` of the previous answer unchanged"),
     )
 }
 

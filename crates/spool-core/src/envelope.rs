@@ -187,30 +187,29 @@ impl ArtifactState {
 ///
 /// Fields serialize in the contract's order, facts before the content, so a host that cuts the
 /// JSON still shows the facts: `ref`, `shown`, `total`, `complete`, `reason`, `next`, `source`,
-/// then `content` (`wire::envelope` puts the banner's words, `notice`, before all of them).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// then `content` (`wire::envelope` puts the banner's words, `notice`, before all of them, and
+/// the blocks' text, in the caller's dialect, as `content` after them).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Envelope {
     #[serde(rename = "ref")]
     pub reference: String,
     pub shown: Vec<Range>,
     pub total: Totals,
     pub complete: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
     pub next: Vec<NextCall>,
     pub source: Source,
     /// How the stored copy itself ended, when that is not `complete`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub capture: Option<CaptureNote>,
     /// Facts about the window the reader should know (a long line windowed by chars, ...).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
-    /// The text of the shown ranges, the gap marker line between two ranges.
-    pub content: String,
-    /// The text blocks in order: each shown range's text, with the gap marker between two
-    /// (what MCP sends as separate text blocks).
+    /// What is shown, in order: each shown range's text, and between two ranges the gap. The
+    /// gap's marker is words and a call, written only once the dialect is known.
     #[serde(skip)]
-    pub pieces: Vec<String>,
+    pub blocks: Vec<Block>,
     /// What was delivered, for the audit.
     #[serde(skip)]
     pub delivered: Delivery,
@@ -220,6 +219,29 @@ pub struct Envelope {
     /// The call that produces a fresh copy.
     #[serde(skip)]
     pub redo: Option<NextCall>,
+}
+
+/// One part of what an envelope shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    /// A shown range's text, byte for byte (invalid UTF-8 aside).
+    Shown(String),
+    /// What stands between two shown ranges.
+    Gap(Gap),
+}
+
+/// A part of the whole that is not shown, between two parts that are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gap {
+    /// `Lines` (1-based, `start..=end`) or `Chars` (0-based, `start..end`).
+    pub unit: Unit,
+    pub start: u64,
+    pub end: u64,
+    /// Its size: lines (for a gap of lines) and chars.
+    pub lines: u64,
+    pub chars: u64,
+    /// The read that starts where the gap starts.
+    pub read: NextCall,
 }
 
 /// Sizes of what an answer delivered, and the byte spans it came from.

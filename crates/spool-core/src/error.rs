@@ -4,6 +4,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::envelope::NextCall;
+use crate::spell::{Dialect, Words};
+
 /// Result with the crate's error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -46,13 +49,15 @@ pub enum Error {
     #[error("no file or directory at `{}`", path.display())]
     PathNotFound { path: PathBuf },
 
-    #[error("artifact `{reference}` has expired: it was {what}")]
+    #[error("{}", gone_text(reference, what, evicted_at.as_deref()))]
     Expired {
         reference: String,
         /// What the artifact was (source and version, in words).
         what: String,
         /// The call that produces a fresh copy.
-        redo: Option<String>,
+        redo: Option<Box<NextCall>>,
+        /// When the store's quota evicted it (absent: its time to live ran out).
+        evicted_at: Option<String>,
         /// The source and version, for machines.
         source_json: serde_json::Value,
     },
@@ -60,16 +65,17 @@ pub enum Error {
     #[error("`{}` is not readable: {reason}", path.display())]
     Forbidden { path: PathBuf, reason: String },
 
+    /// A fetch that would reach a private, loopback or other special-purpose address.
+    #[error("`{url}` is not fetched: {refused}; fetching private networks is off")]
+    PrivateAddress { url: String, refused: String },
+
     #[error(
         "artifact `{reference}` was made by another spool process, which this one does not answer from"
     )]
     NotYours { reference: String },
 
     #[error("{message}")]
-    InvalidArgument {
-        message: String,
-        hint: Option<String>,
-    },
+    InvalidArgument { message: Words, hint: Option<Words> },
 
     #[error("artifact `{reference}` is corrupt: expected {expected}, found {actual}")]
     Corrupt {
@@ -147,8 +153,25 @@ impl Error {
 
     pub(crate) fn invalid(message: impl Into<String>, hint: impl Into<Option<String>>) -> Self {
         Self::InvalidArgument {
-            message: message.into(),
-            hint: hint.into(),
+            message: Words::text(message),
+            hint: hint.into().map(Words::text),
+        }
+    }
+
+    /// An invalid argument whose message and hint name arguments or calls, spelled in the
+    /// caller's dialect when rendered.
+    pub fn invalid_words(message: Words, hint: Words) -> Self {
+        Self::InvalidArgument {
+            message,
+            hint: Some(hint),
+        }
+    }
+
+    /// What went wrong, in `dialect`.
+    pub fn message(&self, dialect: Dialect) -> String {
+        match self {
+            Self::InvalidArgument { message, .. } => message.spell(dialect),
+            other => other.to_string(),
         }
     }
 
@@ -157,7 +180,9 @@ impl Error {
         match self {
             Self::NotFound { .. } | Self::PathNotFound { .. } => ErrorCode::NotFound,
             Self::Expired { .. } => ErrorCode::Expired,
-            Self::Forbidden { .. } | Self::NotYours { .. } => ErrorCode::Forbidden,
+            Self::Forbidden { .. } | Self::NotYours { .. } | Self::PrivateAddress { .. } => {
+                ErrorCode::Forbidden
+            }
             Self::InvalidArgument { .. } => ErrorCode::InvalidArgument,
             Self::Corrupt { .. } => ErrorCode::Corrupt,
             Self::Capturing { .. }
@@ -174,35 +199,51 @@ impl Error {
     }
 
     /// What to do next, as a sentence that names the call that works.
-    pub fn hint(&self) -> Option<String> {
+    pub fn hint(&self, dialect: Dialect) -> Option<String> {
+        if let (Self::PrivateAddress { url, .. }, Dialect::Cli) = (self, dialect) {
+            return Some(format!(
+                "to reach it anyway: `spool fetch --allow-private-network {}`",
+                crate::spell::shell_word(url)
+            ));
+        }
+        self.hint_words().map(|w| w.spell(dialect))
+    }
+
+    fn hint_words(&self) -> Option<Words> {
         match self {
-            Self::NotFound { .. } => {
-                Some("list the stored artifacts with `artifacts` (CLI: `spool artifacts`)".into())
-            }
-            Self::PathNotFound { .. } => {
-                Some("check the path: it must name an existing file".into())
-            }
+            Self::NotFound { .. } => Some(
+                Words::text("list the stored artifacts with ")
+                    .call(NextCall::new("artifacts", [])),
+            ),
+            Self::PathNotFound { .. } => Some(Words::text(
+                "check the path: it must name an existing file or directory",
+            )),
             Self::Expired { redo, .. } => Some(match redo {
-                Some(call) => format!("produce a fresh copy with: {call}"),
+                Some(call) => Words::text("produce a fresh copy with ").call((**call).clone()),
                 None => "the content is gone; produce it again from its source".into(),
             }),
             Self::InvalidArgument { hint, .. } => hint.clone(),
             Self::UpstreamUnavailable { hint, .. } | Self::UpstreamTimeout { hint, .. } => {
-                Some(hint.clone())
+                Some(hint.as_str().into())
             }
             Self::Corrupt { .. } => {
                 Some("the stored copy cannot be trusted; produce it again from its source".into())
             }
-            Self::Capturing { reference, .. } => Some(format!(
-                "read `{reference}` again when the command has finished"
-            )),
+            Self::Capturing { reference, .. } => Some(
+                Words::text("read it again when the command has finished: ")
+                    .call(NextCall::new("read", [("ref", serde_json::json!(reference))])),
+            ),
             Self::Forbidden { .. } => Some("read only inside the allowed roots".into()),
+            Self::PrivateAddress { .. } => Some(
+                "fetch a public address; a server reaches private ones only when started with `--allow-private-network`".into(),
+            ),
             Self::NotYours { .. } => Some(
                 "make it again through this server (read its file, run its command, fetch its page); a server answers from other processes' artifacts only when started with `--trust`".into(),
             ),
-            Self::StoreFull { reference, .. } => Some(format!(
+            // An operator's step on the machine, in either dialect.
+            Self::StoreFull { reference, .. } => Some(Words::text(format!(
                 "free space on the disk, then run `spool gc`: it seals `{reference}` with what reached the disk"
-            )),
+            ))),
             Self::StoreOpen { .. } => Some(
                 "set `SPOOL_HOME` to a directory this user can write, e.g. `export SPOOL_HOME=$HOME/.spool`".into(),
             ),
@@ -213,8 +254,9 @@ impl Error {
         }
     }
 
-    /// The contract's error object: `{ "error": { "code", "message", "hint" } }`.
-    pub fn to_wire(&self) -> ErrorAnswer {
+    /// The contract's error object: `{ "error": { "code", "message", "hint" } }`, its calls
+    /// in `dialect`.
+    pub fn to_wire(&self, dialect: Dialect) -> ErrorAnswer {
         let details = match self {
             Self::Expired { source_json, .. } => Some(source_json.clone()),
             _ => None,
@@ -222,11 +264,20 @@ impl Error {
         ErrorAnswer {
             error: ErrorBody {
                 code: self.code(),
-                message: self.to_string(),
-                hint: self.hint(),
+                message: self.message(dialect),
+                hint: self.hint(dialect),
                 source: details,
             },
         }
+    }
+}
+
+fn gone_text(reference: &str, what: &str, evicted_at: Option<&str>) -> String {
+    match evicted_at {
+        Some(at) => format!(
+            "artifact `{reference}` was evicted at {at} to keep the store within its quota (not expired): it was {what}"
+        ),
+        None => format!("artifact `{reference}` has expired: it was {what}"),
     }
 }
 

@@ -121,12 +121,15 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         match std::fs::metadata(cwd) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
-                return Err(Error::invalid(
+                return Err(Error::invalid_words(
                     format!(
                         "`{}` is not a directory: a command cannot run in it",
                         cwd.display()
-                    ),
-                    Some("give `cwd` a directory".to_owned()),
+                    )
+                    .into(),
+                    crate::spell::Words::text("give ")
+                        .arg("run", "cwd")
+                        .then(" a directory"),
                 ));
             }
             Err(e) => return Err(crate::roots::path_error(cwd, e)),

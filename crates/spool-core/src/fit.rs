@@ -109,14 +109,21 @@ pub fn chars_for(tokens: u64) -> u64 {
 /// How many of the `n` items of a page (hits, entries) to keep when the page measured `size` and
 /// does not fit `cap`, and why: in proportion, a little under, at least one fewer. An error when
 /// one item alone does not fit (`one` names it, `hint` says what to ask for instead).
-pub fn fewer(n: usize, size: Size, cap: Cap, one: &str, hint: &str) -> Result<(usize, Reason)> {
+pub fn fewer(
+    n: usize,
+    size: Size,
+    cap: Cap,
+    one: &str,
+    hint: crate::spell::Words,
+) -> Result<(usize, Reason)> {
     if n <= 1 {
-        return Err(Error::invalid(
+        return Err(Error::invalid_words(
             format!(
                 "{one} does not fit an answer of {} tokens",
                 crate::render::thousands(cap.tokens)
-            ),
-            Some(hint.to_owned()),
+            )
+            .into(),
+            hint,
         ));
     }
     let kept = (n as u64 * cap.share(size) / 1000 * 19 / 20).clamp(1, n as u64 - 1);

@@ -11,11 +11,12 @@ use serde_json::{Map, Value, json};
 
 use crate::cursor;
 use crate::envelope::{
-    Delivery, Envelope, NextCall, Range, Reason, ReasonCode, Source, Totals, Unit,
+    Block, Delivery, Envelope, NextCall, Range, Reason, ReasonCode, Source, Totals, Unit,
 };
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Size};
 use crate::render::{self, Dialect};
+use crate::spell::Words;
 use crate::store::{ArtifactMeta, ArtifactReader, NewArtifact, Store};
 use crate::wire;
 
@@ -247,20 +248,20 @@ pub fn item_page_with_notes(
     let meta = reader.meta().clone();
     if meta.source.version.get("view_of").is_none() || !meta.source.version.contains_key("items_at")
     {
-        return Err(Error::invalid(
-            format!("`{reference}` is not a list of items: it has no item cursor"),
-            Some(format!(
-                "read `{reference}` by lines, e.g. read ref={reference} line=1"
+        return Err(Error::invalid_words(
+            format!("`{reference}` is not a list of items: it has no item cursor").into(),
+            Words::text("read it by lines, e.g. ").call(NextCall::new(
+                "read",
+                [("ref", json!(reference)), ("line", json!(1))],
             )),
         ));
     }
     let total = meta.lines;
     if at > total {
-        return Err(Error::invalid(
-            format!("no items at this position: item {at} is past the end (total {total})"),
-            Some(format!(
-                "read ref={reference} from the first page, without `cursor`"
-            )),
+        return Err(Error::invalid_words(
+            format!("no items at this position: item {at} is past the end (total {total})").into(),
+            Words::text("read the first page, without a cursor: ")
+                .call(NextCall::new("read", [("ref", json!(reference))])),
         ));
     }
     let wanted = limit.unwrap_or(ITEMS_MAX_PAGE);
@@ -311,7 +312,8 @@ fn page_size(page: &ItemPage, cap: Cap) -> Size {
             cap.forms.pick(
                 || {
                     let banner = render::banner(&page.envelope, d);
-                    fit::facts_and_content(&banner, &page.envelope.content, reference, cap, 4)
+                    let content = render::content(&page.envelope, d);
+                    fit::facts_and_content(&banner, &content, reference, cap, 4)
                 },
                 || {
                     let mut v = structured(page, d);
@@ -457,10 +459,10 @@ fn fill(
         next,
         capture: None,
         notes,
-        pieces: if content.is_empty() {
+        blocks: if content.is_empty() {
             Vec::new()
         } else {
-            vec![content.clone()]
+            vec![Block::Shown(content.clone())]
         },
         delivered: Delivery {
             byte_spans: if content.is_empty() {
@@ -472,7 +474,6 @@ fn fill(
             chars: content.chars().count() as u64,
             tokens: Some(used),
         },
-        content,
         created_at: meta.created_at,
         redo: meta.redo.clone(),
     };
@@ -494,7 +495,6 @@ pub fn structured(page: &ItemPage, dialect: Dialect) -> Value {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
     };
-    fields.shift_remove("content");
     let mut out = Map::new();
     out.insert("notice".into(), json!(render::banner(e, dialect)));
     for key in ["ref", "shown", "total", "complete", "reason", "next"] {

@@ -4,6 +4,7 @@
 //! Sync by design: no async runtime, no protocol. The MCP server and the CLI call into it.
 
 pub mod access;
+pub mod answer;
 pub mod audit;
 mod beneath;
 pub mod clock;
@@ -22,6 +23,7 @@ pub mod refs;
 pub mod render;
 pub mod roots;
 pub mod search;
+pub mod spell;
 pub mod store;
 pub mod streams;
 pub mod tokens;

@@ -14,6 +14,7 @@ use crate::envelope::NextCall;
 use crate::error::{Error, Result};
 use crate::page::Page;
 use crate::roots::Roots;
+use crate::spell::Words;
 use crate::store::Store;
 
 pub const DEFAULT_PAGE: usize = 200;
@@ -70,17 +71,22 @@ pub fn list(
     } = query;
     let limit = limit.unwrap_or(DEFAULT_PAGE);
     if limit == 0 || limit > MAX_PAGE {
-        return Err(Error::invalid(
-            format!("`limit` must be between 1 and {MAX_PAGE} (got {limit})"),
-            Some(format!("ask for `limit` {DEFAULT_PAGE}")),
+        return Err(Error::invalid_words(
+            Words::default()
+                .arg("list", "limit")
+                .then(format!(" must be between 1 and {MAX_PAGE} (got {limit})")),
+            Words::text("ask for ").arg_value("list", "limit", DEFAULT_PAGE),
         ));
     }
     // Every name the walk finds is looked up again from this descriptor (see `Below`).
     let (dir_fd, dir) = roots.open_dir(path).map_err(|e| {
         if roots.resolve(path).is_ok_and(|p| !p.is_dir()) {
-            Error::invalid(
-                format!("`{path}` is a file, not a directory"),
-                Some(format!("read it with `read` and `path` `{path}`")),
+            Error::invalid_words(
+                format!("`{path}` is a file, not a directory").into(),
+                Words::text("read it with ").call(crate::envelope::NextCall::new(
+                    "read",
+                    [("path", serde_json::json!(path))],
+                )),
             )
         } else {
             e

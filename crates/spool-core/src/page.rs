@@ -9,6 +9,7 @@ use crate::envelope::{NextCall, Reason, SourceKind};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Size};
 use crate::render::Dialect;
+use crate::spell::Words;
 use crate::store::Store;
 
 pub const ARTIFACTS_MAX_PAGE: usize = 1_000;
@@ -111,7 +112,7 @@ pub fn fit<T: Serialize>(
             size,
             cap,
             "one item of this list",
-            "ask for a larger `max_tokens`",
+            Words::text("ask for a larger ").arg("list", "max_tokens"),
         )?;
         page.keep_first(kept, why);
     }
@@ -163,9 +164,11 @@ pub fn artifacts(
     cursor: Option<&str>,
 ) -> Result<Page<Value>> {
     if limit == 0 || limit > ARTIFACTS_MAX_PAGE {
-        return Err(Error::invalid(
-            format!("`limit` must be between 1 and {ARTIFACTS_MAX_PAGE} (got {limit})"),
-            Some("ask for `limit` 100".to_owned()),
+        return Err(Error::invalid_words(
+            Words::default().arg("artifacts", "limit").then(format!(
+                " must be between 1 and {ARTIFACTS_MAX_PAGE} (got {limit})"
+            )),
+            Words::text("ask for ").arg_value("artifacts", "limit", 100),
         ));
     }
     let parsed_kind = match kind {

@@ -6,16 +6,10 @@
 use serde_json::Value;
 
 use crate::clock;
-use crate::envelope::{Envelope, NextCall, Range, Source, SourceKind, Unit};
+use crate::envelope::{Block, Envelope, Gap, NextCall, Range, Source, SourceKind, Unit};
 use crate::error::Error;
-use crate::window::Piece;
 
-/// How next calls are spelled: as MCP tool calls, or as `spool` command lines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    Mcp,
-    Cli,
-}
+pub use crate::spell::{Dialect, call_text, cli_text, shell_word};
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -118,190 +112,67 @@ pub fn describe_source(source: &Source) -> String {
     parts.join(", ")
 }
 
-fn arg_text(v: &Value) -> String {
-    match v {
-        Value::String(s) if s == "<regex>" => "...".into(),
-        Value::String(s)
-            if !s.is_empty() && !s.contains(|c: char| c.is_whitespace() || c == '"') =>
-        {
-            s.clone()
-        }
-        other => other.to_string(),
+fn render_call(call: &NextCall, dialect: Dialect) -> String {
+    crate::spell::call(call, dialect)
+}
+
+/// The marker that stands in a preview where a gap is, its call in `dialect`.
+pub fn gap_marker(gap: &Gap, dialect: Dialect) -> String {
+    let call = render_call(&gap.read, dialect);
+    if gap.unit == Unit::Lines {
+        format!(
+            "... [lines {}-{} not shown: {}, {}; {call}] ...",
+            gap.start,
+            gap.end,
+            plural(gap.lines, "line", "lines"),
+            plural(gap.chars, "char", "chars"),
+        )
+    } else {
+        format!(
+            "... [chars {}-{} not shown: {}; {call}] ...",
+            gap.start,
+            gap.end,
+            plural(gap.chars, "char", "chars"),
+        )
     }
 }
 
-/// An MCP call in words: `read ref=sp_3k9x2a7q line=97 limit=400`.
-pub fn call_text(call: &NextCall) -> String {
-    let mut out = call.tool.clone();
-    for (k, v) in &call.arguments {
-        out.push(' ');
-        out.push_str(k);
-        out.push('=');
-        out.push_str(&arg_text(v));
+/// Each block's text in order (a gap as its marker), leaving out empty ones: what MCP sends
+/// as separate text blocks after the banner.
+pub fn block_texts(e: &Envelope, dialect: Dialect) -> Vec<String> {
+    e.blocks
+        .iter()
+        .map(|b| match b {
+            Block::Shown(text) => text.clone(),
+            Block::Gap(gap) => gap_marker(gap, dialect),
+        })
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+impl Envelope {
+    /// The `content` of the envelope, its gaps' calls in `dialect`.
+    pub fn content(&self, dialect: Dialect) -> String {
+        content(self, dialect)
+    }
+}
+
+/// The envelope's `content`: the shown text in order, each gap marker on a line of its own.
+pub fn content(e: &Envelope, dialect: Dialect) -> String {
+    let mut out = String::new();
+    for block in &e.blocks {
+        match block {
+            Block::Shown(text) => out.push_str(text),
+            Block::Gap(gap) => {
+                if !out.is_empty() && !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                out.push_str(&gap_marker(gap, dialect));
+                out.push('\n');
+            }
+        }
     }
     out
-}
-
-/// The same call as a `spool` command line.
-pub fn cli_text(call: &NextCall) -> String {
-    let a = &call.arguments;
-    let num = |k: &str| a.get(k).and_then(Value::as_u64);
-    let reference = a.get("ref").and_then(Value::as_str).unwrap_or("REF");
-    match call.tool.as_str() {
-        "read" => {
-            let mut out = format!("spool read {reference}");
-            if let Some(line) = num("line") {
-                match num("limit") {
-                    // A continuation of a request for "all the rest" carries a huge count.
-                    Some(limit) => out.push_str(&format!(
-                        " --lines {line}:{}",
-                        line.saturating_add(limit).saturating_sub(1)
-                    )),
-                    None => out.push_str(&format!(" --lines {line}:")),
-                }
-            } else if let Some(off) = num("char_offset") {
-                out.push_str(&format!(
-                    " --chars {off}:{}",
-                    num("max_chars").map_or(String::new(), |m| off.saturating_add(m).to_string())
-                ));
-            } else if let Some(off) = num("byte_offset") {
-                out.push_str(&format!(
-                    " --bytes {off}:{}",
-                    num("max_bytes").map_or(String::new(), |m| off.saturating_add(m).to_string())
-                ));
-            }
-            out
-        }
-        "search" => {
-            let pattern = a
-                .get("pattern")
-                .and_then(Value::as_str)
-                .unwrap_or("PATTERN");
-            let pattern = if pattern == "<regex>" {
-                "PATTERN".to_owned()
-            } else {
-                shell_word(pattern)
-            };
-            let target = a
-                .get("path")
-                .and_then(Value::as_str)
-                .map_or_else(|| reference.to_owned(), shell_word);
-            let mut out = String::new();
-            if a.get("literal").and_then(Value::as_bool) == Some(true) {
-                out.push_str(" -F");
-            }
-            if a.get("case_insensitive").and_then(Value::as_bool) == Some(true) {
-                out.push_str(" -i");
-            }
-            if let Some(context) = num("context") {
-                out.push_str(&format!(" -C {context}"));
-            }
-            for glob in a
-                .get("glob")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(glob) = glob.as_str() {
-                    out.push_str(&format!(" -g {}", shell_word(glob)));
-                }
-            }
-            if let Some(limit) = num("limit") {
-                out.push_str(&format!(" --limit {limit}"));
-            }
-            if let Some(cursor) = a.get("cursor").and_then(Value::as_str) {
-                out.push_str(&format!(" --cursor {cursor}"));
-            }
-            if pattern.starts_with('-') {
-                // Options first, so that the pattern can stand after `--`.
-                format!("spool search{out} -- {pattern} {target}")
-            } else {
-                format!("spool search {pattern} {target}{out}")
-            }
-        }
-        "list" => {
-            let path = a.get("path").and_then(Value::as_str).unwrap_or(".");
-            let mut out = format!("spool ls {}", shell_word(path));
-            if a.get("recursive").and_then(Value::as_bool) == Some(true) {
-                out.push_str(" -r");
-            }
-            if a.get("hidden").and_then(Value::as_bool) == Some(true) {
-                out.push_str(" --hidden");
-            }
-            if let Some(glob) = a.get("glob").and_then(Value::as_str) {
-                out.push_str(&format!(" --glob {}", shell_word(glob)));
-            }
-            if let Some(limit) = num("limit") {
-                out.push_str(&format!(" --limit {limit}"));
-            }
-            if let Some(cursor) = a.get("cursor").and_then(Value::as_str) {
-                out.push_str(&format!(" --cursor {cursor}"));
-            }
-            out
-        }
-        "artifacts" => {
-            let mut out = "spool artifacts".to_owned();
-            if let Some(kind) = a.get("kind").and_then(Value::as_str) {
-                out.push_str(&format!(" --kind {}", shell_word(kind)));
-            }
-            if let Some(limit) = num("limit") {
-                out.push_str(&format!(" --limit {limit}"));
-            }
-            if let Some(cursor) = a.get("cursor").and_then(Value::as_str) {
-                out.push_str(&format!(" --cursor {cursor}"));
-            }
-            out
-        }
-        "run" => {
-            let argv: Vec<String> = a
-                .get("argv")
-                .and_then(Value::as_array)
-                .map(|v| v.iter().filter_map(Value::as_str).map(shell_word).collect())
-                .unwrap_or_default();
-            match a.get("command").and_then(Value::as_str) {
-                Some(cmd) => format!("spool run -- sh -c {}", shell_word(cmd)),
-                None => format!("spool run -- {}", argv.join(" ")),
-            }
-        }
-        _ => call_text(call),
-    }
-}
-
-/// `s` as one word for `sh`: as it is when safe, else single-quoted.
-pub fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
-    {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
-fn render_call(call: &NextCall, dialect: Dialect) -> String {
-    match dialect {
-        Dialect::Mcp => call_text(call),
-        Dialect::Cli => cli_text(call),
-    }
-}
-
-/// The marker that stands in a preview where a gap is.
-pub fn gap_marker(reference: &str, before: &Piece, after: &Piece) -> String {
-    if before.range.unit == Unit::Lines && after.range.unit == Unit::Lines {
-        let (a, b) = (before.lines.1 + 1, after.lines.0 - 1);
-        format!(
-            "... [lines {a}-{b} not shown: {}, {}; read ref={reference} line={a}] ...",
-            plural(b - a + 1, "line", "lines"),
-            plural(after.chars.0 - before.chars.1, "char", "chars"),
-        )
-    } else {
-        let (a, b) = (before.chars.1, after.chars.0);
-        format!(
-            "... [chars {a}-{b} not shown: {}; read ref={reference} char_offset={a}] ...",
-            plural(b - a, "char", "chars"),
-        )
-    }
 }
 
 fn range_text(r: &Range) -> String {
@@ -439,7 +310,7 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
 pub fn envelope_text(e: &Envelope, dialect: Dialect) -> String {
     let mut out = banner(e, dialect);
     out.push('\n');
-    out.push_str(&e.content);
+    out.push_str(&content(e, dialect));
     out
 }
 
@@ -449,9 +320,9 @@ pub fn item_page_text(page: &crate::items::ItemPage, dialect: Dialect) -> String
 }
 
 /// An error as text: what went wrong, then the call that works.
-pub fn error_text(err: &Error) -> String {
-    let mut out = format!("[ERROR {}: {}]", err.code().as_str(), err);
-    if let Some(hint) = err.hint() {
+pub fn error_text(err: &Error, dialect: Dialect) -> String {
+    let mut out = format!("[ERROR {}: {}]", err.code().as_str(), err.message(dialect));
+    if let Some(hint) = err.hint(dialect) {
         out.push_str("\nhint: ");
         out.push_str(&hint);
     }

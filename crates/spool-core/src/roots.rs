@@ -5,7 +5,9 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::envelope::NextCall;
 use crate::error::{Error, Result};
+use crate::spell::Words;
 
 #[derive(Debug, Clone)]
 pub struct Roots {
@@ -133,10 +135,19 @@ impl Roots {
                 format!("`{}` changed while it was being opened", real.display()),
                 Some("read it again".to_owned()),
             ),
-            Refusal::NotRegular("a directory") => Error::invalid(
-                format!("`{}` is a directory, not a file", real.display()),
-                Some("search it with `search` and a `path`, or list it with `list`".to_owned()),
-            ),
+            Refusal::NotRegular("a directory") => {
+                let path = serde_json::json!(real.display().to_string());
+                Error::invalid_words(
+                    format!("`{}` is a directory, not a file", real.display()).into(),
+                    Words::text("search it with ")
+                        .call(NextCall::new(
+                            "search",
+                            [("pattern", serde_json::json!("<regex>")), ("path", path.clone())],
+                        ))
+                        .then(", or list it with ")
+                        .call(NextCall::new("list", [("path", path)])),
+                )
+            }
             Refusal::NotRegular(what) => Error::invalid(
                 format!(
                     "`{}` is {what}, not a regular file: only regular files are read",

@@ -18,6 +18,7 @@ use crate::envelope::{NextCall, Reason};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Size};
 use crate::render::Dialect;
+use crate::spell::Words;
 
 use crate::store::Store;
 use sink::HitSink;
@@ -243,7 +244,10 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
             size,
             cap,
             "one hit with its context",
-            "ask for less `context`, or a larger `max_tokens`",
+            Words::text("ask for less ")
+                .arg("search", "context")
+                .then(", or a larger ")
+                .arg("search", "max_tokens"),
         )?;
         answer.keep_first(store, kept, why);
     }
@@ -267,12 +271,10 @@ pub(crate) fn build_matcher(query: &Query) -> Result<grep_regex::RegexMatcher> {
         .fixed_strings(query.literal)
         .build(&query.pattern)
         .map_err(|e| {
-            Error::invalid(
-                format!("invalid pattern: {e}"),
-                Some(
-                    "fix the regex, or search for the text as it is with `literal: true` (CLI: `--literal`)"
-                        .to_owned(),
-                ),
+            Error::invalid_words(
+                format!("invalid pattern: {e}").into(),
+                Words::text("fix the regex, or search for the text as it is with ")
+                    .arg_value("search", "literal", true),
             )
         })
 }
@@ -281,9 +283,11 @@ pub(crate) fn build_matcher(query: &Query) -> Result<grep_regex::RegexMatcher> {
 pub(crate) fn page_limit(paging: &Paging) -> Result<usize> {
     let limit = paging.limit.unwrap_or(DEFAULT_LIMIT);
     if limit == 0 || limit > MAX_LIMIT {
-        return Err(Error::invalid(
-            format!("`limit` must be between 1 and {MAX_LIMIT} (got {limit})"),
-            Some(format!("ask for `limit` {DEFAULT_LIMIT}")),
+        return Err(Error::invalid_words(
+            Words::default()
+                .arg("search", "limit")
+                .then(format!(" must be between 1 and {MAX_LIMIT} (got {limit})")),
+            Words::text("ask for ").arg_value("search", "limit", DEFAULT_LIMIT),
         ));
     }
     Ok(limit)

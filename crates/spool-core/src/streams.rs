@@ -9,6 +9,7 @@ use serde_json::json;
 
 use crate::envelope::{NextCall, Source};
 use crate::error::{Error, Result};
+use crate::spell::Words;
 use crate::store::{ArtifactMeta, NewArtifact, Store, Stream};
 
 impl Stream {
@@ -23,9 +24,12 @@ impl Stream {
         match s {
             "stdout" => Ok(Self::Stdout),
             "stderr" => Ok(Self::Stderr),
-            other => Err(Error::invalid(
-                format!("unknown stream `{other}`"),
-                Some("ask for `stream` stdout or stderr".to_owned()),
+            other => Err(Error::invalid_words(
+                format!("unknown stream `{other}`").into(),
+                Words::text("ask for ")
+                    .arg_value("read", "stream", "stdout")
+                    .then(" or ")
+                    .arg_value("read", "stream", "stderr"),
             )),
         }
     }
@@ -43,9 +47,13 @@ pub fn stream_view(store: &Store, reference: &str, stream: Stream) -> Result<Art
         Ok(bytes) => decode_runs(&bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if meta.source.kind != crate::envelope::SourceKind::Exec {
-                return Err(Error::invalid(
-                    format!("`{reference}` is not command output: it has no stdout or stderr"),
-                    Some(format!("read `{reference}` without `stream`")),
+                return Err(Error::invalid_words(
+                    format!("`{reference}` is not command output: it has no stdout or stderr")
+                        .into(),
+                    Words::text("read it whole: ").call(crate::envelope::NextCall::new(
+                        "read",
+                        [("ref", serde_json::json!(reference))],
+                    )),
                 ));
             }
             // A command that printed nothing.

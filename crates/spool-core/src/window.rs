@@ -6,10 +6,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::envelope::ArtifactState;
-use crate::envelope::{CaptureNote, Envelope, NextCall, Range, Reason, ReasonCode};
+use crate::envelope::{
+    Block, CaptureNote, Envelope, Gap, NextCall, Range, Reason, ReasonCode, Unit,
+};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Forms, Size};
 use crate::render;
+use crate::spell::Words;
 use crate::store::{ArtifactReader, Store};
 use crate::tokens;
 use crate::wire;
@@ -94,22 +97,24 @@ pub fn window(
 /// Checks a cap asked for: between [`MIN_MAX_TOKENS`] and [`MAX_MAX_TOKENS`].
 pub fn check_cap(max_tokens: u64) -> Result<()> {
     if max_tokens > MAX_MAX_TOKENS {
-        return Err(Error::invalid(
-            format!(
-                "`max_tokens` must be at most {} (got {max_tokens})",
+        return Err(Error::invalid_words(
+            Words::default().arg("read", "max_tokens").then(format!(
+                " must be at most {} (got {max_tokens})",
                 render::thousands(MAX_MAX_TOKENS)
-            ),
-            Some(format!(
-                "ask for `max_tokens` {DEFAULT_MAX_TOKENS}, or up to {MAX_MAX_TOKENS}"
             )),
+            Words::text("ask for ")
+                .arg_value("read", "max_tokens", DEFAULT_MAX_TOKENS)
+                .then(format!(", or up to {MAX_MAX_TOKENS}")),
         ));
     }
     if max_tokens < MIN_MAX_TOKENS {
-        return Err(Error::invalid(
-            format!("`max_tokens` must be at least {MIN_MAX_TOKENS} (got {max_tokens})"),
-            Some(format!(
-                "ask for `max_tokens` between {MIN_MAX_TOKENS} and any larger cap"
+        return Err(Error::invalid_words(
+            Words::default().arg("read", "max_tokens").then(format!(
+                " must be at least {MIN_MAX_TOKENS} (got {max_tokens})"
             )),
+            Words::text("ask for ")
+                .arg("read", "max_tokens")
+                .then(format!(" between {MIN_MAX_TOKENS} and any larger cap")),
         ));
     }
     Ok(())
@@ -150,14 +155,15 @@ pub fn window_with_notes(
             serde_json::to_string(&meta.source).map_or(0, |s| s.len() as u64 / 2) + notes_bytes;
     }
     if max_tokens < reserve + MIN_MAX_TOKENS / 2 {
-        return Err(Error::invalid(
-            format!(
-                "`max_tokens` {max_tokens} leaves no room for content after the banner ({reserve} tokens)"
-            ),
-            Some(format!(
-                "ask for `max_tokens` of at least {}",
-                reserve + MIN_MAX_TOKENS
-            )),
+        return Err(Error::invalid_words(
+            Words::default()
+                .arg_value("read", "max_tokens", max_tokens)
+                .then(format!(
+                    " leaves no room for content after the banner ({reserve} tokens)"
+                )),
+            Words::text("ask for ")
+                .arg("read", "max_tokens")
+                .then(format!(" of at least {}", reserve + MIN_MAX_TOKENS)),
         ));
     }
     let mut content_tokens = max_tokens - reserve;
@@ -206,12 +212,13 @@ pub fn window_with_notes(
         let by_share = content_tokens * cap.share(size) / 1000 * (20 - attempt) / 20;
         content_tokens = by_overrun.min(by_share).max(floor);
     }
-    Err(Error::invalid(
-        format!("no window of this artifact fits `max_tokens` {max_tokens} with its banner"),
-        Some(format!(
-            "ask for a larger `max_tokens` (at least {})",
-            max_tokens * 2
-        )),
+    Err(Error::invalid_words(
+        Words::text("no window of this artifact fits ")
+            .arg_value("read", "max_tokens", max_tokens)
+            .then(" with its banner"),
+        Words::text("ask for a larger ")
+            .arg("read", "max_tokens")
+            .then(format!(" (at least {})", max_tokens * 2)),
     ))
 }
 
@@ -224,7 +231,18 @@ fn text_size(envelope: &Envelope, pieces: &[Piece], cap: Cap) -> Size {
         render::banner(envelope, render::Dialect::Mcp),
         render::banner(envelope, render::Dialect::Cli),
     ];
-    let markers: Vec<&String> = envelope.pieces.iter().skip(1).step_by(2).collect();
+    // Each gap's marker in the longer of its two spellings.
+    let markers: Vec<String> = envelope
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Gap(gap) => [render::Dialect::Mcp, render::Dialect::Cli]
+                .into_iter()
+                .map(|d| render::gap_marker(gap, d))
+                .max_by_key(String::len),
+            Block::Shown(_) => None,
+        })
+        .collect();
     let content_tokens: u64 = pieces.iter().map(|p| p.tokens).sum();
     let content_chars: u64 = pieces.iter().map(|p| p.chars.1 - p.chars.0).sum();
     // A token or two may merge across each join: banner|content and around each marker.
@@ -232,7 +250,7 @@ fn text_size(envelope: &Envelope, pieces: &[Piece], cap: Cap) -> Size {
     let banner_bytes = banners.iter().map(|b| b.len() as u64).max().unwrap_or(0);
     let marker_bytes = markers.iter().map(|m| m.len() as u64).sum::<u64>();
     // One newline joins each two blocks when a host shows them as one text.
-    let joins = envelope.pieces.len() as u64;
+    let joins = envelope.blocks.len() as u64;
     let chars = banner_bytes + marker_bytes + content_chars + joins;
     let cheap = banner_bytes + marker_bytes + content_tokens + slack + joins;
     if cheap <= cap.tokens {
@@ -272,11 +290,15 @@ fn text_size(envelope: &Envelope, pieces: &[Piece], cap: Cap) -> Size {
 fn json_size(envelope: &Envelope, cap: Cap) -> Size {
     let reference = envelope.reference.as_str();
     let mut facts = wire::notice_first(String::new(), envelope);
-    if let Some(content) = facts.get_mut("content") {
-        *content = serde_json::Value::String(String::new());
+    if let Value::Object(fields) = &mut facts {
+        fields.insert("content".into(), Value::String(String::new()));
     }
     let facts = wire::compact(&facts);
-    let content = serde_json::to_string(&envelope.content).unwrap_or_default();
+    let content = [render::Dialect::Mcp, render::Dialect::Cli]
+        .into_iter()
+        .map(|d| serde_json::to_string(&render::content(envelope, d)).unwrap_or_default())
+        .max_by_key(String::len)
+        .unwrap_or_default();
     let notices: Vec<String> = [render::Dialect::Mcp, render::Dialect::Cli]
         .into_iter()
         .map(|d| serde_json::to_string(&render::banner(envelope, d)).unwrap_or_default())
@@ -367,11 +389,13 @@ fn check_sizes(request: WindowRequest) -> Result<()> {
         _ => None,
     };
     match zero {
-        Some(arg) => Err(Error::invalid(
-            format!("`{arg}` must be at least 1"),
-            Some(format!(
-                "leave `{arg}` out to get as much as one answer holds"
-            )),
+        Some(arg) => Err(Error::invalid_words(
+            Words::default()
+                .arg("read", arg)
+                .then(" must be at least 1"),
+            Words::text("leave ")
+                .arg("read", arg)
+                .then(" out to get as much as one answer holds"),
         )),
         None => Ok(()),
     }
@@ -379,39 +403,49 @@ fn check_sizes(request: WindowRequest) -> Result<()> {
 
 fn check_line(total: u64, line: u64) -> Result<()> {
     if line == 0 {
-        return Err(Error::invalid(
-            "lines are numbered from 1 (got `line` 0)",
-            Some("ask for `line` 1 or later".to_owned()),
+        return Err(Error::invalid_words(
+            Words::text("lines are numbered from 1 (got ")
+                .arg_value("read", "line", 0)
+                .then(")"),
+            Words::text("ask for ")
+                .arg_value("read", "line", 1)
+                .then(" or later"),
         ));
     }
     if line > total {
-        return Err(Error::invalid(
+        return Err(Error::invalid_words(
             format!(
                 "no lines at this position (total {})",
                 render::thousands(total)
-            ),
-            Some(if total == 0 {
-                "the artifact is empty".to_owned()
+            )
+            .into(),
+            if total == 0 {
+                "the artifact is empty".into()
             } else {
-                format!("ask for `line` between 1 and {total}")
-            }),
+                Words::text("ask for ")
+                    .arg("read", "line")
+                    .then(format!(" between 1 and {total}"))
+            },
         ));
     }
     Ok(())
 }
 
-fn check_offset(total: u64, offset: u64, unit: &str, arg: &str) -> Result<()> {
+fn check_offset(total: u64, offset: u64, unit: &str, arg: &'static str) -> Result<()> {
     if offset >= total {
-        return Err(Error::invalid(
+        return Err(Error::invalid_words(
             format!(
                 "no {unit} at this position (total {})",
                 render::thousands(total)
-            ),
-            Some(if total == 0 {
-                "the artifact is empty".to_owned()
+            )
+            .into(),
+            if total == 0 {
+                "the artifact is empty".into()
             } else {
-                format!("ask for `{arg}` between 0 and {}", total - 1)
-            }),
+                Words::text("ask for ")
+                    .arg("read", arg)
+                    .then(format!(" between 0 and {}", total - 1))
+            },
         ));
     }
     Ok(())
@@ -427,24 +461,16 @@ fn assemble(
 ) -> Envelope {
     let meta = reader.meta();
     let reference = meta.reference.clone();
-    let mut content = String::new();
-    let mut texts = Vec::new();
+    let mut blocks = Vec::new();
     let mut notes = Vec::new();
     let mut next = Vec::new();
     for (i, piece) in pieces.iter().enumerate() {
         if i > 0 {
             let prev = &pieces[i - 1];
-            let gap = render::gap_marker(&reference, prev, piece);
-            if !content.ends_with('\n') && !content.is_empty() {
-                content.push('\n');
-            }
-            content.push_str(&gap);
-            content.push('\n');
-            texts.push(gap);
+            blocks.push(Block::Gap(gap_between(&reference, prev, piece)));
             next.push(read_call(&reference, prev.continuation()));
         }
-        content.push_str(&piece.text);
-        texts.push(piece.text.clone());
+        blocks.push(Block::Shown(piece.text.clone()));
         notes.extend(piece.note.clone());
     }
     let complete = whole && meta.state == ArtifactState::Complete
@@ -580,8 +606,7 @@ fn assemble(
         next,
         capture,
         notes,
-        content,
-        pieces: texts,
+        blocks,
         delivered,
         created_at: meta.created_at,
         redo: meta.redo.clone(),
@@ -609,6 +634,34 @@ fn state_reason(meta: &crate::store::ArtifactMeta) -> Reason {
         _ => ReasonCode::Cancelled,
     };
     Reason { code, detail }
+}
+
+/// The gap between two shown pieces, and the read that starts where it starts.
+fn gap_between(reference: &str, before: &Piece, after: &Piece) -> Gap {
+    if before.range.unit == Unit::Lines && after.range.unit == Unit::Lines {
+        let (start, end) = (before.lines.1 + 1, after.lines.0 - 1);
+        Gap {
+            unit: Unit::Lines,
+            start,
+            end,
+            lines: end + 1 - start,
+            chars: after.chars.0 - before.chars.1,
+            read: NextCall::new("read", [("ref", json!(reference)), ("line", json!(start))]),
+        }
+    } else {
+        let (start, end) = (before.chars.1, after.chars.0);
+        Gap {
+            unit: Unit::Chars,
+            start,
+            end,
+            lines: 0,
+            chars: end - start,
+            read: NextCall::new(
+                "read",
+                [("ref", json!(reference)), ("char_offset", json!(start))],
+            ),
+        }
+    }
 }
 
 fn read_call(reference: &str, cont: pieces::Continuation) -> NextCall {

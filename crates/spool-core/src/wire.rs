@@ -24,7 +24,11 @@ pub fn notice_first<T: Serialize + ?Sized>(notice: String, body: &T) -> Value {
 
 /// The whole envelope, `content` included, the banner in `dialect` as its `notice`.
 pub fn envelope(e: &Envelope, dialect: Dialect) -> Value {
-    notice_first(render::banner(e, dialect), e)
+    let mut v = notice_first(render::banner(e, dialect), e);
+    if let Value::Object(fields) = &mut v {
+        fields.insert("content".into(), Value::String(render::content(e, dialect)));
+    }
+    v
 }
 
 /// Compact JSON, as hosts hand it to the model (`JSON.stringify`, `serde_json::to_string`).

@@ -236,6 +236,17 @@ fn sniff_html(body: &[u8]) -> bool {
     head.contains("<html") || head.contains("<!doctype html")
 }
 
+impl From<spool_core::answer::params::FormatArg> for Format {
+    fn from(f: spool_core::answer::params::FormatArg) -> Self {
+        use spool_core::answer::params::FormatArg;
+        match f {
+            FormatArg::Markdown => Self::Markdown,
+            FormatArg::Text => Self::Text,
+            FormatArg::Raw => Self::Raw,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

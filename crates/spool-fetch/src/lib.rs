@@ -95,7 +95,7 @@ pub fn fetch(
     progress: &mut dyn FnMut(u64, Option<u64>),
 ) -> Result<Fetched> {
     let parsed = url::Url::parse(url).map_err(|e| Error::InvalidArgument {
-        message: format!("`{url}` is not a URL: {e}"),
+        message: format!("`{url}` is not a URL: {e}").into(),
         hint: Some("give an absolute http:// or https:// URL".into()),
     })?;
     let url = &redacted(&parsed);
@@ -153,12 +153,31 @@ pub fn fetch(
     )
 }
 
+/// `fetch` as every front end answers it: the page stored once (or its recent copy reused),
+/// its head shown under `cap`.
+pub fn answer(
+    store: &Store,
+    p: &spool_core::answer::params::FetchParams,
+    opts: &FetchOptions,
+    cap: spool_core::Cap,
+    progress: &mut dyn FnMut(u64, Option<u64>),
+) -> Result<spool_core::answer::Answer> {
+    let format = p.format.map_or(Format::Markdown, Into::into);
+    let fetched = fetch(store, &p.url, format, p.refresh, opts, progress)?;
+    let reader = store.open_artifact(&fetched.meta.reference)?;
+    let envelope = spool_core::window::window_with_notes(
+        &reader,
+        spool_core::window::WindowRequest::Preview(None),
+        cap,
+        &fetched.notes,
+    )?;
+    Ok(spool_core::answer::Answer::Envelope(Box::new(envelope)))
+}
+
 fn refusal(url: &str, refused: &guard::Refused) -> Error {
-    Error::Forbidden {
-        path: url.into(),
-        reason: format!(
-            "{refused}; fetching private networks is off (start the server with --allow-private-network)"
-        ),
+    Error::PrivateAddress {
+        url: url.into(),
+        refused: refused.to_string(),
     }
 }
 

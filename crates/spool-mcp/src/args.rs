@@ -14,10 +14,9 @@ use spool_core::Error;
 pub fn invalid(tool: &str, misfit: &str, upstream_said: Option<&str>) -> Error {
     let said = upstream_said.map_or(String::new(), |s| format!(" (the upstream said: {s})"));
     Error::InvalidArgument {
-        message: format!("the arguments of `{tool}` do not fit its input schema: {misfit}{said}"),
-        hint: Some(format!(
-            "call `{tool}` again with the arguments its inputSchema lists"
-        )),
+        message: format!("the arguments of `{tool}` do not fit its input schema: {misfit}{said}")
+            .into(),
+        hint: Some(format!("call `{tool}` again with the arguments its inputSchema lists").into()),
     }
 }
 

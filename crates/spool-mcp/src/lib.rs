@@ -7,7 +7,6 @@ pub mod answer;
 pub mod args;
 mod descriptions;
 pub mod http;
-mod params;
 pub mod schema;
 mod server;
 

@@ -13,20 +13,18 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::Value;
-use spool_core::exec::{RunControl, RunSpec};
+use spool_core::exec::RunControl;
 use spool_core::fit::Forms;
 use spool_core::roots::Roots;
-use spool_core::search::{Paging, Query};
-use spool_core::store::Stream;
-use spool_core::window::{WindowRequest, read_window, window};
 use spool_core::{Cap, Error, Result, Store};
 
-use crate::answer::{Answer, Parts, error_result};
+use crate::answer::{Parts, error_result, into_result};
 use crate::descriptions;
-use crate::params::{
+use crate::schema;
+use spool_core::answer::params::{
     ArtifactsParams, FetchParams, ListParams, ReadParams, RunParams, SearchParams,
 };
-use crate::schema;
+use spool_core::answer::{Answer, tools};
 
 /// How the server answers.
 #[derive(Debug, Clone)]
@@ -157,27 +155,32 @@ impl SpoolServer {
         }
     }
 
-    /// Runs `f` on a blocking thread; its answer or error becomes the tool result. A panic
-    /// becomes an `internal` error: the server stays up.
+    /// Runs `f` on a blocking thread, through the answer pipeline (timed and audited there);
+    /// its answer or error becomes the tool result. A panic becomes an `unavailable` error,
+    /// audited too: the server stays up.
     async fn blocking<F>(&self, tool: &'static str, args: Value, f: F) -> CallToolResult
     where
         F: FnOnce(&Inner) -> Result<Answer> + Send + 'static,
     {
         let inner = Arc::clone(&self.inner);
         let started = Instant::now();
-        let outcome = tokio::task::spawn_blocking(move || f(&inner)).await;
-        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let store = &self.inner.store;
+        let audited = args.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            spool_core::answer::respond(&inner.store, tool, &audited, || f(&inner))
+        })
+        .await;
         let parts = self.inner.settings.parts();
         match outcome {
-            Ok(Ok(answer)) => answer.into_result(store, tool, &args, ms, parts),
-            Ok(Err(err)) => error_result(store, tool, &args, &err, ms, parts),
+            Ok(Ok(answer)) => into_result(&answer, parts),
+            Ok(Err(err)) => error_result(&err, parts),
             Err(join) => {
                 let err = Error::Unavailable {
                     what: format!("the `{tool}` tool"),
                     cause: format!("it failed unexpectedly ({join})"),
                 };
-                error_result(store, tool, &args, &err, ms, parts)
+                let ms = spool_core::answer::elapsed_ms(started);
+                spool_core::answer::record_error(&self.inner.store, tool, &args, &err, ms);
+                error_result(&err, parts)
             }
         }
     }
@@ -368,12 +371,10 @@ impl ServerHandler for SpoolServer {
                 .and_then(|t| crate::args::misfit(&t.input_schema, &arguments));
             let misfit = named.unwrap_or_else(|| detail.trim().to_owned());
             let err = crate::args::invalid(&tool, &misfit, None);
+            let arguments = Value::Object(arguments);
+            spool_core::answer::record_error(&self.inner.store, &tool, &arguments, &err, 0);
             return Ok(rmcp::model::CallToolResponse::Complete(error_result(
-                &self.inner.store,
-                &tool,
-                &Value::Object(arguments),
                 &err,
-                0,
                 self.inner.settings.parts(),
             )));
         }
@@ -387,69 +388,24 @@ impl ServerHandler for SpoolServer {
     }
 }
 
-fn one_of<'a>(reference: Option<&'a str>, path: Option<&'a str>, tool: &str) -> Result<Target<'a>> {
-    match (reference, path) {
-        (Some(r), None) => Ok(Target::Ref(r)),
-        (None, Some(p)) => Ok(Target::Path(p)),
-        _ => Err(Error::InvalidArgument {
-            message: format!("`{tool}` takes either `ref` or `path`, exactly one of them"),
-            hint: Some(format!(
-                "for example {tool} ref=sp_... or {tool} path=README.md"
-            )),
-        }),
-    }
-}
-
-enum Target<'a> {
-    Ref(&'a str),
-    Path(&'a str),
-}
-
 impl Inner {
-    fn cap(&self, asked: Option<u64>) -> Cap {
-        self.settings.cap(asked)
+    /// The tools' context: this server's store, roots, cap and limits.
+    fn with_context<T>(&self, f: impl FnOnce(&tools::Context<'_>) -> T) -> T {
+        let cap = |asked: Option<u64>| self.settings.cap(asked);
+        let cx = tools::Context {
+            store: &self.store,
+            roots: &self.roots,
+            cap: &cap,
+            run_timeout: Some(self.settings.run_timeout),
+            run_timeout_max: Some(self.settings.run_timeout),
+            search_budget: self.settings.search_budget,
+        };
+        f(&cx)
     }
 
     fn run(&self, p: RunParams, control: RunControl) -> Result<Answer> {
-        let (argv, command) = match (p.argv, p.command) {
-            (Some(argv), None) if !argv.is_empty() => (argv, None),
-            (None, Some(c)) if !c.trim().is_empty() => (Vec::new(), Some(c)),
-            _ => {
-                return Err(Error::InvalidArgument {
-                    message: "`run` takes either `command` (a string for sh -c) or `argv` (a non-empty array)".into(),
-                    hint: Some("for example run command=\"cargo test\"".into()),
-                });
-            }
-        };
-        // Held open from the check to the start: the command runs in the directory checked.
-        let (cwd_fd, cwd) = self.roots.open_dir(p.cwd.as_deref().unwrap_or("."))?;
-        let limit = self.settings.run_timeout.as_secs_f64();
-        let timeout = match p.timeout_s {
-            Some(t) if !(t.is_finite() && t > 0.0 && t <= limit) => {
-                return Err(Error::InvalidArgument {
-                    message: format!("`timeout_s` must be between 0 and {limit} seconds (got {t})"),
-                    hint: Some(format!("ask for `timeout_s` {}", limit.min(60.0))),
-                });
-            }
-            Some(t) => Duration::from_secs_f64(t),
-            None => self.settings.run_timeout,
-        };
-        let spec = RunSpec {
-            argv,
-            command,
-            cwd: Some(cwd),
-            cwd_fd: Some(Arc::new(cwd_fd)),
-            timeout: Some(timeout),
-            stdin: p.stdin.map(String::into_bytes),
-        };
-        let outcome = spool_core::exec::run(&self.store, &spec, control)?;
-        let reader = self.store.open_artifact(&outcome.meta.reference)?;
-        let preview = p.preview.map(Into::into);
-        Ok(Answer::Envelope(Box::new(window(
-            &reader,
-            WindowRequest::Preview(preview),
-            self.cap(p.max_tokens),
-        )?)))
+        self.with_context(|cx| tools::run(cx, p, control))
+            .map(|(answer, _)| answer)
     }
 
     fn fetch(&self, p: &FetchParams, progress: &mut dyn FnMut(u64, Option<u64>)) -> Result<Answer> {
@@ -457,154 +413,28 @@ impl Inner {
             allow_private: self.settings.allow_private_network,
             ..spool_fetch::FetchOptions::default()
         };
-        let format = p.format.map_or(spool_fetch::Format::Markdown, Into::into);
-        let fetched = spool_fetch::fetch(&self.store, &p.url, format, p.refresh, &opts, progress)?;
-        let reader = self.store.open_artifact(&fetched.meta.reference)?;
-        let envelope = spool_core::window::window_with_notes(
-            &reader,
-            WindowRequest::Preview(None),
-            self.cap(p.max_tokens),
-            &fetched.notes,
-        )?;
-        Ok(Answer::Envelope(Box::new(envelope)))
+        spool_fetch::answer(
+            &self.store,
+            p,
+            &opts,
+            self.settings.cap(p.max_tokens),
+            progress,
+        )
     }
 
     fn read(&self, p: &ReadParams) -> Result<Answer> {
-        if let Some(cursor) = &p.cursor {
-            let Some(reference) = p.reference.as_deref().filter(|_| p.path.is_none()) else {
-                return Err(Error::InvalidArgument {
-                    message: "`cursor` continues a list of items: give it with the list's `ref`"
-                        .into(),
-                    hint: Some("pass the `ref` and `next_cursor` of the previous page".into()),
-                });
-            };
-            let limit = p.limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX));
-            return Ok(Answer::Items(Box::new(spool_core::items::item_page(
-                &self.store,
-                reference,
-                spool_core::items::PageStart::Cursor(cursor),
-                limit,
-                self.cap(p.max_tokens),
-            )?)));
-        }
-        let mut reference = match one_of(p.reference.as_deref(), p.path.as_deref(), "read")? {
-            Target::Ref(r) => r.to_owned(),
-            Target::Path(path) => {
-                let (file, real) = self.roots.open_file(path)?;
-                spool_core::files::snapshot_file(&self.store, file, &real)?.reference
-            }
-        };
-        if let Some(stream) = &p.stream {
-            reference =
-                spool_core::streams::stream_view(&self.store, &reference, Stream::parse(stream)?)?
-                    .reference;
-        }
-        let request = read_request(p)?;
-        Ok(Answer::Envelope(Box::new(read_window(
-            &self.store,
-            &reference,
-            request,
-            self.cap(p.max_tokens),
-        )?)))
+        self.with_context(|cx| tools::read(cx, p))
     }
 
     fn search(&self, p: &SearchParams) -> Result<Answer> {
-        let query = Query {
-            pattern: p.pattern.clone(),
-            literal: p.literal,
-            case_insensitive: p.case_insensitive,
-        };
-        let paging = Paging {
-            context: p.context.unwrap_or(0),
-            limit: p.limit,
-            cursor: p.cursor.clone(),
-        };
-        let mut answer = match one_of(p.reference.as_deref(), p.path.as_deref(), "search")? {
-            Target::Ref(r) => spool_core::search::search_artifact(&self.store, r, &query, &paging)?,
-            Target::Path(path) => spool_core::search::tree::search_path(
-                &self.store,
-                &self.roots,
-                path,
-                &query,
-                &p.glob,
-                &paging,
-                self.settings.search_budget,
-            )?,
-        };
-        spool_core::search::fit(&mut answer, &self.store, self.cap(p.max_tokens))?;
-        Ok(Answer::Search(Box::new(answer)))
+        self.with_context(|cx| tools::search(cx, p))
     }
 
     fn list(&self, p: &ListParams) -> Result<Answer> {
-        let path = p.path.as_deref().unwrap_or(".");
-        let page = spool_core::listing::list(
-            &self.store,
-            &self.roots,
-            spool_core::listing::ListQuery {
-                path,
-                glob: p.glob.as_deref(),
-                recursive: p.recursive,
-                hidden: p.hidden,
-            },
-            p.limit,
-            p.cursor.as_deref(),
-        )?;
-        let mut page = page;
-        spool_core::page::fit(&mut page, self.cap(None), |p, d| {
-            (
-                spool_core::render::entries_text(p, path, d),
-                spool_core::render::entries_notice(p, path, d),
-            )
-        })?;
-        Ok(Answer::List(Box::new(page), path.to_owned()))
+        self.with_context(|cx| tools::list(cx, p))
     }
 
     fn artifacts(&self, p: &ArtifactsParams) -> Result<Answer> {
-        let mut page = spool_core::page::artifacts(
-            &self.store,
-            p.kind.as_deref(),
-            p.limit.unwrap_or(50),
-            p.cursor.as_deref(),
-        )?;
-        spool_core::page::fit(&mut page, self.cap(None), |p, d| {
-            (
-                spool_core::render::artifacts_text(p, d),
-                spool_core::render::artifacts_notice(p, d),
-            )
-        })?;
-        Ok(Answer::Artifacts(Box::new(page)))
+        self.with_context(|cx| tools::artifacts(cx, p))
     }
-}
-
-/// The window a `read` asks for; ranges of different units cannot be mixed.
-fn read_request(p: &ReadParams) -> Result<WindowRequest> {
-    let lines = p.line.is_some() || p.limit.is_some();
-    let chars = p.char_offset.is_some() || p.max_chars.is_some();
-    let bytes = p.byte_offset.is_some() || p.max_bytes.is_some();
-    if u8::from(lines) + u8::from(chars) + u8::from(bytes) > 1
-        || (p.preview.is_some() && (lines || chars || bytes))
-    {
-        return Err(Error::InvalidArgument {
-            message: "`read` takes one kind of range: lines (`line`, `limit`), chars (`char_offset`, `max_chars`), bytes (`byte_offset`, `max_bytes`), or a `preview`".into(),
-            hint: Some("for example read ref=sp_... line=97 limit=400".into()),
-        });
-    }
-    Ok(if lines {
-        WindowRequest::Lines {
-            line: p.line.unwrap_or(1),
-            limit: p.limit,
-        }
-    } else if chars {
-        WindowRequest::Chars {
-            offset: p.char_offset.unwrap_or(0),
-            max: p.max_chars,
-        }
-    } else if bytes {
-        WindowRequest::Bytes {
-            offset: p.byte_offset.unwrap_or(0),
-            max: p.max_bytes,
-        }
-    } else {
-        WindowRequest::Preview(p.preview.map(Into::into))
-    })
 }

@@ -67,13 +67,14 @@ pub fn describe_tool() -> Tool {
 pub fn describe(name: &str, tool: Option<&Tool>) -> CallToolResult {
     let Some(tool) = tool else {
         let err = spool_core::Error::InvalidArgument {
-            message: format!("no tool `{name}` is listed"),
+            message: format!("no tool `{name}` is listed").into(),
             hint: Some("pass a name exactly as `tools/list` shows it".into()),
         };
         let mut r = CallToolResult::error(vec![ContentBlock::text(
-            spool_core::render::error_text(&err),
+            spool_core::render::error_text(&err, spool_core::render::Dialect::Mcp),
         )]);
-        r.structured_content = serde_json::to_value(err.to_wire()).ok();
+        r.structured_content =
+            serde_json::to_value(err.to_wire(spool_core::render::Dialect::Mcp)).ok();
         return r;
     };
     let v = serde_json::to_value(tool).unwrap_or(Value::Null);

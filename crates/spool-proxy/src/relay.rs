@@ -11,7 +11,7 @@ use spool_core::envelope::{NextCall, Source, SourceKind};
 use spool_core::items::{PageStart, find_list, item_page_with_notes, store_items};
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::window::{WindowRequest, window_with_notes};
-use spool_core::{Cap, Preview, Result, Store, audit};
+use spool_core::{Cap, Preview, Result, Store};
 use spool_mcp::answer::{Parts, envelope_result, items_result};
 
 /// Text past this many bytes is over any cap without counting its tokens.
@@ -259,17 +259,7 @@ fn pass_through(
             .content
             .push(ContentBlock::text(format!("[spool: {}]", large.join("; "))));
     }
-    let recorded = audit::record_other(
-        store,
-        call.exposed,
-        call.arguments,
-        &json!({ "bytes": bytes, "passed_through": true }),
-        true,
-        ms,
-    );
-    if let Err(e) = recorded {
-        tracing::warn!(error = %e, "could not record the answer in the audit");
-    }
+    spool_core::answer::record_passed(store, call.exposed, call.arguments, bytes, ms);
     passed
 }
 
@@ -311,10 +301,7 @@ fn items_answer(
         call.cap,
         &notes,
     )?;
-    if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &page.envelope, ms)
-    {
-        tracing::warn!(error = %e, "could not record the answer in the audit");
-    }
+    spool_core::answer::record_envelope(store, call.exposed, call.arguments, &page.envelope, ms);
     Ok(items_result(&page, call.parts))
 }
 
@@ -336,9 +323,7 @@ fn window_answer(
         call.cap,
         &notes,
     )?;
-    if let Err(e) = audit::record_envelope(store, call.exposed, call.arguments, &envelope, ms) {
-        tracing::warn!(error = %e, "could not record the answer in the audit");
-    }
+    spool_core::answer::record_envelope(store, call.exposed, call.arguments, &envelope, ms);
     Ok(envelope_result(&envelope, call.parts))
 }
 
@@ -521,9 +506,7 @@ pub fn honest_resource(
         let reader = store.open_artifact(&whole.reference)?;
         let envelope = spool_core::window::window(&reader, WindowRequest::Preview(None), cap)?;
         let args = json!({ "uri": uri });
-        if let Err(e) = audit::record_envelope(store, "resources/read", &args, &envelope, ms) {
-            tracing::warn!(error = %e, "could not record the answer in the audit");
-        }
+        spool_core::answer::record_envelope(store, "resources/read", &args, &envelope, ms);
         *text = spool_core::render::envelope_text(&envelope, spool_core::render::Dialect::Mcp);
         // What is left is a banner and a preview, whatever the whole was.
         *mime_type = Some("text/plain".into());

@@ -69,7 +69,7 @@ pub struct ProxyServer {
 fn internal(message: impl Into<String>, err: Option<&spool_core::Error>) -> ErrorData {
     ErrorData::internal_error(
         message.into(),
-        err.and_then(|e| serde_json::to_value(e.to_wire()).ok()),
+        err.and_then(|e| serde_json::to_value(e.to_wire(spool_core::render::Dialect::Mcp)).ok()),
     )
 }
 
@@ -336,7 +336,10 @@ impl ProxyServer {
             };
             match relay::honest(&store, &call, result, ms) {
                 Ok(r) => r,
-                Err(e) => error_result(&store, &exposed, &arguments, &e, ms, parts),
+                Err(e) => {
+                    spool_core::answer::record_error(&store, &exposed, &arguments, &e, ms);
+                    error_result(&e, parts)
+                }
             }
         })
         .await
@@ -354,14 +357,8 @@ impl ProxyServer {
         err: &spool_core::Error,
         ms: u64,
     ) -> CallToolResponse {
-        CallToolResponse::Complete(error_result(
-            self.store(),
-            name,
-            arguments,
-            err,
-            ms,
-            self.inner.spool.settings().parts(),
-        ))
+        spool_core::answer::record_error(self.store(), name, arguments, err, ms);
+        CallToolResponse::Complete(error_result(err, self.inner.spool.settings().parts()))
     }
 
     /// Large text contents stored and shown in part, like tool answers.

@@ -210,7 +210,7 @@ impl Upstream {
         let transport = spec
             .transport()
             .map_err(|e| spool_core::Error::InvalidArgument {
-                message: e.to_string(),
+                message: e.to_string().into(),
                 hint: None,
             })?;
         let upstream = Arc::new(Self {

@@ -75,7 +75,7 @@ impl S3Error {
                 cause: self.to_string(),
             },
             other => spool_core::Error::InvalidArgument {
-                message: other.to_string(),
+                message: other.to_string().into(),
                 hint: None,
             },
         }

@@ -144,6 +144,7 @@ impl Manifest {
             owner_pid: None,
             dedup_key: None,
             made_by: self.made_by.clone(),
+            evicted_at: None,
             share_failure: None,
         }
     }

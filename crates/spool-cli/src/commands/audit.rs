@@ -1,7 +1,8 @@
 //! `spool audit [REF]`
 
 use serde_json::Value;
-use spool_core::audit::{AuditRow, for_ref, recent};
+use spool_core::answer::Answer;
+use spool_core::audit::{AuditRow, RefAudit, for_ref, recent};
 use spool_core::render::thousands;
 use spool_core::{Error, Store};
 
@@ -15,6 +16,12 @@ fn delivered_text(row: &AuditRow) -> String {
     }
     if let Some(hits) = d.get("hits").and_then(Value::as_u64) {
         return format!("{} hits", thousands(hits));
+    }
+    if let Some(items) = d.get("items").and_then(Value::as_u64) {
+        return format!("{} items", thousands(items));
+    }
+    if let Some(freed) = d.get("freed_bytes").and_then(Value::as_u64) {
+        return format!("gc freed {} bytes", thousands(freed));
     }
     let ranges: Vec<String> = d
         .get("ranges")
@@ -75,11 +82,27 @@ fn row_text(row: &AuditRow) -> String {
 }
 
 pub fn audit(store: &Store, args: &AuditArgs) -> Result<u8, Error> {
-    if let Some(reference) = &args.reference {
-        let report = for_ref(store, reference)?;
-        if args.common.json {
-            output::json(&report);
-            return Ok(0);
+    let params = || Ok(serde_json::json!({ "ref": args.reference, "limit": args.limit }));
+    let answer = super::answered(store, "audit", args.common.json, params, |cx, _| {
+        Ok(match &args.reference {
+            Some(reference) => Answer::OfRef(Box::new(for_ref(cx.store, reference)?)),
+            None => Answer::Recent(recent(cx.store, args.limit, None)?),
+        })
+    })?;
+    match answer {
+        Answer::OfRef(report) => of_ref(&report, args.common.json),
+        Answer::Recent(rows) => recent_rows(&rows, args.common.json),
+        _ => {}
+    }
+    Ok(0)
+}
+
+fn of_ref(report: &RefAudit, json: bool) {
+    let reference = &report.reference;
+    {
+        if json {
+            output::json(report);
+            return;
         }
         let mut out = format!(
             "{reference}: {} answers; whole: {} lines, {} bytes\n",
@@ -108,12 +131,13 @@ pub fn audit(store: &Store, args: &AuditArgs) -> Result<u8, Error> {
             }
         }
         output::text(&out);
-        return Ok(0);
     }
-    let rows = recent(store, args.limit, None)?;
-    if args.common.json {
+}
+
+fn recent_rows(rows: &[AuditRow], json: bool) {
+    if json {
         output::json(&rows);
-        return Ok(0);
+        return;
     }
     let mut out = String::new();
     if rows.is_empty() {
@@ -123,5 +147,4 @@ pub fn audit(store: &Store, args: &AuditArgs) -> Result<u8, Error> {
         out.push_str(&row_text(row));
     }
     output::text(&out);
-    Ok(0)
 }

@@ -1,66 +1,56 @@
 //! `spool fetch URL`
 
-use std::time::Instant;
+use spool_core::answer::Answer;
+use spool_core::answer::params::FetchParams;
+use spool_core::{Error, Store};
+use spool_fetch::FetchOptions;
 
-use serde_json::json;
-use spool_core::window::{WindowRequest, window_with_notes};
-use spool_core::{Error, Store, audit};
-use spool_fetch::{FetchOptions, Format};
-
-use super::{audited, elapsed_ms};
-use crate::cli::{FetchArgs, FormatArg};
+use crate::cli::FetchArgs;
 use crate::output;
 
+/// The exit code of a fetch whose server answered with an error status (`curl --fail` uses the
+/// same): the page is stored and shown, but it is not the page that was asked for.
+const HTTP_ERROR: u8 = 22;
+
 pub fn fetch(store: &Store, args: &FetchArgs) -> Result<u8, Error> {
-    let started = Instant::now();
-    let format = match args.format {
-        FormatArg::Markdown => Format::Markdown,
-        FormatArg::Text => Format::Text,
-        FormatArg::Raw => Format::Raw,
-    };
+    let json = args.common.json;
     let opts = FetchOptions {
         allow_private: args.allow_private_network,
         ..FetchOptions::default()
     };
-    let arguments = json!({ "url": spool_fetch::redacted_str(&args.url), "format": format.as_str(), "refresh": args.refresh, "max_tokens": args.max_tokens });
-    let answer = spool_fetch::fetch(
+    let params = || {
+        Ok(FetchParams {
+            url: args.url.clone(),
+            format: Some(args.format.into()),
+            refresh: args.refresh,
+            max_tokens: Some(args.max_tokens),
+        })
+    };
+    let answer = super::answered_as(
         store,
-        &args.url,
-        format,
-        args.refresh,
-        &opts,
-        &mut |_, _| {},
-    )
-    .and_then(|fetched| {
-        let reader = store.open_artifact(&fetched.meta.reference)?;
-        window_with_notes(
-            &reader,
-            WindowRequest::Preview(None),
-            super::cap(args.max_tokens, args.common.json),
-            &fetched.notes,
-        )
-    });
-    match answer {
-        Ok(envelope) => {
-            audited(audit::record_envelope(
-                store,
-                "fetch",
-                &arguments,
-                &envelope,
-                elapsed_ms(started),
-            ));
-            output::envelope(&envelope, args.common.json);
-            Ok(0)
-        }
-        Err(err) => {
-            audited(audit::record_error(
-                store,
-                "fetch",
-                &arguments,
-                &err,
-                elapsed_ms(started),
-            ));
-            Err(err)
-        }
-    }
+        "fetch",
+        json,
+        params,
+        // A password in the URL is used, not recorded.
+        |p| {
+            let mut v = super::args_of(p);
+            v["url"] = spool_fetch::redacted_str(&p.url).into();
+            v
+        },
+        |cx, p| spool_fetch::answer(cx.store, p, &opts, (cx.cap)(p.max_tokens), &mut |_, _| {}),
+    )?;
+    output::answer(&answer, json);
+    let status = match &answer {
+        Answer::Envelope(e) => e
+            .source
+            .version
+            .get("status")
+            .and_then(serde_json::Value::as_u64),
+        _ => None,
+    };
+    Ok(if status.is_some_and(|s| s >= 400) {
+        HTTP_ERROR
+    } else {
+        0
+    })
 }

@@ -1,5 +1,6 @@
 //! `spool gc`
 
+use spool_core::answer::Answer;
 use spool_core::render::{human_bytes, thousands};
 use spool_core::{Error, Store};
 
@@ -7,8 +8,16 @@ use crate::cli::GcArgs;
 use crate::output;
 
 pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
-    let report = store.gc()?;
-    let shared = store.gc_shared()?;
+    let answer = super::answered(
+        store,
+        "gc",
+        args.common.json,
+        || Ok(serde_json::json!({})),
+        |cx, _| Ok(Answer::Gc(cx.store.gc()?, cx.store.gc_shared()?)),
+    )?;
+    let Answer::Gc(report, shared) = answer else {
+        return Ok(1);
+    };
     if args.common.json {
         let mut v = serde_json::to_value(report).unwrap_or_default();
         if let (Some(s), Some(obj)) = (&shared, v.as_object_mut()) {

@@ -2,28 +2,17 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
 
-use serde_json::json;
-use spool_core::exec::{RunControl, RunSpec};
-use spool_core::window::{WindowRequest, window};
-use spool_core::{Error, Store, audit};
+use spool_core::answer::params::RunParams;
+use spool_core::answer::tools;
+use spool_core::exec::{RunControl, RunOutcome};
+use spool_core::{Error, Store};
 
-use super::{audited, elapsed_ms};
 use crate::cli::RunArgs;
 use crate::output;
 
 pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
-    let started = Instant::now();
-    let timeout = match args.timeout {
-        Some(t) if !(t.is_finite() && t > 0.0) => {
-            return Err(Error::InvalidArgument {
-                message: format!("`--timeout` must be a positive number of seconds (got {t})"),
-                hint: Some("for example `--timeout 30`".into()),
-            });
-        }
-        t => t.map(Duration::from_secs_f64),
-    };
+    let json = args.common.json;
     let cancel = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&cancel)).map_err(|e| {
@@ -33,47 +22,51 @@ pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
             }
         })?;
     }
-    let spec = RunSpec {
-        argv: args.argv.clone(),
-        command: None,
-        cwd: args.cwd.clone(),
-        cwd_fd: None,
-        timeout,
-        stdin: None,
+    let params = || -> Result<RunParams, Error> {
+        // The command runs where the person is, not at the root of the file system.
+        let cwd = match &args.cwd {
+            Some(dir) => dir.display().to_string(),
+            None => ".".to_owned(),
+        };
+        Ok(RunParams {
+            command: None,
+            argv: Some(args.argv.clone()),
+            cwd: Some(super::absolute(&cwd)?),
+            timeout_s: args.timeout,
+            stdin: None,
+            preview: args.preview.map(Into::into),
+            max_tokens: Some(args.max_tokens),
+        })
     };
-    let outcome = spool_core::exec::run(
-        store,
-        &spec,
-        RunControl {
+    let mut ended: Option<RunOutcome> = None;
+    let answer = super::answered(store, "run", json, params, |cx, p| {
+        let control = RunControl {
             cancel,
             progress: None,
             // With a shared store, other machines can read the output while it grows: they
             // need its ref now, not when the command ends.
-            started: store.is_shared().then(|| {
+            started: cx.store.is_shared().then(|| {
                 Box::new(|reference: &str| {
                     eprintln!(
                         "spool: storing the output as {reference}; other machines on the shared store can read it while it runs"
                     );
                 }) as spool_core::exec::OnStarted
             }),
-        },
-    )?;
-    let reader = store.open_artifact(&outcome.meta.reference)?;
-    let envelope = window(
-        &reader,
-        WindowRequest::Preview(args.preview.map(Into::into)),
-        super::cap(args.max_tokens, args.common.json),
-    )?;
-    let arguments = json!({ "argv": args.argv, "preview": args.preview.map(|p| format!("{p:?}")), "max_tokens": args.max_tokens });
-    audited(audit::record_envelope(
-        store,
-        "run",
-        &arguments,
-        &envelope,
-        elapsed_ms(started),
-    ));
-    output::envelope(&envelope, args.common.json);
-    Ok(if outcome.cancelled {
+        };
+        let (answer, outcome) = tools::run(cx, p.clone(), control)?;
+        ended = Some(outcome);
+        Ok(answer)
+    })?;
+    output::answer(&answer, json);
+    Ok(match ended {
+        Some(outcome) => exit_code(&outcome),
+        None => 1,
+    })
+}
+
+/// The command's own exit status, as a shell reports it.
+fn exit_code(outcome: &RunOutcome) -> u8 {
+    if outcome.cancelled {
         130
     } else if outcome.timed_out {
         124
@@ -82,5 +75,5 @@ pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
     } else {
         // Exit codes are 0-255 on Unix; `code()` is already in that range.
         u8::try_from(outcome.exit_code.unwrap_or(1) & 0xff).unwrap_or(1)
-    })
+    }
 }

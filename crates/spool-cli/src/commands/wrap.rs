@@ -13,8 +13,8 @@ use crate::cli::WrapArgs;
 
 fn invalid(message: String, hint: &str) -> Error {
     Error::InvalidArgument {
-        message,
-        hint: Some(hint.to_owned()),
+        message: message.into(),
+        hint: Some(hint.to_owned().into()),
     }
 }
 
@@ -128,7 +128,7 @@ pub fn wrap(store: Arc<Store>, args: &WrapArgs) -> Result<u8, Error> {
             .map_err(|e| match e {
                 spool_proxy::ProxyError::Start(err) => err,
                 other => Error::InvalidArgument {
-                    message: other.to_string(),
+                    message: other.to_string().into(),
                     hint: None,
                 },
             })?;

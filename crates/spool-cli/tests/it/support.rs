@@ -20,7 +20,10 @@ impl Home {
 
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_spool"));
+        // In the home directory, so that the working directory an answer names (a command's
+        // `--cwd` in its redo call) is the home the snapshots redact.
         cmd.args(args)
+            .current_dir(self.path())
             .env("SPOOL_HOME", self.path())
             .env_remove("SPOOL_TTL")
             .env_remove("SPOOL_QUOTA");

@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS artifacts (
     last_read_at INTEGER NOT NULL,
     owner_pid INTEGER,
     dedup_key TEXT,
-    made_by TEXT
+    made_by TEXT,
+    evicted_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS artifacts_created ON artifacts(created_at DESC, ref DESC);
 CREATE INDEX IF NOT EXISTS artifacts_lru ON artifacts(last_read_at);
@@ -52,14 +53,20 @@ CREATE TABLE IF NOT EXISTS audit (
 CREATE INDEX IF NOT EXISTS audit_ref ON audit(ref, id);
 ";
 
-/// Brings a store made by an earlier version up to this schema (a column added later).
+/// Columns added after the first schema: a store made by an earlier version gains them.
+const ADDED_COLUMNS: [(&str, &str); 2] = [("made_by", "TEXT"), ("evicted_at", "INTEGER")];
+
+/// Brings a store made by an earlier version up to this schema.
 pub(super) fn migrate(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
-    let has = conn
-        .prepare("SELECT 1 FROM pragma_table_info('artifacts') WHERE name = 'made_by'")?
-        .exists([])?;
-    if !has {
+    for (name, kind) in ADDED_COLUMNS {
+        let has = conn
+            .prepare("SELECT 1 FROM pragma_table_info('artifacts') WHERE name = ?1")?
+            .exists([name])?;
+        if has {
+            continue;
+        }
         // Another process opening the store may add it first: that is success too.
-        match conn.execute_batch("ALTER TABLE artifacts ADD COLUMN made_by TEXT") {
+        match conn.execute_batch(&format!("ALTER TABLE artifacts ADD COLUMN {name} {kind}")) {
             Err(e) if e.to_string().contains("duplicate column") => {}
             other => other?,
         }
@@ -135,6 +142,9 @@ pub struct ArtifactMeta {
     /// server answers only from what it, or a process it trusts, made (and its roots' files).
     #[serde(skip)]
     pub made_by: Option<String>,
+    /// When the quota evicted it (unix ms): gone for space, not because its time ran out.
+    #[serde(skip)]
+    pub evicted_at: Option<i64>,
     /// Why this artifact, made here, is not in the shared store (filled in when it is opened).
     #[serde(skip)]
     pub share_failure: Option<String>,
@@ -163,6 +173,7 @@ impl ArtifactMeta {
             owner_pid: Some(std::process::id()),
             dedup_key: new.dedup_key,
             made_by: None,
+            evicted_at: None,
             share_failure: None,
         })
     }
@@ -225,6 +236,7 @@ impl ArtifactMeta {
             owner_pid: row.get("owner_pid")?,
             dedup_key: row.get("dedup_key")?,
             made_by: row.get("made_by")?,
+            evicted_at: row.get("evicted_at")?,
             share_failure: None,
         })
     }
@@ -239,8 +251,8 @@ impl Store {
         self.conn().execute(
             "INSERT OR REPLACE INTO artifacts (ref, kind, source, redo, state, bytes, lines, chars,
                 tokens, tokens_estimated, binary, hash, preview, capture_detail, created_at,
-                expires_at, last_read_at, owner_pid, dedup_key, made_by)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+                expires_at, last_read_at, owner_pid, dedup_key, made_by, evicted_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
             params![
                 m.reference,
                 m.source.kind.as_str(),
@@ -262,6 +274,7 @@ impl Store {
                 m.owner_pid,
                 m.dedup_key,
                 m.made_by,
+                m.evicted_at,
             ],
         )?;
         Ok(())
@@ -308,7 +321,7 @@ impl Store {
         }
         if meta.state != ArtifactState::Expired && meta.expires_at <= clock::now_ms() {
             // Being read right now: served this once more, expired by a later pass.
-            let _ = self.expire(&mut meta)?;
+            let _ = self.expire(&mut meta, false)?;
         }
         // Still being written on another machine (or seen stopped, which may have been a slow
         // writer): what the shared store holds now.
@@ -393,15 +406,19 @@ impl Store {
 
     /// Deletes the content and keeps the row as a tombstone: the row says so first, then the
     /// content goes. Content someone is reading is left (false): a later pass takes it.
-    fn expire(&self, meta: &mut ArtifactMeta) -> Result<bool> {
+    /// `for_space`: the quota evicts it (the tombstone says when), rather than its time to live
+    /// running out.
+    fn expire(&self, meta: &mut ArtifactMeta, for_space: bool) -> Result<bool> {
         let lock = match super::pin::try_evict(&self.content_path(&meta.reference)) {
             super::pin::Evict::InUse => return Ok(false),
             super::pin::Evict::Free(lock) => lock,
         };
+        let evicted_at = for_space.then(clock::now_ms);
         self.conn().execute(
-            "UPDATE artifacts SET state = 'expired' WHERE ref = ?1",
-            [&meta.reference],
+            "UPDATE artifacts SET state = 'expired', evicted_at = ?2 WHERE ref = ?1",
+            params![&meta.reference, evicted_at],
         )?;
+        meta.evicted_at = evicted_at;
         self.remove_content(&meta.reference);
         drop(lock);
         meta.state = ArtifactState::Expired;
@@ -480,7 +497,7 @@ impl Store {
         };
         for reference in due {
             let mut meta = self.meta(&reference)?;
-            if self.expire(&mut meta)? {
+            if self.expire(&mut meta, false)? {
                 report.freed_bytes += meta.bytes;
                 report.expired += 1;
             }
@@ -537,7 +554,7 @@ impl Store {
             if self.in_shared_store(&reference)? {
                 // The shared store still has it: a later read fetches it again.
                 self.forget(&reference)?;
-            } else if !self.expire(&mut meta)? {
+            } else if !self.expire(&mut meta, true)? {
                 in_use.push(reference);
                 continue;
             }
@@ -578,18 +595,14 @@ pub fn expired_error(meta: &ArtifactMeta) -> Error {
     Error::Expired {
         reference: meta.reference.clone(),
         what,
-        redo: meta.redo.as_ref().map(|call| {
-            format!(
-                "{} (CLI: {})",
-                crate::render::call_text(call),
-                crate::render::cli_text(call)
-            )
-        }),
+        redo: meta.redo.clone().map(Box::new),
+        evicted_at: meta.evicted_at.map(clock::rfc3339),
         source_json: serde_json::json!({
             "source": meta.source,
             "total": meta.totals(),
             "created_at": clock::rfc3339(meta.created_at),
-            "expired_at": clock::rfc3339(meta.expires_at.min(clock::now_ms())),
+            "expired_at": clock::rfc3339(meta.evicted_at.unwrap_or(meta.expires_at.min(clock::now_ms()))),
+            "evicted": meta.evicted_at.is_some(),
         }),
     }
 }

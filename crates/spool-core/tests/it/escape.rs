@@ -79,7 +79,7 @@ fn holds_the_secret(store: &spool_core::Store, reference: &str) -> bool {
         8_000,
     )
     .unwrap()
-    .content
+    .content(spool_core::render::Dialect::Mcp)
     .contains("SECRET")
 }
 

@@ -41,10 +41,14 @@ fn a_failure_after_3000_lines_shows_the_real_last_lines() {
         )
         .unwrap();
         assert!(
-            e.content.contains("FATAL: the real error"),
+            e.content(spool_core::render::Dialect::Mcp)
+                .contains("FATAL: the real error"),
             "tail shown on failure"
         );
-        assert!(e.content.starts_with("out 1\n"));
+        assert!(
+            e.content(spool_core::render::Dialect::Mcp)
+                .starts_with("out 1\n")
+        );
         assert_eq!(e.shown.last().unwrap().end, 3001);
     }
     // Every byte is there, in order within each stream.
@@ -58,11 +62,8 @@ fn a_failure_after_3000_lines_shows_the_real_last_lines() {
         200_000,
     )
     .unwrap();
-    let outs: Vec<&str> = all
-        .content
-        .lines()
-        .filter(|l| l.starts_with("out "))
-        .collect();
+    let all = all.content(spool_core::render::Dialect::Mcp);
+    let outs: Vec<&str> = all.lines().filter(|l| l.starts_with("out ")).collect();
     assert_eq!(outs.len(), 3000);
     assert_eq!(outs[2999], "out 3000");
 }
@@ -84,7 +85,7 @@ fn a_timeout_stops_the_command_and_keeps_its_output() {
         8000,
     )
     .unwrap();
-    assert_eq!(e.content, "started\n");
+    assert_eq!(e.content(spool_core::render::Dialect::Mcp), "started\n");
     assert!(!e.complete);
     assert_eq!(e.reason.as_ref().unwrap().code, ReasonCode::Timeout);
     assert_eq!(e.source.version["timed_out"], true);
@@ -117,7 +118,7 @@ fn cancelling_keeps_what_was_captured_marked_cancelled() {
         8000,
     )
     .unwrap();
-    assert_eq!(e.content, "before\n");
+    assert_eq!(e.content(spool_core::render::Dialect::Mcp), "before\n");
     assert_eq!(e.reason.unwrap().code, ReasonCode::Cancelled);
 }
 
@@ -142,7 +143,10 @@ fn binary_output_and_empty_output() {
         8000,
     )
     .unwrap();
-    assert_eq!(e.content, "a\\x00b\\xff\\xfe");
+    assert_eq!(
+        e.content(spool_core::render::Dialect::Mcp),
+        "a\\x00b\\xff\\xfe"
+    );
 
     let out = run(&s.store, &sh("true"), RunControl::default()).unwrap();
     let e = read_window(
@@ -153,7 +157,7 @@ fn binary_output_and_empty_output() {
     )
     .unwrap();
     assert!(e.complete);
-    assert_eq!(e.content, "");
+    assert_eq!(e.content(spool_core::render::Dialect::Mcp), "");
     assert_eq!(e.total.lines, Some(0));
 }
 
@@ -218,7 +222,10 @@ fn a_read_can_ask_for_one_stream() {
     .unwrap();
     let err = stream_view(&s.store, &out.meta.reference, Stream::Stderr).unwrap();
     let e = read_window(&s.store, &err.reference, WindowRequest::Preview(None), 8000).unwrap();
-    assert_eq!(e.content, "err1\nerr2\nerr3\nno newline on stderr");
+    assert_eq!(
+        e.content(spool_core::render::Dialect::Mcp),
+        "err1\nerr2\nerr3\nno newline on stderr"
+    );
     assert!(e.complete);
     assert_eq!(e.source.version["stream"], "stderr");
     assert_eq!(e.source.version["view_of"], out.meta.reference.as_str());
@@ -230,7 +237,10 @@ fn a_read_can_ask_for_one_stream() {
         8000,
     )
     .unwrap();
-    assert_eq!(e.content, "out1\nout2\nout3\n");
+    assert_eq!(
+        e.content(spool_core::render::Dialect::Mcp),
+        "out1\nout2\nout3\n"
+    );
     // Asked again, the same view.
     let again = stream_view(&s.store, &out.meta.reference, Stream::Stderr).unwrap();
     assert_eq!(again.reference, err.reference);

@@ -114,7 +114,10 @@ fn a_window_over_a_changed_byte_answers_corrupt_at_every_offset_class() {
                 Ok(e) => {
                     assert!(!touches, "{class}: {request:?} served a changed byte");
                     let (from, to) = e.delivered.byte_spans[0];
-                    assert_eq!(e.content.as_bytes(), &original[from as usize..to as usize]);
+                    assert_eq!(
+                        e.content(spool_core::render::Dialect::Mcp).as_bytes(),
+                        &original[from as usize..to as usize]
+                    );
                 }
             }
         }
@@ -133,7 +136,10 @@ fn a_window_over_a_changed_byte_answers_corrupt_at_every_offset_class() {
         )
         .unwrap();
         let (from, to) = e.delivered.byte_spans[0];
-        assert_eq!(e.content.as_bytes(), &original[from as usize..to as usize]);
+        assert_eq!(
+            e.content(spool_core::render::Dialect::Mcp).as_bytes(),
+            &original[from as usize..to as usize]
+        );
         // A search reads the whole: corrupt wherever the byte is.
         probes += 1;
         let q = Query {
@@ -205,5 +211,8 @@ fn an_artifact_stored_without_chunk_sums_is_still_read() {
     )
     .unwrap();
     let (from, to) = e.delivered.byte_spans[0];
-    assert_eq!(e.content.as_bytes(), &original[from as usize..to as usize]);
+    assert_eq!(
+        e.content(spool_core::render::Dialect::Mcp).as_bytes(),
+        &original[from as usize..to as usize]
+    );
 }

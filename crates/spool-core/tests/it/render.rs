@@ -53,7 +53,10 @@ fn partial_head_tail_banner_and_gap_marker() {
         "banner_head_tail_cli",
         stable(&banner(&e, Dialect::Cli), &meta.reference)
     );
-    assert_snapshot!("gap_marker", stable(&e.pieces[1], &meta.reference));
+    let blocks = spool_core::render::block_texts(&e, Dialect::Mcp);
+    assert_snapshot!("gap_marker", stable(&blocks[1], &meta.reference));
+    let blocks = spool_core::render::block_texts(&e, Dialect::Cli);
+    assert_snapshot!("gap_marker_cli", stable(&blocks[1], &meta.reference));
 }
 
 /// Regression: the structured form's content holds the gap markers, which name the random ref,
@@ -176,10 +179,15 @@ fn error_texts() {
     let not_yours = Error::NotYours {
         reference: "sp_REF".into(),
     };
-    let all = [past, missing, bad_cap, corrupt, not_yours]
-        .iter()
-        .map(error_text)
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    assert_snapshot!("errors", all);
+    let errors = [past, missing, bad_cap, corrupt, not_yours];
+    let all = |dialect| {
+        errors
+            .iter()
+            .map(|e| error_text(e, dialect))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    };
+    assert_snapshot!("errors", all(Dialect::Mcp));
+    // The same errors as the CLI prints them: its flags and commands, never MCP arguments.
+    assert_snapshot!("errors_cli", all(Dialect::Cli));
 }

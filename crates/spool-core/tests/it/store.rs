@@ -26,7 +26,7 @@ fn an_expired_artifact_answers_expired_with_what_it_was() {
     .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Expired);
     assert!(err.to_string().contains("test content"), "{err}");
-    let wire = serde_json::to_value(err.to_wire()).unwrap();
+    let wire = serde_json::to_value(err.to_wire(spool_core::render::Dialect::Mcp)).unwrap();
     assert_eq!(wire["error"]["code"], "expired");
     assert_eq!(wire["error"]["source"]["total"]["lines"], 1);
     // The tombstone stays; the content is gone.
@@ -144,7 +144,7 @@ fn two_writers_at_once_both_succeed() {
             8000,
         )
         .unwrap();
-        assert_eq!(e.content, body[..9]);
+        assert_eq!(e.content(spool_core::render::Dialect::Mcp), body[..9]);
         assert_eq!(s.store.meta(&reference).unwrap().bytes, body.len() as u64);
     }
 }
@@ -179,7 +179,10 @@ fn an_unfinished_writer_leaves_an_interrupted_artifact() {
         !e.complete,
         "an interrupted copy never claims to be complete"
     );
-    assert_eq!(e.content, "partial output\n");
+    assert_eq!(
+        e.content(spool_core::render::Dialect::Mcp),
+        "partial output\n"
+    );
     assert_eq!(e.capture.as_ref().unwrap().state, ArtifactState::Cancelled);
     assert_eq!(
         e.reason.unwrap().code,
@@ -248,7 +251,11 @@ fn the_quota_is_kept_as_artifacts_arrive_and_never_evicts_the_newest() {
         8000,
     )
     .unwrap();
-    assert!(window.content.starts_with("line 4000:"));
+    assert!(
+        window
+            .content(spool_core::render::Dialect::Mcp)
+            .starts_with("line 4000:")
+    );
 }
 
 #[test]
@@ -342,7 +349,10 @@ fn concurrent_writers_under_a_small_quota_never_lose_the_answer_they_build() {
                         2_000,
                     );
                     match answer {
-                        Ok(e) => assert!(e.content.contains(&format!("writer {w} run {i}"))),
+                        Ok(e) => assert!(
+                            e.content(spool_core::render::Dialect::Mcp)
+                                .contains(&format!("writer {w} run {i}"))
+                        ),
                         Err(e) => {
                             eprintln!("writer {w} run {i}: {e}");
                             lost.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

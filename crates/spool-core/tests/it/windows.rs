@@ -67,7 +67,7 @@ fn follow(store: &Store, reference: &str, max_tokens: u64) -> (Vec<(u64, u64)>, 
         }
         assert_eq!(e.shown.len(), 1);
         spans.extend(e.delivered.byte_spans.iter().copied());
-        text.push_str(&e.content);
+        text.push_str(&e.content(spool_core::render::Dialect::Mcp));
         match request_of(&e) {
             Some(next) => req = next,
             None => break,
@@ -169,12 +169,17 @@ fn head_tail_preview_names_the_gap_exactly() {
     assert_eq!((head.unit, head.start), (Unit::Lines, 1));
     assert_eq!(tail.end, 3000);
     let marker = format!("... [lines {}-{} not shown: ", head.end + 1, tail.start - 1);
-    assert!(e.content.contains(&marker), "{marker} in content");
+    assert!(
+        e.content(spool_core::render::Dialect::Mcp)
+            .contains(&marker),
+        "{marker} in content"
+    );
     // Three text blocks: head, marker, tail; head and tail are exactly the lines shown.
-    assert_eq!(e.pieces.len(), 3);
+    let pieces = spool_core::render::block_texts(&e, spool_core::render::Dialect::Mcp);
+    assert_eq!(pieces.len(), 3);
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    assert_eq!(e.pieces[0], lines[..head.end as usize].concat());
-    assert_eq!(e.pieces[2], lines[tail.start as usize - 1..].concat());
+    assert_eq!(pieces[0], lines[..head.end as usize].concat());
+    assert_eq!(pieces[2], lines[tail.start as usize - 1..].concat());
     // The first next call reads the gap.
     assert_eq!(e.next[0].arguments["line"], head.end + 1);
     assert_eq!(
@@ -197,7 +202,7 @@ fn tail_preview_shows_the_real_last_lines() {
     assert_eq!(e.shown.len(), 1);
     assert_eq!(e.shown[0].end, 2000);
     assert!(
-        e.content
+        e.content(spool_core::render::Dialect::Mcp)
             .ends_with("line 2000: the quick brown fox jumps over the lazy dog\n")
     );
     // The part before the tail is the first way on.
@@ -283,7 +288,7 @@ fn a_giant_single_line_is_windowed_by_chars() {
         2000,
     )
     .unwrap();
-    assert_eq!(deep.content, "defghij");
+    assert_eq!(deep.content(spool_core::render::Dialect::Mcp), "defghij");
     assert!(!deep.complete);
 }
 
@@ -303,7 +308,14 @@ fn positions_past_the_end_are_invalid_arguments_with_the_valid_range() {
     .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     assert_eq!(err.to_string(), "no lines at this position (total 10)");
-    assert_eq!(err.hint().unwrap(), "ask for `line` between 1 and 10");
+    assert_eq!(
+        err.hint(spool_core::render::Dialect::Mcp).unwrap(),
+        "ask for `line` between 1 and 10"
+    );
+    assert_eq!(
+        err.hint(spool_core::render::Dialect::Cli).unwrap(),
+        "ask for `--lines` between 1 and 10"
+    );
     let err = read_window(
         &s.store,
         &meta.reference,
@@ -334,7 +346,7 @@ fn a_whole_small_artifact_is_complete() {
     assert!(e.complete);
     assert!(e.reason.is_none());
     assert!(e.next.is_empty());
-    assert_eq!(e.content, "one\ntwo\n");
+    assert_eq!(e.content(spool_core::render::Dialect::Mcp), "one\ntwo\n");
     assert_eq!(e.total.lines, Some(2));
     assert!(!e.total.tokens_estimated);
 }
@@ -367,7 +379,10 @@ fn binary_content_is_detected_and_byte_windows_render_escaped() {
         8000,
     )
     .unwrap();
-    assert_eq!(w.content, "\\x00\\x01\\x02\\x03");
+    assert_eq!(
+        w.content(spool_core::render::Dialect::Mcp),
+        "\\x00\\x01\\x02\\x03"
+    );
     assert_eq!(w.shown[0].end, 4);
 }
 
@@ -432,15 +447,20 @@ fn a_byte_window_inside_one_character_shows_that_character_whole() {
             )
             .unwrap();
             assert!(
-                !e.content.contains('\u{FFFD}'),
+                !e.content(spool_core::render::Dialect::Mcp)
+                    .contains('\u{FFFD}'),
                 "{offset}+{max}: {:?}",
-                e.content
+                e.content(spool_core::render::Dialect::Mcp)
             );
             let (start, end) = (e.shown[0].start as usize, e.shown[0].end as usize);
-            assert_eq!(e.content.as_bytes(), &"a🙂b é\n".as_bytes()[start..end]);
+            assert_eq!(
+                e.content(spool_core::render::Dialect::Mcp).as_bytes(),
+                &"a🙂b é\n".as_bytes()[start..end]
+            );
             seen.push_str(&format!(
                 "{offset}+{max}: bytes {start}-{end} {:?} {:?}\n",
-                e.content, e.notes
+                e.content(spool_core::render::Dialect::Mcp),
+                e.notes
             ));
         }
     }

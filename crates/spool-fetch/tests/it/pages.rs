@@ -56,7 +56,7 @@ fn text(store: &Store, f: &Fetched) -> String {
         100_000,
     )
     .unwrap()
-    .content
+    .content(spool_core::render::Dialect::Mcp)
 }
 
 #[test]
@@ -71,7 +71,9 @@ fn a_long_page_is_downloaded_once_and_its_answer_found_by_search() {
         "a 156,000-char page does not fit one answer"
     );
     assert!(
-        !first.content.contains("frobnicate_timeout"),
+        !first
+            .content(spool_core::render::Dialect::Mcp)
+            .contains("frobnicate_timeout"),
         "the answer is past the first window"
     );
     // Following the envelope: its first next call is a search of the whole copy.
@@ -96,7 +98,7 @@ fn a_long_page_is_downloaded_once_and_its_answer_found_by_search() {
     .unwrap();
     assert!(
         around
-            .content
+            .content(spool_core::render::Dialect::Mcp)
             .contains("controls how long a request may take")
     );
     // The same URL again within the window: the stored copy, no second download.
@@ -264,7 +266,8 @@ fn private_addresses_and_other_schemes_are_refused_by_default() {
         let err = get(&store, &url, false, &strict).unwrap_err();
         assert_eq!(err.code(), ErrorCode::Forbidden, "{url}");
         assert!(
-            err.to_string().contains("--allow-private-network") || err.hint().is_some(),
+            err.to_string().contains("--allow-private-network")
+                || err.hint(spool_core::render::Dialect::Mcp).is_some(),
             "{err}"
         );
     }

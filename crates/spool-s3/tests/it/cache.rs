@@ -27,7 +27,7 @@ fn middle_line(store: &Store, reference: &str) -> String {
         2_000,
     )
     .unwrap()
-    .content
+    .content(spool_core::render::Dialect::Mcp)
 }
 
 #[test]
@@ -110,9 +110,11 @@ fn the_quota_counts_what_was_made_here_and_drops_published_copies_rather_than_ex
     )
     .unwrap();
     assert!(
-        again.content.starts_with("line 39999:"),
+        again
+            .content(spool_core::render::Dialect::Mcp)
+            .starts_with("line 39999:"),
         "{}",
-        again.content
+        again.content(spool_core::render::Dialect::Mcp)
     );
 }
 
@@ -163,9 +165,10 @@ fn a_byte_changed_in_a_read_through_copy_after_it_arrived_answers_corrupt() {
         )
         .unwrap();
         assert!(
-            e.content.starts_with(&format!("line {n}:")),
+            e.content(spool_core::render::Dialect::Mcp)
+                .starts_with(&format!("line {n}:")),
             "{}",
-            e.content
+            e.content(spool_core::render::Dialect::Mcp)
         );
     }
 }

@@ -37,7 +37,7 @@ fn line(store: &Store, reference: &str, n: u64) -> spool_core::Result<String> {
         },
         2_000,
     )
-    .map(|e| e.content)
+    .map(|e| e.content(spool_core::render::Dialect::Mcp))
 }
 
 fn new_capture(store: &Store) -> spool_core::store::ArtifactWriter<'_> {

@@ -1,9 +1,11 @@
-//! The arguments of each tool, as the model sees them (field docs become their descriptions).
+//! The arguments of each tool, as the model sees them (field docs become their descriptions,
+//! with the `schema` feature, which the MCP server turns on). The CLI parses its flags into the
+//! same types, so both are checked and defaulted in one place.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PreviewArg {
     Head,
@@ -11,7 +13,7 @@ pub enum PreviewArg {
     HeadTail,
 }
 
-impl From<PreviewArg> for spool_core::Preview {
+impl From<PreviewArg> for crate::window::Preview {
     fn from(p: PreviewArg) -> Self {
         match p {
             PreviewArg::Head => Self::Head,
@@ -21,7 +23,8 @@ impl From<PreviewArg> for spool_core::Preview {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RunParams {
     /// A command line, run by `sh -c`. Give this or `argv`.
@@ -48,7 +51,8 @@ pub struct RunParams {
     pub max_tokens: Option<u64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReadParams {
     /// An artifact ref (`sp_...`) from an earlier answer. Give this or `path`.
@@ -75,6 +79,9 @@ pub struct ReadParams {
     /// How many bytes to show from `byte_offset`.
     #[serde(default)]
     pub max_bytes: Option<u64>,
+    /// The last this many lines (instead of `line` and `limit`).
+    #[serde(default)]
+    pub tail: Option<u64>,
     /// Without a range: `head`, `tail` or `head_tail`.
     #[serde(default)]
     pub preview: Option<PreviewArg>,
@@ -90,7 +97,8 @@ pub struct ReadParams {
     pub max_tokens: Option<u64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SearchParams {
     /// A regular expression (Rust regex syntax), or plain text with `literal: true`.
@@ -126,7 +134,8 @@ pub struct SearchParams {
     pub max_tokens: Option<u64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
     /// A directory inside the allowed roots (default: the first root).
@@ -147,9 +156,13 @@ pub struct ListParams {
     /// The `next_cursor` of the previous page, unchanged.
     #[serde(default)]
     pub cursor: Option<String>,
+    /// Cap of this answer in tokens (default: the server's cap, 8000).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ArtifactsParams {
     /// Only artifacts of this kind: exec, fetch, file, mcp, search, text.
@@ -161,9 +174,13 @@ pub struct ArtifactsParams {
     /// The `next_cursor` of the previous page, unchanged.
     #[serde(default)]
     pub cursor: Option<String>,
+    /// Cap of this answer in tokens (default: the server's cap, 8000).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FormatArg {
     Markdown,
@@ -171,17 +188,8 @@ pub enum FormatArg {
     Raw,
 }
 
-impl From<FormatArg> for spool_fetch::Format {
-    fn from(f: FormatArg) -> Self {
-        match f {
-            FormatArg::Markdown => Self::Markdown,
-            FormatArg::Text => Self::Text,
-            FormatArg::Raw => Self::Raw,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FetchParams {
     /// An http:// or https:// URL.

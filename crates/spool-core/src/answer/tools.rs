@@ -1,0 +1,253 @@
+//! The tools every front end shares, from their typed arguments to an [`Answer`]: checked and
+//! defaulted here once, for the MCP server and the CLI alike.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::Answer;
+use super::params::{ArtifactsParams, ListParams, ReadParams, RunParams, SearchParams};
+use crate::error::{Error, Result};
+use crate::exec::{RunControl, RunOutcome, RunSpec};
+use crate::fit::Cap;
+use crate::roots::Roots;
+use crate::search::{Paging, Query};
+use crate::spell::Words;
+use crate::store::{Store, Stream};
+use crate::window::{WindowRequest, read_window, window};
+
+/// Where the tools run: the store, the roots reads stay inside, and the caller's limits.
+pub struct Context<'a> {
+    pub store: &'a Store,
+    pub roots: &'a Roots,
+    /// The cap of an answer that asked for `max_tokens` (the caller's default when absent).
+    pub cap: &'a dyn Fn(Option<u64>) -> Cap,
+    /// The time a command may run: its default, and the most a call may ask for (none: any).
+    pub run_timeout: Option<Duration>,
+    pub run_timeout_max: Option<Duration>,
+    /// The time budget of a directory search.
+    pub search_budget: Duration,
+}
+
+/// The artifacts of the artifacts page when no `limit` is given.
+pub const ARTIFACTS_PAGE: usize = 50;
+
+enum Target<'a> {
+    Ref(&'a str),
+    Path(&'a str),
+}
+
+fn one_of<'a>(
+    reference: Option<&'a str>,
+    path: Option<&'a str>,
+    tool: &'static str,
+) -> Result<Target<'a>> {
+    match (reference, path) {
+        (Some(r), None) => Ok(Target::Ref(r)),
+        (None, Some(p)) => Ok(Target::Path(p)),
+        _ => Err(Error::invalid(
+            format!("`{tool}` takes either `ref` or `path`, exactly one of them"),
+            Some(format!(
+                "for example {tool} ref=sp_... or {tool} path=README.md"
+            )),
+        )),
+    }
+}
+
+/// `run`: the command's whole output stored, its preview shown; and how the command ended.
+pub fn run(cx: &Context<'_>, p: RunParams, control: RunControl) -> Result<(Answer, RunOutcome)> {
+    let (argv, command) = match (p.argv, p.command) {
+        (Some(argv), None) if !argv.is_empty() => (argv, None),
+        (None, Some(c)) if !c.trim().is_empty() => (Vec::new(), Some(c)),
+        _ => {
+            return Err(Error::invalid(
+                "`run` takes either `command` (a string for sh -c) or `argv` (a non-empty array)",
+                Some("for example run command=\"cargo test\"".to_owned()),
+            ));
+        }
+    };
+    // Held open from the check to the start: the command runs in the directory checked.
+    let (cwd_fd, cwd) = cx.roots.open_dir(p.cwd.as_deref().unwrap_or("."))?;
+    let timeout = match p.timeout_s {
+        Some(t)
+            if !(t.is_finite()
+                && t > 0.0
+                && cx.run_timeout_max.is_none_or(|m| t <= m.as_secs_f64())) =>
+        {
+            let (range, example) = match cx.run_timeout_max {
+                Some(max) => (
+                    format!("between 0 and {} seconds", max.as_secs_f64()),
+                    max.as_secs_f64().min(60.0),
+                ),
+                None => ("a positive number of seconds".to_owned(), 60.0),
+            };
+            return Err(Error::invalid_words(
+                Words::default()
+                    .arg("run", "timeout_s")
+                    .then(format!(" must be {range} (got {t})")),
+                Words::text("ask for ").arg_value("run", "timeout_s", example),
+            ));
+        }
+        Some(t) => Some(Duration::from_secs_f64(t)),
+        None => cx.run_timeout,
+    };
+    let spec = RunSpec {
+        argv,
+        command,
+        cwd: Some(cwd),
+        cwd_fd: Some(Arc::new(cwd_fd)),
+        timeout,
+        stdin: p.stdin.map(String::into_bytes),
+    };
+    let outcome = crate::exec::run(cx.store, &spec, control)?;
+    let reader = cx.store.open_artifact(&outcome.meta.reference)?;
+    let preview = p.preview.map(Into::into);
+    let envelope = window(
+        &reader,
+        WindowRequest::Preview(preview),
+        (cx.cap)(p.max_tokens),
+    )?;
+    Ok((Answer::Envelope(Box::new(envelope)), outcome))
+}
+
+/// `read`: a window of an artifact or a file, or the next page of a list of items.
+pub fn read(cx: &Context<'_>, p: &ReadParams) -> Result<Answer> {
+    if let Some(cursor) = &p.cursor {
+        let Some(reference) = p.reference.as_deref().filter(|_| p.path.is_none()) else {
+            return Err(Error::invalid(
+                "`cursor` continues a list of items: give it with the list's `ref`",
+                Some("pass the `ref` and `next_cursor` of the previous page".to_owned()),
+            ));
+        };
+        let limit = p.limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX));
+        return Ok(Answer::Items(Box::new(crate::items::item_page(
+            cx.store,
+            reference,
+            crate::items::PageStart::Cursor(cursor),
+            limit,
+            (cx.cap)(p.max_tokens),
+        )?)));
+    }
+    let mut reference = match one_of(p.reference.as_deref(), p.path.as_deref(), "read")? {
+        Target::Ref(r) => r.to_owned(),
+        Target::Path(path) => {
+            let (file, real) = cx.roots.open_file(path)?;
+            crate::files::snapshot_file(cx.store, file, &real)?.reference
+        }
+    };
+    if let Some(stream) = &p.stream {
+        reference =
+            crate::streams::stream_view(cx.store, &reference, Stream::parse(stream)?)?.reference;
+    }
+    let request = read_request(p)?;
+    Ok(Answer::Envelope(Box::new(read_window(
+        cx.store,
+        &reference,
+        request,
+        (cx.cap)(p.max_tokens),
+    )?)))
+}
+
+/// The window a `read` asks for; ranges of different units cannot be mixed.
+fn read_request(p: &ReadParams) -> Result<WindowRequest> {
+    let lines = p.line.is_some() || p.limit.is_some();
+    let chars = p.char_offset.is_some() || p.max_chars.is_some();
+    let bytes = p.byte_offset.is_some() || p.max_bytes.is_some();
+    let tail = p.tail.is_some();
+    if u8::from(lines) + u8::from(chars) + u8::from(bytes) + u8::from(tail) > 1
+        || (p.preview.is_some() && (lines || chars || bytes || tail))
+    {
+        return Err(Error::invalid(
+            "`read` takes one kind of range: lines (`line`, `limit`), chars (`char_offset`, `max_chars`), bytes (`byte_offset`, `max_bytes`), the last lines (`tail`), or a `preview`",
+            Some("for example read ref=sp_... line=97 limit=400".to_owned()),
+        ));
+    }
+    Ok(if let Some(n) = p.tail {
+        WindowRequest::LastLines { lines: n }
+    } else if lines {
+        WindowRequest::Lines {
+            line: p.line.unwrap_or(1),
+            limit: p.limit,
+        }
+    } else if chars {
+        WindowRequest::Chars {
+            offset: p.char_offset.unwrap_or(0),
+            max: p.max_chars,
+        }
+    } else if bytes {
+        WindowRequest::Bytes {
+            offset: p.byte_offset.unwrap_or(0),
+            max: p.max_bytes,
+        }
+    } else {
+        WindowRequest::Preview(p.preview.map(Into::into))
+    })
+}
+
+/// `search`: the whole of an artifact, a file, or every file under a directory.
+pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
+    let query = Query {
+        pattern: p.pattern.clone(),
+        literal: p.literal,
+        case_insensitive: p.case_insensitive,
+    };
+    let paging = Paging {
+        context: p.context.unwrap_or(0),
+        limit: p.limit,
+        cursor: p.cursor.clone(),
+    };
+    let mut answer = match one_of(p.reference.as_deref(), p.path.as_deref(), "search")? {
+        Target::Ref(r) => crate::search::search_artifact(cx.store, r, &query, &paging)?,
+        Target::Path(path) => crate::search::tree::search_path(
+            cx.store,
+            cx.roots,
+            path,
+            &query,
+            &p.glob,
+            &paging,
+            cx.search_budget,
+        )?,
+    };
+    crate::search::fit(&mut answer, cx.store, (cx.cap)(p.max_tokens))?;
+    Ok(Answer::Search(Box::new(answer)))
+}
+
+/// `list`: a page of a directory's entries.
+pub fn list(cx: &Context<'_>, p: &ListParams) -> Result<Answer> {
+    let path = p.path.as_deref().unwrap_or(".");
+    let mut page = crate::listing::list(
+        cx.store,
+        cx.roots,
+        crate::listing::ListQuery {
+            path,
+            glob: p.glob.as_deref(),
+            recursive: p.recursive,
+            hidden: p.hidden,
+        },
+        p.limit,
+        p.cursor.as_deref(),
+    )?;
+    crate::page::fit(&mut page, (cx.cap)(p.max_tokens), |p, d| {
+        (
+            crate::render::entries_text(p, path, d),
+            crate::render::entries_notice(p, path, d),
+        )
+    })?;
+    Ok(Answer::List(Box::new(page), path.to_owned()))
+}
+
+/// `artifacts`: a page of the stored artifacts, newest first.
+pub fn artifacts(cx: &Context<'_>, p: &ArtifactsParams) -> Result<Answer> {
+    let mut page = crate::page::artifacts(
+        cx.store,
+        p.kind.as_deref(),
+        p.limit.unwrap_or(ARTIFACTS_PAGE),
+        p.cursor.as_deref(),
+    )?;
+    crate::page::fit(&mut page, (cx.cap)(p.max_tokens), |p, d| {
+        (
+            crate::render::artifacts_text(p, d),
+            crate::render::artifacts_notice(p, d),
+        )
+    })?;
+    Ok(Answer::Artifacts(Box::new(page)))
+}
