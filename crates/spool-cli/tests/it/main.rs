@@ -12,4 +12,5 @@ mod read_search;
 mod run;
 mod shared;
 mod support;
+mod verbatim;
 mod wrap;

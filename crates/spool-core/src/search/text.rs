@@ -163,28 +163,43 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
             "[SEARCH: {count} for {pattern}{flags}, all shown; searched {where_}.{stopped}\n"
         ));
     }
-    let see = match (target.first(), dialect) {
-        (Some(("ref", r)), Dialect::Mcp) => {
-            format!("read ref={} line=N", r.as_str().unwrap_or("?"))
-        }
-        (Some(("ref", r)), Dialect::Cli) => {
-            format!("spool read {} --lines N:", r.as_str().unwrap_or("?"))
-        }
-        (Some(("path", root)), _) => {
-            let path = match root.as_str().unwrap_or(".") {
-                "." | "" => "PATH".to_owned(),
-                root => format!("{}/PATH", root.trim_end_matches('/')),
-            };
-            match dialect {
-                Dialect::Mcp => format!("read path={path} line=N"),
-                Dialect::Cli => format!("spool read {path} --lines N:"),
-            }
-        }
-        (_, Dialect::Mcp) => "read path=PATH line=N".to_owned(),
-        (_, Dialect::Cli) => "spool read PATH --lines N:".to_owned(),
-    };
-    out.push_str(&format!(" See a hit in context: {see}.]"));
+    if let Some(see) = first_in_context(a, &target) {
+        out.push_str(&format!(
+            " See the first hit in context: {}; the same with another hit's line for the others.]",
+            say(&see, dialect)
+        ));
+    } else {
+        out.push(']');
+    }
     out
+}
+
+/// Lines of context on each side of a hit that "see it in context" reads.
+const SEE_AROUND: u64 = 5;
+
+/// The read that shows the page's first hit with the lines around it: of the artifact, or of
+/// the file under the searched root.
+fn first_in_context(a: &SearchAnswer, target: &[(&'static str, Value)]) -> Option<NextCall> {
+    let hit = a.hits.first()?;
+    let line = hit.line.saturating_sub(SEE_AROUND).max(1);
+    let limit = hit.line + SEE_AROUND + 1 - line;
+    let at = match (target.first(), &hit.path) {
+        (Some(("ref", r)), _) => ("ref", r.clone()),
+        (Some(("path", root)), Some(path)) => {
+            let root = root.as_str().unwrap_or(".").trim_end_matches('/');
+            let file = if root.is_empty() || root == "." {
+                path.clone()
+            } else {
+                format!("{root}/{path}")
+            };
+            ("path", Value::String(file))
+        }
+        _ => return None,
+    };
+    Some(NextCall::new(
+        "read",
+        [at, ("line", line.into()), ("limit", limit.into())],
+    ))
 }
 
 /// The hits, one line each (`path:line:text`), context lines with `-`.

@@ -6,3 +6,4 @@ mod hosts;
 mod http;
 mod support;
 mod tools;
+mod verbatim;
