@@ -2,6 +2,7 @@
 //! the real binary and a real shell: the CLI never prints a call it cannot run.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::process::{Command, Output};
 
 use crate::support::Home;
@@ -86,24 +87,25 @@ fn every_call_a_cli_answer_prints_runs_as_printed() {
     let home = Home::new();
     let svc = home.path().join("svc");
     std::fs::create_dir_all(svc.join("deep")).unwrap();
-    let log: String = (1..=3000)
-        .map(|i| {
-            let status = if i % 7 == 0 { 504 } else { 200 };
-            format!(
-                "2026-11-30T10:00:{:02}Z GET /api/{i} status={status} took={i}ms\n",
-                i % 60
-            )
-        })
-        .collect();
+    let mut log = String::new();
+    for i in 1..=3000 {
+        let status = if i % 7 == 0 { 504 } else { 200 };
+        let _ = writeln!(
+            log,
+            "2026-11-30T10:00:{:02}Z GET /api/{i} status={status} took={i}ms",
+            i % 60
+        );
+    }
     std::fs::write(svc.join("app.log"), &log).unwrap();
     std::fs::write(
         svc.join("deep/notes.txt"),
         "status=504 in a note\n".repeat(40),
     )
     .unwrap();
-    let doc: String = (1..=4000)
-        .map(|i| format!("paragraph {i} of the document\n"))
-        .collect();
+    let mut doc = String::new();
+    for i in 1..=4000 {
+        let _ = writeln!(doc, "paragraph {i} of the document");
+    }
     home.file("doc.txt", doc.as_bytes());
     home.file("one-line.txt", "x".repeat(300_000).as_bytes());
 

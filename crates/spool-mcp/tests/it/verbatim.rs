@@ -3,6 +3,7 @@
 //! answers give in turn.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 use spool_mcp::Settings;
@@ -30,14 +31,11 @@ fn next_calls(v: &Value) -> Vec<(String, Value)> {
 #[tokio::test]
 async fn every_next_call_of_every_answer_runs_through_a_real_client() {
     let h = start(Settings::default()).await;
-    let log: String = (1..=3000)
-        .map(|i| {
-            format!(
-                "t={i} GET /api/{i} status={}\n",
-                if i % 7 == 0 { 504 } else { 200 }
-            )
-        })
-        .collect();
+    let mut log = String::new();
+    for i in 1..=3000 {
+        let status = if i % 7 == 0 { 504 } else { 200 };
+        let _ = writeln!(log, "t={i} GET /api/{i} status={status}");
+    }
     h.write("svc/app.log", log.as_bytes());
     h.write(
         "svc/deep/notes.txt",
