@@ -48,6 +48,13 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
         desc: real.display().to_string(),
         version,
     });
+    // A log is read from its end: what happened last is what is asked about.
+    let mut head = vec![0u8; SNIFF];
+    let sniffed = read_some(&mut file, &mut head).map_err(|e| Error::io(&real, e))?;
+    head.truncate(sniffed);
+    if reads_as_log(&real, &head) {
+        new.preview = crate::window::Preview::Tail;
+    }
     new.dedup_key = Some(key);
     new.redo = Some(NextCall::new(
         "read",
@@ -55,6 +62,8 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     ));
     let mut writer = store.create(new)?;
     let mut hasher = Sha256::new();
+    hasher.update(&head);
+    writer.write(&head);
     let mut buf = vec![0u8; 256 * 1024];
     loop {
         let n = match file.read(&mut buf) {
@@ -82,6 +91,71 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
         }
     }
     writer.finish(ArtifactState::Complete, None, extra)
+}
+
+/// How much of a file's start decides whether it reads as a log.
+const SNIFF: usize = 4096;
+
+/// Reads until `buf` is full or the file ends.
+fn read_some(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// A log: named so (`*.log`, or rotated, `*.log.1`), or lines that begin with a timestamp
+/// (ISO 8601 `2026-11-30T09:00:00` or `2026-11-30 09:00:00`, bracketed or not, or syslog's
+/// `Nov 30 09:00:00`): at least three of the first lines, and all of them but one.
+pub fn reads_as_log(path: &Path, head: &[u8]) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if name.ends_with(".log") || name.contains(".log.") {
+        return true;
+    }
+    // The last line may be cut by the sniff's end: only whole lines count.
+    let whole = head
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(&head[..0], |end| &head[..end]);
+    let lines: Vec<&[u8]> = whole
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .take(20)
+        .collect();
+    let stamped = lines.iter().filter(|l| starts_with_timestamp(l)).count();
+    lines.len() >= 3 && stamped + 1 >= lines.len()
+}
+
+fn starts_with_timestamp(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"[").unwrap_or(line);
+    let digits = |s: &[u8], at: &[usize]| at.iter().all(|&i| s.get(i).is_some_and(u8::is_ascii_digit));
+    let at = |s: &[u8], i: usize, c: u8| s.get(i) == Some(&c);
+    // 2026-11-30T09:00:00 or 2026-11-30 09:00:00
+    let iso = digits(line, &[0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15])
+        && at(line, 4, b'-')
+        && at(line, 7, b'-')
+        && (at(line, 10, b'T') || at(line, 10, b' '))
+        && at(line, 13, b':');
+    // Nov 30 09:00:00 (the day may be space-padded)
+    const MONTHS: [&[u8]; 12] = [
+        b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov",
+        b"Dec",
+    ];
+    let syslog = MONTHS.iter().any(|m| line.starts_with(m))
+        && at(line, 3, b' ')
+        && digits(line, &[5, 7, 8, 10, 11, 13, 14])
+        && at(line, 9, b':')
+        && at(line, 12, b':');
+    iso || syslog
 }
 
 fn path_error(path: &Path, e: std::io::Error) -> Error {

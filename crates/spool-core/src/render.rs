@@ -244,10 +244,33 @@ fn whole_text(e: &Envelope) -> String {
     }
 }
 
-/// The banner: one short line when complete, everything when partial.
+/// The HTTP status of a fetched page the server did not serve (4xx, 5xx).
+fn error_status(e: &Envelope) -> Option<u64> {
+    if e.source.kind != SourceKind::Fetch {
+        return None;
+    }
+    e.source
+        .version
+        .get("status")
+        .and_then(serde_json::Value::as_u64)
+        .filter(|s| *s >= 400)
+}
+
+/// The banner: one short line when complete, everything when partial. A page the server
+/// answered with an error status says so first: its body is the error, not the page.
 pub fn banner(e: &Envelope, dialect: Dialect) -> String {
     let stored_as = describe_source(&e.source);
     let mut lines = Vec::new();
+    if let Some(status) = error_status(e) {
+        let said = if e.complete {
+            "shown whole below"
+        } else {
+            "shown in part below"
+        };
+        lines.push(format!(
+            "[HTTP {status} ERROR: the server did not serve the page; what it answered instead is {said}.]"
+        ));
+    }
     if e.complete {
         let count = match (e.total.items, e.total.lines) {
             (Some(n), _) => plural(n, "item", "items"),
@@ -255,7 +278,8 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
             (None, None) => String::new(),
         };
         lines.push(format!(
-            "[COMPLETE: {count} ({}); {stored_as}; stored as {}]",
+            "[{}: {count} ({}); {stored_as}; stored as {}]",
+            if lines.is_empty() { "COMPLETE" } else { "ERROR PAGE" },
             totals_text(e),
             e.reference
         ));

@@ -516,12 +516,19 @@ fn assemble(
             && first.span.0 > 0
             && first.range.unit == crate::envelope::Unit::Lines
         {
-            // A tail preview: the way on is the part before it.
+            // A tail preview: the way on is the part just before it (reading back, as one
+            // reads a log), as many lines as the tail shows.
             let before = first.lines.0 - 1;
             let limit = before.min(first.lines.1 - first.lines.0 + 1);
             next.insert(
                 0,
-                read_call(&reference, pieces::Continuation::Lines { line: 1, limit }),
+                read_call(
+                    &reference,
+                    pieces::Continuation::Lines {
+                        line: before + 1 - limit,
+                        limit,
+                    },
+                ),
             );
         } else if let Some(first) = pieces.first()
             && !requested

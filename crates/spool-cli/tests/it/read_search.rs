@@ -141,3 +141,30 @@ fn ls_and_search_a_directory() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Next hits: spool search TODO"), "{text}");
 }
+
+/// Regression (issue 13): a page the server answered with 404 or 500 was `COMPLETE` with exit
+/// 0, as if it were the page. Now the banner says the status first, the exit code is 22 (as
+/// `curl --fail`), and the body stays readable.
+#[test]
+fn an_error_status_is_not_the_page() {
+    let home = Home::new();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    for status in [404u16, 503] {
+        let body = format!("<html><body><h1>{status}</h1><p>nothing here</p></body></html>");
+        let base = rt
+            .block_on(spool_test_support::pages::serve_status(status, body))
+            .unwrap();
+        let url = format!("{base}/missing");
+        let out = home.run(&["fetch", "--allow-private-network", &url]);
+        assert_eq!(out.status.code(), Some(22), "{}", transcript(&out));
+        let text = String::from_utf8_lossy(&out.stdout).replace(&base, "http://[HOST]");
+        assert!(!text.starts_with("[COMPLETE"), "{text}");
+        assert!(text.contains("nothing here"), "the body is shown: {text}");
+        if status == 404 {
+            settings(&home).bind(|| assert_snapshot!("fetch_404", text));
+        }
+        let json = home.json(&["fetch", "--allow-private-network", &url]);
+        assert!(json["notice"].as_str().unwrap().starts_with(&format!("[HTTP {status} ERROR")));
+        assert_eq!(json["source"]["version"]["status"], status);
+    }
+}

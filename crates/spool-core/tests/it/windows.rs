@@ -530,3 +530,49 @@ fn a_long_line_answers_at_the_smallest_cap() {
         assert!(e.delivered.chars > 100, "{req:?}: {:?}", e.shown);
     }
 }
+
+/// Regression (issue 13): a log file previewed its head, and a tail preview's way on was line 1.
+/// Now a log (by name, or by timestamped lines) previews its tail, and `next` reads the lines
+/// just before the tail.
+#[test]
+fn a_log_previews_its_tail_and_reads_back_from_it() {
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    let stamped: String = (1..=5000)
+        .map(|i| format!("2026-11-30T09:{:02}:{:02}Z worker step {i}\n", i / 60 % 60, i % 60))
+        .collect();
+    let named = dir.path().join("service.log");
+    let unnamed = dir.path().join("output.txt");
+    let plain = dir.path().join("notes.txt");
+    std::fs::write(&named, numbered_lines(5000)).unwrap();
+    std::fs::write(&unnamed, &stamped).unwrap();
+    std::fs::write(&plain, numbered_lines(5000)).unwrap();
+    for (path, tail) in [(&named, true), (&unnamed, true), (&plain, false)] {
+        let meta = spool_core::files::snapshot(&s.store, path).unwrap();
+        let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 2000)
+            .unwrap();
+        let shown = e.shown[0];
+        if !tail {
+            assert_eq!(shown.start, 1, "{}", path.display());
+            continue;
+        }
+        assert_eq!(shown.end, 5000, "{} shows its last line", path.display());
+        assert!(shown.start > 1);
+        let back = &e.next[0].arguments;
+        let limit = back["limit"].as_u64().unwrap();
+        assert_eq!(
+            back["line"].as_u64().unwrap() + limit,
+            shown.start,
+            "the way on ends just before the tail: {back:?}"
+        );
+    }
+    // Words that only look like a date in one line are not a log.
+    assert!(!spool_core::files::reads_as_log(
+        std::path::Path::new("a.txt"),
+        b"2026-11-30T09:00:00 one\nplain\nplain\nplain\n"
+    ));
+    assert!(spool_core::files::reads_as_log(
+        std::path::Path::new("syslog"),
+        b"Nov 30 09:00:01 host a\nNov 30 09:00:02 host b\nNov  3 09:00:03 host c\n"
+    ));
+}
