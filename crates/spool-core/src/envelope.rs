@@ -80,6 +80,10 @@ pub struct Range {
     pub unit: Unit,
     pub start: u64,
     pub end: u64,
+    /// The bytes `[start, end)` a range of lines, chars or items covers: any window can be
+    /// asked for again by bytes (`byte_offset`, `max_bytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<[u64; 2]>,
 }
 
 /// Every known size of the whole. Unknown sizes are absent, never guessed.

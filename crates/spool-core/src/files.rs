@@ -137,7 +137,8 @@ pub fn reads_as_log(path: &Path, head: &[u8]) -> bool {
 
 fn starts_with_timestamp(line: &[u8]) -> bool {
     let line = line.strip_prefix(b"[").unwrap_or(line);
-    let digits = |s: &[u8], at: &[usize]| at.iter().all(|&i| s.get(i).is_some_and(u8::is_ascii_digit));
+    let digits =
+        |s: &[u8], at: &[usize]| at.iter().all(|&i| s.get(i).is_some_and(u8::is_ascii_digit));
     let at = |s: &[u8], i: usize, c: u8| s.get(i) == Some(&c);
     // 2026-11-30T09:00:00 or 2026-11-30 09:00:00
     let iso = digits(line, &[0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15])

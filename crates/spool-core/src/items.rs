@@ -441,6 +441,7 @@ fn fill(
             unit: Unit::Items,
             start: at,
             end,
+            bytes: Some([start_byte, end_byte]),
         }]
     };
     let envelope = Envelope {

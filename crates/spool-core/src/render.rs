@@ -279,7 +279,11 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
         };
         lines.push(format!(
             "[{}: {count} ({}); {stored_as}; stored as {}]",
-            if lines.is_empty() { "COMPLETE" } else { "ERROR PAGE" },
+            if lines.is_empty() {
+                "COMPLETE"
+            } else {
+                "ERROR PAGE"
+            },
             totals_text(e),
             e.reference
         ));

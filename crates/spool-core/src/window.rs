@@ -606,7 +606,13 @@ fn assemble(
     Envelope {
         reference,
         source: meta.source.clone(),
-        shown: pieces.iter().map(|p| p.range).collect::<Vec<Range>>(),
+        shown: pieces
+            .iter()
+            .map(|p| Range {
+                bytes: (p.range.unit != Unit::Bytes).then_some([p.span.0, p.span.1]),
+                ..p.range
+            })
+            .collect::<Vec<Range>>(),
         total: meta.totals(),
         complete,
         reason,

@@ -164,7 +164,12 @@ fn an_error_status_is_not_the_page() {
             settings(&home).bind(|| assert_snapshot!("fetch_404", text));
         }
         let json = home.json(&["fetch", "--allow-private-network", &url]);
-        assert!(json["notice"].as_str().unwrap().starts_with(&format!("[HTTP {status} ERROR")));
+        assert!(
+            json["notice"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("[HTTP {status} ERROR"))
+        );
         assert_eq!(json["source"]["version"]["status"], status);
     }
 }

@@ -84,7 +84,7 @@ fn an_object_holding_a_list_pages_that_list_and_says_where_it_is() {
     );
     assert_eq!(
         v["shown"],
-        json!([{ "unit": "items", "start": 0, "end": 10 }])
+        json!([{ "unit": "items", "start": 0, "end": 10, "bytes": [0, 385] }])
     );
 }
 

@@ -205,13 +205,11 @@ fn tail_preview_shows_the_real_last_lines() {
         e.content(spool_core::render::Dialect::Mcp)
             .ends_with("line 2000: the quick brown fox jumps over the lazy dog\n")
     );
-    // The part before the tail is the first way on.
-    assert_eq!(e.next[0].arguments["line"], 1);
+    // The part just before the tail is the first way on: it ends where the tail starts.
     let shown_lines = e.shown[0].end - e.shown[0].start + 1;
-    assert_eq!(
-        e.next[0].arguments["limit"],
-        shown_lines.min(e.shown[0].start - 1)
-    );
+    let limit = shown_lines.min(e.shown[0].start - 1);
+    assert_eq!(e.next[0].arguments["limit"], limit);
+    assert_eq!(e.next[0].arguments["line"], e.shown[0].start - limit);
 }
 
 #[test]
@@ -539,7 +537,13 @@ fn a_log_previews_its_tail_and_reads_back_from_it() {
     let s = store();
     let dir = tempfile::tempdir().unwrap();
     let stamped: String = (1..=5000)
-        .map(|i| format!("2026-11-30T09:{:02}:{:02}Z worker step {i}\n", i / 60 % 60, i % 60))
+        .map(|i| {
+            format!(
+                "2026-11-30T09:{:02}:{:02}Z worker step {i}\n",
+                i / 60 % 60,
+                i % 60
+            )
+        })
         .collect();
     let named = dir.path().join("service.log");
     let unnamed = dir.path().join("output.txt");
@@ -549,8 +553,13 @@ fn a_log_previews_its_tail_and_reads_back_from_it() {
     std::fs::write(&plain, numbered_lines(5000)).unwrap();
     for (path, tail) in [(&named, true), (&unnamed, true), (&plain, false)] {
         let meta = spool_core::files::snapshot(&s.store, path).unwrap();
-        let e = read_window(&s.store, &meta.reference, WindowRequest::Preview(None), 2000)
-            .unwrap();
+        let e = read_window(
+            &s.store,
+            &meta.reference,
+            WindowRequest::Preview(None),
+            2000,
+        )
+        .unwrap();
         let shown = e.shown[0];
         if !tail {
             assert_eq!(shown.start, 1, "{}", path.display());
@@ -575,4 +584,42 @@ fn a_log_previews_its_tail_and_reads_back_from_it() {
         std::path::Path::new("syslog"),
         b"Nov 30 09:00:01 host a\nNov 30 09:00:02 host b\nNov  3 09:00:03 host c\n"
     ));
+}
+
+/// Issue 13: a window of lines or chars states its byte span, and asking for those bytes gives
+/// the same text.
+#[test]
+fn every_window_states_its_bytes_and_they_read_the_same() {
+    let s = store();
+    let text: String = (1..=3000)
+        .map(|i| format!("línea {i}: ünïcödé\n"))
+        .collect();
+    let meta = put(&s.store, text.as_bytes());
+    for request in [
+        WindowRequest::Lines {
+            line: 100,
+            limit: Some(20),
+        },
+        WindowRequest::Chars {
+            offset: 1000,
+            max: Some(333),
+        },
+        WindowRequest::Preview(None),
+    ] {
+        let e = read_window(&s.store, &meta.reference, request, 8000).unwrap();
+        let [start, end] = e.shown[0].bytes.expect("a byte span");
+        let again = read_window(
+            &s.store,
+            &meta.reference,
+            WindowRequest::Bytes {
+                offset: start,
+                max: Some(end - start),
+            },
+            8000,
+        )
+        .unwrap();
+        let first = spool_core::render::block_texts(&e, Dialect::Mcp);
+        assert_eq!(again.content(Dialect::Mcp), first[0], "{request:?}");
+        assert_eq!(again.shown[0].bytes, None, "a byte window is its own span");
+    }
 }
