@@ -118,7 +118,11 @@ pub fn reads_as_log(path: &Path, head: &[u8]) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    if name.ends_with(".log") || name.contains(".log.") {
+    let named_log = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("log"))
+        || name.contains(".log.");
+    if named_log {
         return true;
     }
     // The last line may be cut by the sniff's end: only whole lines count.
@@ -135,6 +139,10 @@ pub fn reads_as_log(path: &Path, head: &[u8]) -> bool {
     lines.len() >= 3 && stamped + 1 >= lines.len()
 }
 
+const MONTHS: [&[u8]; 12] = [
+    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
+];
+
 fn starts_with_timestamp(line: &[u8]) -> bool {
     let line = line.strip_prefix(b"[").unwrap_or(line);
     let digits =
@@ -147,10 +155,6 @@ fn starts_with_timestamp(line: &[u8]) -> bool {
         && (at(line, 10, b'T') || at(line, 10, b' '))
         && at(line, 13, b':');
     // Nov 30 09:00:00 (the day may be space-padded)
-    const MONTHS: [&[u8]; 12] = [
-        b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov",
-        b"Dec",
-    ];
     let syslog = MONTHS.iter().any(|m| line.starts_with(m))
         && at(line, 3, b' ')
         && digits(line, &[5, 7, 8, 10, 11, 13, 14])

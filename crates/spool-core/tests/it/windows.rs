@@ -1,6 +1,8 @@
 //! Windows: following `next` from the start ends, the pieces join back byte for byte, no
 //! answer exceeds its cap, no UTF-8 character is split.
 
+use std::fmt::Write as _;
+
 use proptest::prelude::*;
 use serde_json::Value;
 use spool_core::envelope::{Envelope, Unit};
@@ -536,15 +538,15 @@ fn a_long_line_answers_at_the_smallest_cap() {
 fn a_log_previews_its_tail_and_reads_back_from_it() {
     let s = store();
     let dir = tempfile::tempdir().unwrap();
-    let stamped: String = (1..=5000)
-        .map(|i| {
-            format!(
-                "2026-11-30T09:{:02}:{:02}Z worker step {i}\n",
-                i / 60 % 60,
-                i % 60
-            )
-        })
-        .collect();
+    let mut stamped = String::new();
+    for i in 1..=5000 {
+        let _ = writeln!(
+            stamped,
+            "2026-11-30T09:{:02}:{:02}Z worker step {i}",
+            i / 60 % 60,
+            i % 60
+        );
+    }
     let named = dir.path().join("service.log");
     let unnamed = dir.path().join("output.txt");
     let plain = dir.path().join("notes.txt");
@@ -591,9 +593,10 @@ fn a_log_previews_its_tail_and_reads_back_from_it() {
 #[test]
 fn every_window_states_its_bytes_and_they_read_the_same() {
     let s = store();
-    let text: String = (1..=3000)
-        .map(|i| format!("línea {i}: ünïcödé\n"))
-        .collect();
+    let mut text = String::new();
+    for i in 1..=3000 {
+        let _ = writeln!(text, "línea {i}: ünïcödé");
+    }
     let meta = put(&s.store, text.as_bytes());
     for request in [
         WindowRequest::Lines {
