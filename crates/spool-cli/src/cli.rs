@@ -80,9 +80,10 @@ pub struct RunArgs {
     /// Which part of the output to show.
     #[arg(long, value_enum)]
     pub preview: Option<PreviewArg>,
-    /// Cap of the shown part, in tokens.
-    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
-    pub max_tokens: u64,
+    /// Cap of the shown part, in tokens (default 8,000; a few screens when the output is a
+    /// terminal).
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
     /// Working directory of the command.
     #[arg(long)]
     pub cwd: Option<PathBuf>,
@@ -119,9 +120,10 @@ pub struct ReadArgs {
     /// `next_cursor`.
     #[arg(long, conflicts_with_all = ["lines", "chars", "bytes", "tail", "preview", "stream"])]
     pub cursor: Option<String>,
-    /// Cap of the shown part, in tokens.
-    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
-    pub max_tokens: u64,
+    /// Cap of the shown part, in tokens (default 8,000; a few screens when the output is a
+    /// terminal).
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
     #[command(flatten)]
     pub common: Common,
 }
@@ -345,9 +347,10 @@ pub struct FetchArgs {
     /// Allow private, loopback and link-local addresses.
     #[arg(long)]
     pub allow_private_network: bool,
-    /// Cap of the shown part, in tokens.
-    #[arg(long, default_value_t = spool_core::DEFAULT_MAX_TOKENS)]
-    pub max_tokens: u64,
+    /// Cap of the shown part, in tokens (default 8,000; a few screens when the output is a
+    /// terminal).
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
     #[command(flatten)]
     pub common: Common,
 }

@@ -97,7 +97,8 @@ pub fn answered_as<P>(
         }
     };
     let roots = everything()?;
-    let cap_of = |asked: Option<u64>| cap(asked.unwrap_or(spool_core::DEFAULT_MAX_TOKENS), json);
+    let fallback = default_max_tokens(json);
+    let cap_of = |asked: Option<u64>| cap(asked.unwrap_or(fallback), json);
     let cx = tools::Context {
         store,
         roots: &roots,
@@ -126,6 +127,60 @@ pub fn absolute(path: &str) -> Result<String, Error> {
         cause: e.to_string(),
     })?;
     Ok(cwd.join(p).display().to_string())
+}
+
+/// Screens of a terminal a preview fills when the person did not ask for a cap.
+const SCREENS: u64 = 3;
+/// Tokens a terminal line holds, about: numbers are two, a log line twenty.
+const TOKENS_PER_ROW: u64 = 6;
+
+/// The cap when none was asked for: an agent's (8,000 tokens) when the output goes to a pipe or
+/// a file, or is `--json`; a few screens when a person reads it at a terminal.
+pub fn default_max_tokens(json: bool) -> u64 {
+    use std::io::IsTerminal as _;
+    if json || !std::io::stdout().is_terminal() {
+        return spool_core::DEFAULT_MAX_TOKENS;
+    }
+    terminal_cap(terminal_rows())
+}
+
+/// Says, in a terminal-sized preview that is cut short, why it is small and how to see more.
+pub fn note_terminal_size(answer: &mut Answer, asked: Option<u64>, json: bool) {
+    let fallback = default_max_tokens(json);
+    if asked.is_some() || fallback == spool_core::DEFAULT_MAX_TOKENS {
+        return;
+    }
+    if let Answer::Envelope(e) = answer
+        && !e.complete
+    {
+        e.notes.push(format!(
+            "this preview is sized for your terminal ({} tokens); `--max-tokens {}` shows as much as an agent gets",
+            spool_core::render::thousands(fallback),
+            spool_core::DEFAULT_MAX_TOKENS
+        ));
+    }
+}
+
+/// The cap for a terminal of `rows` rows.
+pub fn terminal_cap(rows: u64) -> u64 {
+    (rows * SCREENS * TOKENS_PER_ROW).clamp(
+        spool_core::window::MIN_MAX_TOKENS,
+        spool_core::DEFAULT_MAX_TOKENS,
+    )
+}
+
+/// The terminal's height: its window size, else `LINES`, else 24.
+fn terminal_rows() -> u64 {
+    if let Some((_, terminal_size::Height(rows))) = terminal_size::terminal_size()
+        && rows > 0
+    {
+        return u64::from(rows);
+    }
+    std::env::var("LINES")
+        .ok()
+        .and_then(|l| l.trim().parse().ok())
+        .filter(|&l| l > 0)
+        .unwrap_or(24)
 }
 
 /// The cap of a CLI answer: it is printed in one form only, words or (`--json`) the structured

@@ -23,10 +23,10 @@ pub fn fetch(store: &Store, args: &FetchArgs) -> Result<u8, Error> {
             url: args.url.clone(),
             format: Some(args.format.into()),
             refresh: args.refresh,
-            max_tokens: Some(args.max_tokens),
+            max_tokens: args.max_tokens,
         })
     };
-    let answer = super::answered_as(
+    let mut answer = super::answered_as(
         store,
         "fetch",
         json,
@@ -39,6 +39,7 @@ pub fn fetch(store: &Store, args: &FetchArgs) -> Result<u8, Error> {
         },
         |cx, p| spool_fetch::answer(cx.store, p, &opts, (cx.cap)(p.max_tokens), &mut |_, _| {}),
     )?;
+    super::note_terminal_size(&mut answer, args.max_tokens, json);
     output::answer(&answer, json);
     let status = match &answer {
         Answer::Envelope(e) => e

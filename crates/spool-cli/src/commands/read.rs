@@ -41,7 +41,7 @@ pub fn params(args: &ReadArgs) -> Result<ReadParams, Error> {
         preview: args.preview.map(Into::into),
         stream: args.stream.clone(),
         cursor: args.cursor.clone(),
-        max_tokens: Some(args.max_tokens),
+        max_tokens: args.max_tokens,
     };
     if let Some(s) = &args.lines {
         let (a, b) = parse_span("lines", s)?;
@@ -61,7 +61,8 @@ pub fn params(args: &ReadArgs) -> Result<ReadParams, Error> {
 
 pub fn read(store: &Store, args: &ReadArgs) -> Result<u8, Error> {
     let json = args.common.json;
-    let answer = super::answered(store, "read", json, || params(args), tools::read)?;
+    let mut answer = super::answered(store, "read", json, || params(args), tools::read)?;
+    super::note_terminal_size(&mut answer, args.max_tokens, json);
     output::answer(&answer, json);
     Ok(0)
 }

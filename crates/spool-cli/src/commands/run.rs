@@ -35,11 +35,11 @@ pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
             timeout_s: args.timeout,
             stdin: None,
             preview: args.preview.map(Into::into),
-            max_tokens: Some(args.max_tokens),
+            max_tokens: args.max_tokens,
         })
     };
     let mut ended: Option<RunOutcome> = None;
-    let answer = super::answered(store, "run", json, params, |cx, p| {
+    let mut answer = super::answered(store, "run", json, params, |cx, p| {
         let control = RunControl {
             cancel,
             progress: None,
@@ -57,6 +57,7 @@ pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
         ended = Some(outcome);
         Ok(answer)
     })?;
+    super::note_terminal_size(&mut answer, args.max_tokens, json);
     output::answer(&answer, json);
     Ok(match ended {
         Some(outcome) => exit_code(&outcome),

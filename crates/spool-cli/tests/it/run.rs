@@ -249,3 +249,27 @@ fn a_spool_killed_mid_capture_leaves_a_cancelled_artifact_with_what_reached_the_
     assert_eq!(e["capture"]["state"], "cancelled");
     assert_eq!(e["reason"]["code"], "cancelled");
 }
+
+/// Regression (issue 13): at a terminal, the preview was an agent's 8,000 tokens (2,917 lines
+/// of `seq`). A person at a terminal now gets a few screens and the way to more; a pipe, a
+/// file and `--json` keep the agent's cap.
+#[test]
+fn a_terminal_gets_a_few_screens_and_a_pipe_gets_the_agents_share() {
+    let home = Home::new();
+    let bin = env!("CARGO_BIN_EXE_spool");
+    // `script` (util-linux) runs the command on a pseudo-terminal of its own.
+    let out = std::process::Command::new("script")
+        .args(["-qec", &format!("{bin} run -- seq 1 100000"), "/dev/null"])
+        .env("SPOOL_HOME", home.path())
+        .env("LINES", "40")
+        .output()
+        .expect("util-linux `script` runs a command on a terminal");
+    let terminal = String::from_utf8_lossy(&out.stdout);
+    assert!(terminal.contains("sized for your terminal"), "{terminal}");
+    let shown = terminal.lines().count();
+    assert!((40..=400).contains(&shown), "{shown} lines at a terminal");
+    let piped = home.run(&["run", "--", "seq", "1", "100000"]);
+    let piped = String::from_utf8_lossy(&piped.stdout);
+    assert!(!piped.contains("sized for your terminal"));
+    assert!(piped.lines().count() > 1000, "a pipe gets the agent's cap");
+}

@@ -626,3 +626,73 @@ fn every_window_states_its_bytes_and_they_read_the_same() {
         assert_eq!(again.shown[0].bytes, None, "a byte window is its own span");
     }
 }
+
+/// The number an error names as the least `max_tokens` to ask for.
+fn stated_minimum(err: &spool_core::Error) -> Option<u64> {
+    let hint = err.hint(Dialect::Mcp)?;
+    let at = hint.find("at least ")? + "at least ".len();
+    hint[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Issue 13: the least `max_tokens` an error states is one that is accepted, for artifacts
+/// whose banner is long (a 3,000-char command, notes, a long line, JSON-heavy text).
+#[test]
+fn the_least_cap_an_error_states_is_accepted() {
+    let s = store();
+    let long_desc = format!("sh -c '{}'", "echo step; ".repeat(300));
+    let mut heavy = String::new();
+    for i in 0..2000 {
+        let _ = writeln!(heavy, "{{\"k\":\"\\\"{i}\\\"\"}}");
+    }
+    let cases: Vec<(String, Vec<u8>)> = vec![
+        (long_desc.clone(), numbered_lines(3000).into_bytes()),
+        (long_desc, "z".repeat(100_000).into_bytes()),
+        ("short".into(), heavy.into_bytes()),
+    ];
+    let mut stated = 0;
+    for (desc, bytes) in cases {
+        let meta = s
+            .store
+            .put(
+                spool_core::store::NewArtifact::new(crate::support::text_source(&desc)),
+                &bytes,
+            )
+            .unwrap();
+        let mut asked = spool_core::window::MIN_MAX_TOKENS;
+        for _ in 0..3 {
+            match read_window(
+                &s.store,
+                &meta.reference,
+                WindowRequest::Preview(None),
+                asked,
+            ) {
+                Ok(_) => break,
+                Err(err) => {
+                    let least = stated_minimum(&err)
+                        .unwrap_or_else(|| panic!("no least cap stated: {err}"));
+                    assert!(least > asked, "{least} is not more than {asked}: {err}");
+                    stated += 1;
+                    let again = read_window(
+                        &s.store,
+                        &meta.reference,
+                        WindowRequest::Preview(None),
+                        least,
+                    );
+                    assert!(
+                        again.is_ok(),
+                        "the stated least {least} was refused: {again:?}"
+                    );
+                    asked = least;
+                }
+            }
+        }
+    }
+    assert!(
+        stated >= 1,
+        "no case stated a least cap: the test proves nothing"
+    );
+}
