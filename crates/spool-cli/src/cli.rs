@@ -138,6 +138,9 @@ pub struct SearchArgs {
     /// Only files matching these globs, for a directory (repeatable), e.g. `-g '*.rs'`.
     #[arg(short = 'g', long = "glob")]
     pub globs: Vec<String>,
+    /// For a directory: search hidden files too (`.gitignore`d files stay out).
+    #[arg(long)]
+    pub hidden: bool,
     /// Search for the pattern as plain text.
     #[arg(short = 'F', long)]
     pub literal: bool,

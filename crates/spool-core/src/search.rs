@@ -3,6 +3,7 @@
 mod sink;
 mod text;
 pub mod tree;
+mod walk;
 
 pub use text::{notice, render_answer, structured};
 

@@ -132,6 +132,9 @@ pub fn cli_text(call: &NextCall) -> String {
             if flag("case_insensitive") {
                 out.push_str(" -i");
             }
+            if flag("hidden") {
+                out.push_str(" --hidden");
+            }
             if let Some(context) = num("context").filter(|c| *c > 0) {
                 out.push_str(&format!(" -C {context}"));
             }

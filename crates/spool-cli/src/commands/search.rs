@@ -16,6 +16,7 @@ fn params(args: &SearchArgs) -> Result<SearchParams, Error> {
         literal: args.literal,
         case_insensitive: args.ignore_case,
         glob: args.globs.clone(),
+        hidden: args.hidden,
         context: Some(args.context),
         limit: args.limit,
         cursor: args.cursor.clone(),

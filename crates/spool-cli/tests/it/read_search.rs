@@ -173,3 +173,96 @@ fn an_error_status_is_not_the_page() {
         assert_eq!(json["source"]["version"]["status"], status);
     }
 }
+
+/// Regression (issue 13): a directory search counted unreadable files and dotfiles as
+/// "ignored", could not search dotfiles, gave a tree outside git no version, and stored a new
+/// hit list for every repeat. Now unreadable and hidden files have counts of their own,
+/// `--hidden` searches dotfiles, the version carries a digest of the files read, and a repeat
+/// of the same search of the same files reuses the stored list.
+#[test]
+fn a_directory_search_counts_what_it_skipped_by_why_and_reuses_its_list() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let home = Home::new();
+    let tree = home.path().join("tree");
+    std::fs::create_dir_all(tree.join(".github")).unwrap();
+    std::fs::create_dir_all(tree.join("src")).unwrap();
+    std::fs::write(tree.join(".github/ci.yml"), "status: hidden\n").unwrap();
+    std::fs::write(tree.join("src/a.rs"), "status: code\n").unwrap();
+    std::fs::write(tree.join("locked.txt"), "status: locked\n").unwrap();
+    std::fs::set_permissions(
+        tree.join("locked.txt"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    for dir in [
+        home.path(),
+        tree.as_path(),
+        &tree.join("src"),
+        &tree.join(".github"),
+    ] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let dir = tree.to_str().unwrap();
+    // As root every file is readable: the search then runs as `nobody`.
+    let search = |extra: &[&str]| -> serde_json::Value {
+        let bin = env!("CARGO_BIN_EXE_spool");
+        // A directory this process made is owned by its effective user.
+        let root =
+            std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(home.path()).unwrap()) == 0;
+        let mut cmd = if root {
+            let mut c = std::process::Command::new("setpriv");
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "--",
+                bin,
+            ]);
+            c
+        } else {
+            std::process::Command::new(bin)
+        };
+        cmd.args(["search", "status", dir, "--json"]).args(extra);
+        let out = cmd.env("SPOOL_HOME", home.path()).output().unwrap();
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{e}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+    };
+    let first = search(&[]);
+    let skipped = &first["scope"]["files_skipped"];
+    assert_eq!(first["scope"]["files_searched"], 1, "{first}");
+    assert_eq!(skipped["unreadable"], 1, "{skipped}");
+    assert_eq!(skipped["hidden"], 1, "{skipped}");
+    assert_eq!(skipped["ignored"], 0, "{skipped}");
+    let digest = first["scope"]["version"]["files_digest"].as_str().unwrap();
+    assert!(digest.starts_with("sha256:"), "{first}");
+    assert!(
+        first["notice"]
+            .as_str()
+            .unwrap()
+            .contains("1 hidden, 1 unreadable")
+    );
+    let again = search(&[]);
+    assert_eq!(
+        again["ref"], first["ref"],
+        "the same search of the same files is reused"
+    );
+    let hidden = search(&["--hidden"]);
+    assert_eq!(hidden["hit_count"], 2, "{hidden}");
+    assert!(hidden["scope"]["files_skipped"].get("hidden").is_none());
+    assert_ne!(hidden["ref"], first["ref"]);
+    std::fs::write(tree.join("src/a.rs"), "status: changed, status\n").unwrap();
+    let changed = search(&[]);
+    assert_ne!(
+        changed["ref"], first["ref"],
+        "a changed file is searched again"
+    );
+    assert_ne!(
+        changed["scope"]["version"]["files_digest"],
+        first["scope"]["version"]["files_digest"]
+    );
+}

@@ -119,6 +119,10 @@ pub struct SearchParams {
     /// Only files matching these globs (for directories), e.g. `["*.rs", "!target/**"]`.
     #[serde(default)]
     pub glob: Vec<String>,
+    /// For a directory: search hidden files too (dotfiles such as `.github/`; `.gitignore`d
+    /// files stay out). Without it they are skipped and counted as hidden.
+    #[serde(default)]
+    pub hidden: bool,
     /// Lines of context around each hit.
     #[serde(default)]
     pub context: Option<u64>,

@@ -197,12 +197,15 @@ pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
     };
     let mut answer = match one_of(p.reference.as_deref(), p.path.as_deref(), "search")? {
         Target::Ref(r) => crate::search::search_artifact(cx.store, r, &query, &paging)?,
-        Target::Path(path) => crate::search::tree::search_path(
+        Target::Path(path) => crate::search::tree::search_tree(
             cx.store,
             cx.roots,
             path,
             &query,
-            &p.glob,
+            &crate::search::tree::Filter {
+                globs: &p.glob,
+                hidden: p.hidden,
+            },
             &paging,
             cx.search_budget,
         )?,

@@ -41,9 +41,16 @@ fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
             || "ignored: not counted".to_owned(),
             |n| format!("{} ignored", thousands(n)),
         );
+        // Counts that are most often zero are named only when they are not.
+        let mut also = String::new();
+        for (key, word) in [("hidden", "hidden"), ("unreadable", "unreadable")] {
+            if let Some(n) = skip(key).filter(|n| *n > 0) {
+                also.push_str(&format!(", {} {word}", thousands(n)));
+            }
+        }
         (
             format!(
-                "{} under `{root}`{commit} (skipped: {} binary, {ignored}, {} too large)",
+                "{} under `{root}`{commit} (skipped: {} binary, {ignored}, {} too large{also})",
                 if files == 1 {
                     "1 file".to_owned()
                 } else {

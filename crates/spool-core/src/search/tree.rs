@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::sink::HitSink;
+use super::walk;
 use super::{Hit, Paging, Query, SearchAnswer, build_matcher, page_limit};
 use crate::cursor;
 use crate::envelope::{ArtifactState, Reason, ReasonCode, Source, SourceKind};
@@ -30,7 +31,7 @@ struct TreeCursor {
     i: u64,
 }
 
-/// Searches `path` (a directory, or a file) inside the roots.
+/// Searches `path` (a directory, or a file) inside the roots, hidden files skipped.
 pub fn search_path(
     store: &Store,
     roots: &Roots,
@@ -40,6 +41,34 @@ pub fn search_path(
     paging: &Paging,
     budget: Duration,
 ) -> Result<SearchAnswer> {
+    let filter = Filter {
+        globs,
+        hidden: false,
+    };
+    search_tree(store, roots, path, query, &filter, paging, budget)
+}
+
+/// Which files of a directory a search reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Filter<'a> {
+    /// Only files matching these globs (`!` excludes).
+    pub globs: &'a [String],
+    /// Hidden files too (`.gitignore`d files stay out).
+    pub hidden: bool,
+}
+
+/// Searches `path` (a directory, or a file) inside the roots, reading the files `filter` lets
+/// through.
+pub fn search_tree(
+    store: &Store,
+    roots: &Roots,
+    path: &str,
+    query: &Query,
+    filter: &Filter<'_>,
+    paging: &Paging,
+    budget: Duration,
+) -> Result<SearchAnswer> {
+    let globs = filter.globs;
     let real = roots.resolve(path)?;
     if !real.is_dir() {
         let (file, real) = roots.open_file(path)?;
@@ -58,6 +87,7 @@ pub fn search_path(
         if query.case_insensitive { "i" } else { "s" },
         &globs.join("\u{1}"),
         &paging.context.to_string(),
+        if filter.hidden { "h" } else { "-" },
     ]);
     if let Some(c) = &paging.cursor {
         let p: TreeCursor = cursor::open(store, c)?;
@@ -65,15 +95,26 @@ pub fn search_path(
             return Err(cursor::mismatch("another search"));
         }
         let mut answer = page_of_hits(store, &p.h, query, &digest, p.i, limit)?;
-        answer.repeat = super::repeat_args(("path", path), query, paging, globs);
+        answer.repeat = repeat(path, query, paging, filter);
         answer.set_next();
         return Ok(answer);
     }
-    let fresh = run_search(store, roots, path, &real, query, globs, paging, budget)?;
+    let fresh = run_search(
+        store, roots, path, &real, query, filter, paging, budget, &digest,
+    )?;
     let mut answer = page_of_hits(store, &fresh, query, &digest, 0, limit)?;
-    answer.repeat = super::repeat_args(("path", path), query, paging, globs);
+    answer.repeat = repeat(path, query, paging, filter);
     answer.set_next();
     Ok(answer)
+}
+
+/// The arguments that repeat a directory search, `hidden` among them when it was asked for.
+fn repeat(path: &str, query: &Query, paging: &Paging, filter: &Filter<'_>) -> Map<String, Value> {
+    let mut args = super::repeat_args(("path", path), query, paging, filter.globs);
+    if filter.hidden {
+        args.insert("hidden".into(), Value::Bool(true));
+    }
+    args
 }
 
 /// The cursor that continues a stored hit list at hit `at` (0-based).
@@ -89,7 +130,9 @@ pub(super) fn cursor(store: &Store, hits: &str, digest: &str, at: u64) -> String
     )
 }
 
-/// Walks and searches the tree, storing every hit; returns the hit list's ref.
+/// Walks and searches the tree, storing every hit; returns the hit list's ref. The same search
+/// of a tree whose files are unchanged (by path, size and modification time) reuses the list it
+/// stored.
 #[expect(
     clippy::too_many_arguments,
     reason = "one walk, told everything it needs once"
@@ -100,127 +143,109 @@ fn run_search(
     shown_root: &str,
     dir: &Path,
     query: &Query,
-    globs: &[String],
+    filter: &Filter<'_>,
     paging: &Paging,
     budget: Duration,
+    query_digest: &str,
 ) -> Result<String> {
     let matcher = build_matcher(query)?;
     let started = Instant::now();
-    let mut overrides = ignore::overrides::OverrideBuilder::new(dir);
-    for g in globs {
-        overrides.add(g).map_err(|e| {
-            Error::invalid(
-                format!("invalid glob `{g}`: {e}"),
-                Some("for example `*.rs` or `!target/**`".to_owned()),
-            )
-        })?;
+    let walked = walk::walk(dir, filter.globs, filter.hidden)?;
+    let key = format!("tree:{}:{query_digest}:{}", dir.display(), walked.digest);
+    if let Some(found) = store.find_by_dedup(&key)? {
+        return Ok(found.reference);
     }
-    let overrides = overrides
-        .build()
-        .map_err(|e| Error::invalid(format!("invalid globs: {e}"), None))?;
-    let walk = ignore::WalkBuilder::new(dir)
-        .overrides(overrides)
-        .sort_by_file_name(std::cmp::Ord::cmp)
-        .build();
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
         .before_context(paging.context as usize)
         .after_context(paging.context as usize)
         .binary_detection(BinaryDetection::none())
         .build();
-    let root_shown = shown_root.to_owned();
-    let mut writer = store.create(NewArtifact::new(Source {
+    let root_shown = if shown_root.is_empty() {
+        ".".to_owned()
+    } else {
+        shown_root.to_owned()
+    };
+    let mut new = NewArtifact::new(Source {
         kind: SourceKind::Search,
-        desc: format!(
-            "search /{}/ in {}",
-            query.pattern,
-            if root_shown.is_empty() {
-                "."
-            } else {
-                &root_shown
-            }
-        ),
+        desc: format!("search /{}/ in {root_shown}", query.pattern),
         version: Map::new(),
-    }))?;
-    let (mut files_searched, mut binary, mut too_large, mut hit_total) = (0u64, 0u64, 0u64, 0u64);
+    });
+    new.dedup_key = Some(key);
+    let mut writer = store.create(new)?;
+    let mut n = Counts::default();
     let mut timed_out = None;
     let mut last_path = String::new();
-    for entry in walk {
-        let Ok(entry) = entry else { continue };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        if files_searched + binary + too_large > 0 && started.elapsed() >= budget {
+    for file in &walked.files {
+        if n.looked_at() > 0 && started.elapsed() >= budget {
             timed_out = Some(last_path.clone());
             break;
         }
-        let path = entry.path();
-        let rel = path
-            .strip_prefix(dir)
-            .unwrap_or(path)
-            .to_string_lossy()
-            .into_owned();
-        last_path.clone_from(&rel);
-        if entry.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES) {
-            too_large += 1;
+        last_path.clone_from(&file.rel);
+        if file.len > MAX_FILE_BYTES {
+            n.too_large += 1;
             continue;
         }
         // Opened again beneath its root, not by name: a directory swapped for a symlink while
         // the walk runs cannot lead the search outside (see `beneath.rs`).
-        let Some(file) = roots
-            .split(path)
+        let Some(opened) = roots
+            .split(&file.path)
             .ok()
             .and_then(|(root, rel)| crate::beneath::open_file(root, rel).ok())
         else {
+            n.unreadable += 1;
             continue;
         };
-        if is_binary(&file) {
-            binary += 1;
+        if is_binary(&opened) {
+            n.binary += 1;
             continue;
         }
         let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
-        sink.path = Some(rel);
-        if searcher.search_file(&matcher, &file, &mut sink).is_err() {
+        sink.path = Some(file.rel.clone());
+        if searcher.search_file(&matcher, &opened, &mut sink).is_err() {
+            n.unreadable += 1;
             continue;
         }
-        files_searched += 1;
+        n.searched += 1;
         let (found, _) = sink.finish();
         for hit in found {
-            hit_total += 1;
+            n.hits += 1;
             let mut line = serde_json::to_vec(&hit).unwrap_or_default();
             line.push(b'\n');
             writer.write(&line);
         }
     }
-    let ignored = if timed_out.is_none() {
-        count_all_files(
+    // What the walk left out, by why: hidden (unless asked for) apart from ignored.
+    let left_out = if timed_out.is_none() {
+        walk::count_all(
             dir,
             budget
                 .saturating_sub(started.elapsed())
                 .min(Duration::from_secs(2)),
         )
-        .map(|all| all.saturating_sub(files_searched + binary + too_large))
+        .map(|(all, hidden)| {
+            let hidden = if filter.hidden { 0 } else { hidden };
+            let unwalked = all.saturating_sub(walked.files.len() as u64);
+            (unwalked.saturating_sub(hidden), hidden.min(unwalked))
+        })
     } else {
         None
     };
     let mut scope = Map::new();
-    scope.insert(
-        "root".into(),
-        json!(if root_shown.is_empty() {
-            ".".to_owned()
-        } else {
-            root_shown
-        }),
-    );
+    scope.insert("root".into(), json!(root_shown));
     scope.insert("ref".into(), Value::Null);
-    scope.insert("version".into(), git_version(dir));
-    scope.insert("files_searched".into(), json!(files_searched));
+    scope.insert("version".into(), tree_version(dir, &walked.digest));
+    scope.insert("files_searched".into(), json!(n.searched));
     let mut skipped = Map::new();
-    skipped.insert("binary".into(), json!(binary));
-    if let Some(ignored) = ignored {
+    skipped.insert("binary".into(), json!(n.binary));
+    if let Some((ignored, hidden)) = left_out {
         skipped.insert("ignored".into(), json!(ignored));
+        if !filter.hidden {
+            skipped.insert("hidden".into(), json!(hidden));
+        }
     }
-    skipped.insert("too_large".into(), json!(too_large));
+    skipped.insert("too_large".into(), json!(n.too_large));
+    skipped.insert("unreadable".into(), json!(n.unreadable));
     scope.insert("files_skipped".into(), Value::Object(skipped));
     scope.insert(
         "duration_ms".into(),
@@ -237,14 +262,34 @@ fn run_search(
         "query".into(),
         serde_json::to_value(query).unwrap_or(Value::Null),
     );
-    version.insert("globs".into(), json!(globs));
+    version.insert("globs".into(), json!(filter.globs));
+    if filter.hidden {
+        version.insert("hidden".into(), json!(true));
+    }
     version.insert("scope".into(), Value::Object(scope));
-    version.insert("hit_count".into(), json!(hit_total));
+    version.insert("hit_count".into(), json!(n.hits));
     if timed_out.is_some() {
         version.insert("timed_out".into(), json!(true));
     }
     let meta = writer.finish(ArtifactState::Complete, None, version)?;
     Ok(meta.reference)
+}
+
+/// What a directory search did with the files the walk found.
+#[derive(Default)]
+struct Counts {
+    searched: u64,
+    binary: u64,
+    too_large: u64,
+    /// Could not be opened or read (permissions, gone since the walk).
+    unreadable: u64,
+    hits: u64,
+}
+
+impl Counts {
+    fn looked_at(&self) -> u64 {
+        self.searched + self.binary + self.too_large + self.unreadable
+    }
 }
 
 /// Answers one page of a stored hit list, starting at hit `first` (0-based).
@@ -324,38 +369,19 @@ fn is_binary(file: &std::fs::File) -> bool {
     memchr::memchr(0, &head[..n]).is_some()
 }
 
-/// All regular files under `dir`, ignore rules off, if counted within `limit`.
-fn count_all_files(dir: &Path, limit: Duration) -> Option<u64> {
-    let started = Instant::now();
-    let mut n = 0u64;
-    // Version-control metadata is not "ignored" content: leave `.git` out of the count.
-    let walk = ignore::WalkBuilder::new(dir)
-        .standard_filters(false)
-        .filter_entry(|e| e.file_name() != ".git")
-        .build();
-    for entry in walk.flatten() {
-        if started.elapsed() > limit {
-            return None;
-        }
-        if entry.file_type().is_some_and(|t| t.is_file()) {
-            n += 1;
+/// The version of the searched tree: the git commit (and whether the tree differs from it) of
+/// the repository holding `dir`, read from git's files (running git would run the repository's
+/// configured programs), and always the digest of the files the search read.
+fn tree_version(dir: &Path, digest: &str) -> Value {
+    let mut v = Map::new();
+    if let Some(repo) = crate::git::find(dir)
+        && let Some(commit) = crate::git::head(&repo)
+    {
+        v.insert("commit".into(), json!(commit));
+        if let Some(dirty) = crate::git::tree_dirty(&repo, dir) {
+            v.insert("dirty".into(), json!(dirty));
         }
     }
-    Some(n)
-}
-
-/// `{ "commit": ..., "dirty": ... }` of the repository holding `dir`, or `{}` outside one.
-/// The commit and dirtiness of the repository holding `dir`, read from git's files (running
-/// git would run the repository's configured programs).
-fn git_version(dir: &Path) -> Value {
-    let Some(repo) = crate::git::find(dir) else {
-        return json!({});
-    };
-    let Some(commit) = crate::git::head(&repo) else {
-        return json!({});
-    };
-    match crate::git::tree_dirty(&repo, dir) {
-        Some(dirty) => json!({ "commit": commit, "dirty": dirty }),
-        None => json!({ "commit": commit }),
-    }
+    v.insert("files_digest".into(), json!(digest));
+    Value::Object(v)
 }

@@ -91,8 +91,17 @@ fn directory_search_respects_the_walker_and_reports_its_scope() {
     assert!(!a.truncated);
     let scope = &a.scope;
     assert_eq!(scope["files_skipped"]["binary"], 1);
-    // target/debug/gen.rs, .hidden/notes.txt and .gitignore itself are left out by the rules.
-    assert_eq!(scope["files_skipped"]["ignored"], 3);
+    // target/debug/gen.rs is ignored; .hidden/notes.txt and .gitignore itself are hidden (and
+    // said to be: hidden is not ignored).
+    assert_eq!(scope["files_skipped"]["ignored"], 1);
+    assert_eq!(scope["files_skipped"]["hidden"], 2);
+    assert_eq!(scope["files_skipped"]["unreadable"], 0);
+    assert!(
+        scope["version"]["files_digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
     assert_eq!(scope["version"]["dirty"], false);
     assert_eq!(scope["version"]["commit"].as_str().unwrap().len(), 40);
     assert!(
