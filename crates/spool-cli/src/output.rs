@@ -38,19 +38,19 @@ pub fn answer(a: &Answer, as_json: bool) {
     match a {
         Answer::Envelope(e) => envelope(e, as_json),
         Answer::Items(p) if as_json => json(&spool_core::items::structured(p, Dialect::Cli)),
-        Answer::Items(p) => text(&render::item_page_text(p, Dialect::Cli)),
+        Answer::Items(p) => text(&spool_core::list_text::item_page_text(p, Dialect::Cli)),
         Answer::Search(s) if as_json => json(&spool_core::search::structured(s, Dialect::Cli)),
         Answer::Search(s) => text(&spool_core::search::render_answer(s, Dialect::Cli)),
         Answer::List(p, dir) if as_json => json(&spool_core::page::structured(
             &**p,
-            render::entries_notice(p, dir, Dialect::Cli),
+            spool_core::list_text::entries_notice(p, dir, Dialect::Cli),
         )),
-        Answer::List(p, dir) => text(&render::entries_text(p, dir, Dialect::Cli)),
+        Answer::List(p, dir) => text(&spool_core::list_text::entries_text(p, dir, Dialect::Cli)),
         Answer::Artifacts(p) if as_json => json(&spool_core::page::structured(
             &**p,
-            render::artifacts_notice(p, Dialect::Cli),
+            spool_core::list_text::artifacts_notice(p, Dialect::Cli),
         )),
-        Answer::Artifacts(p) => text(&render::artifacts_text(p, Dialect::Cli)),
+        Answer::Artifacts(p) => text(&spool_core::list_text::artifacts_text(p, Dialect::Cli)),
         Answer::Gc(..) | Answer::Recent(_) | Answer::OfRef(_) => {}
     }
 }

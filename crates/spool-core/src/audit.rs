@@ -4,7 +4,7 @@
 mod shared;
 
 use rusqlite::params;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::clock;
@@ -12,28 +12,8 @@ use crate::envelope::Totals;
 use crate::error::{Error, Result};
 use crate::store::Store;
 
-pub(crate) use shared::SCHEMA;
-pub use shared::{SharedRow, ship};
-
-/// One recorded answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct AuditRow {
-    /// The row's number on the machine that recorded it.
-    pub id: i64,
-    /// Which machine gave the answer (rows read from a shared store).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub machine: Option<String>,
-    pub at: String,
-    pub tool: String,
-    pub arguments: Value,
-    #[serde(rename = "ref")]
-    pub reference: Option<String>,
-    pub total: Option<Value>,
-    pub delivered: Value,
-    pub complete: bool,
-    pub reason: Option<String>,
-    pub duration_ms: u64,
-}
+pub use crate::ledger::{AuditRow, SharedRow};
+pub use shared::ship;
 
 /// One answer, as the audit table stores it (built by `answer`, the one place answers are
 /// recorded).

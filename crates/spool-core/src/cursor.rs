@@ -10,13 +10,19 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 use crate::error::{Error, Result};
 use crate::spell::Words;
-use crate::store::Store;
 
 const TAG_LEN: usize = 16;
+
+/// Where a cursor's keys come from (the store: its own secret, or the shared store's): the
+/// key that signs, and every key a cursor may have been signed with.
+pub trait Keys {
+    fn signing_secret(&self) -> &[u8; 32];
+    fn verifying_secrets(&self) -> Vec<&[u8; 32]>;
+}
 
 fn mac(key: &[u8; 32]) -> Hmac<Sha256> {
     // HMAC takes keys of any length; 32 bytes cannot fail.
@@ -24,7 +30,7 @@ fn mac(key: &[u8; 32]) -> Hmac<Sha256> {
 }
 
 /// Signs a payload into a cursor string.
-pub fn seal<T: Serialize>(store: &Store, payload: &T) -> String {
+pub fn seal<T: Serialize>(store: &impl Keys, payload: &T) -> String {
     let json = serde_json::to_vec(payload).unwrap_or_default();
     let mut m = mac(store.signing_secret());
     m.update(&json);
@@ -46,7 +52,7 @@ fn invalid(why: &str) -> Error {
 }
 
 /// Checks a cursor's signature and decodes its payload.
-pub fn open<T: DeserializeOwned>(store: &Store, cursor: &str) -> Result<T> {
+pub fn open<T: DeserializeOwned>(store: &impl Keys, cursor: &str) -> Result<T> {
     let (body, tag) = cursor
         .split_once('.')
         .ok_or_else(|| invalid("it is not a cursor spool issued"))?;
@@ -70,16 +76,7 @@ pub fn open<T: DeserializeOwned>(store: &Store, cursor: &str) -> Result<T> {
     serde_json::from_slice(&json).map_err(|_| invalid("it was issued for another kind of list"))
 }
 
-/// A short digest that identifies a query inside a cursor.
-pub fn digest(parts: &[&str]) -> String {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update(p.as_bytes());
-        h.update([0u8]);
-    }
-    let out = h.finalize();
-    URL_SAFE_NO_PAD.encode(&out[..12])
-}
+pub use crate::refs::digest;
 
 /// The error for a genuine cursor presented with the wrong list or query.
 pub fn mismatch(what: &str) -> Error {

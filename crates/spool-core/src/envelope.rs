@@ -40,6 +40,34 @@ impl SourceKind {
     }
 }
 
+/// Which part of a document a plain read shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Preview {
+    Head,
+    Tail,
+    HeadTail,
+}
+
+impl Preview {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Head => "head",
+            Self::Tail => "tail",
+            Self::HeadTail => "head_tail",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "head" => Self::Head,
+            "tail" => Self::Tail,
+            "head_tail" => Self::HeadTail,
+            _ => return None,
+        })
+    }
+}
+
 /// Where an artifact came from, and what pins its version.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Source {

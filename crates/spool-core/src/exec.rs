@@ -50,7 +50,7 @@ impl RunSpec {
             None => self
                 .argv
                 .iter()
-                .map(|a| crate::render::shell_word(a))
+                .map(|a| crate::spell::shell_word(a))
                 .collect::<Vec<_>>()
                 .join(" "),
         }

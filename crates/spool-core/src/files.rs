@@ -53,7 +53,7 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     let sniffed = read_some(&mut file, &mut head).map_err(|e| Error::io(&real, e))?;
     head.truncate(sniffed);
     if reads_as_log(&real, &head) {
-        new.preview = crate::window::Preview::Tail;
+        new.preview = crate::envelope::Preview::Tail;
     }
     new.dedup_key = Some(key);
     new.redo = Some(NextCall::new(

@@ -16,6 +16,8 @@ pub mod files;
 pub mod fit;
 pub mod git;
 pub mod items;
+mod ledger;
+pub mod list_text;
 pub mod listing;
 pub mod order;
 pub mod page;
@@ -30,6 +32,7 @@ pub mod tokens;
 pub mod utf8;
 pub mod window;
 pub mod wire;
+pub mod words;
 
 pub use envelope::{Envelope, NextCall, Source, SourceKind};
 pub use error::{Error, ErrorCode, Result};

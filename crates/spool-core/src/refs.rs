@@ -1,5 +1,9 @@
 //! Artifact refs: short, opaque, URL-safe and random.
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest as _, Sha256};
+
 use crate::error::{Error, Result};
 
 const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
@@ -29,6 +33,17 @@ pub fn looks_like_ref(s: &str) -> bool {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     })
+}
+
+/// A short digest that identifies a query inside a cursor.
+pub fn digest(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update([0u8]);
+    }
+    let out = h.finalize();
+    URL_SAFE_NO_PAD.encode(&out[..12])
 }
 
 #[cfg(test)]

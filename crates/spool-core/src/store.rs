@@ -121,8 +121,7 @@ impl Store {
             conn.pragma_update(None, "synchronous", "NORMAL")?;
             conn.execute_batch(meta::SCHEMA)?;
             meta::migrate(&conn)?;
-            conn.execute_batch(remote::SCHEMA)?;
-            conn.execute_batch(crate::audit::SCHEMA)
+            conn.execute_batch(remote::SCHEMA)
         };
         // Two processes opening a fresh store race to switch it to WAL; SQLite answers the loser
         // `locked` at once rather than through the busy handler, so retry for a while.

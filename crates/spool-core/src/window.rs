@@ -2,7 +2,6 @@
 
 mod pieces;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::envelope::ArtifactState;
@@ -31,33 +30,7 @@ const RESERVE_TOKENS: u64 = 160;
 /// Tokens allowed for a merge across the newline between banner and content.
 const BOUNDARY_SLACK: u64 = 4;
 
-/// Which part of a document a plain read shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Preview {
-    Head,
-    Tail,
-    HeadTail,
-}
-
-impl Preview {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Head => "head",
-            Self::Tail => "tail",
-            Self::HeadTail => "head_tail",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "head" => Self::Head,
-            "tail" => Self::Tail,
-            "head_tail" => Self::HeadTail,
-            _ => return None,
-        })
-    }
-}
+pub use crate::envelope::Preview;
 
 /// What part of an artifact the caller asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

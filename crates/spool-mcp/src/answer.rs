@@ -41,13 +41,23 @@ pub fn into_result(answer: &Answer, parts: Parts) -> CallToolResult {
             parts,
         ),
         Answer::List(p, dir) => with_parts(
-            vec![render::entries_text(p, dir, Dialect::Mcp)],
-            || spool_core::page::structured(&**p, render::entries_notice(p, dir, Dialect::Mcp)),
+            vec![spool_core::list_text::entries_text(p, dir, Dialect::Mcp)],
+            || {
+                spool_core::page::structured(
+                    &**p,
+                    spool_core::list_text::entries_notice(p, dir, Dialect::Mcp),
+                )
+            },
             parts,
         ),
         Answer::Artifacts(p) => with_parts(
-            vec![render::artifacts_text(p, Dialect::Mcp)],
-            || spool_core::page::structured(&**p, render::artifacts_notice(p, Dialect::Mcp)),
+            vec![spool_core::list_text::artifacts_text(p, Dialect::Mcp)],
+            || {
+                spool_core::page::structured(
+                    &**p,
+                    spool_core::list_text::artifacts_notice(p, Dialect::Mcp),
+                )
+            },
             parts,
         ),
         // Answers of the CLI alone; a server never makes them.

@@ -231,8 +231,8 @@ pub fn list(cx: &Context<'_>, p: &ListParams) -> Result<Answer> {
     )?;
     crate::page::fit(&mut page, (cx.cap)(p.max_tokens), |p, d| {
         (
-            crate::render::entries_text(p, path, d),
-            crate::render::entries_notice(p, path, d),
+            crate::list_text::entries_text(p, path, d),
+            crate::list_text::entries_notice(p, path, d),
         )
     })?;
     Ok(Answer::List(Box::new(page), path.to_owned()))
@@ -248,8 +248,8 @@ pub fn artifacts(cx: &Context<'_>, p: &ArtifactsParams) -> Result<Answer> {
     )?;
     crate::page::fit(&mut page, (cx.cap)(p.max_tokens), |p, d| {
         (
-            crate::render::artifacts_text(p, d),
-            crate::render::artifacts_notice(p, d),
+            crate::list_text::artifacts_text(p, d),
+            crate::list_text::artifacts_notice(p, d),
         )
     })?;
     Ok(Answer::Artifacts(Box::new(page)))

@@ -3,30 +3,13 @@
 //! store shows the answers given on every machine.
 
 use rusqlite::params;
-use serde::{Deserialize, Serialize};
 
-use super::{AuditRow, row};
+use super::{AuditRow, SharedRow, row};
 use crate::error::Result;
 use crate::store::Store;
 
-pub(crate) const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_shipped (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    last_id INTEGER NOT NULL
-);
-";
-
 /// Rows shipped in one object at most.
 const BATCH: usize = 5_000;
-
-/// An audit row as the shared store keeps it: which machine gave the answer, and when to the
-/// millisecond (rows of several machines are merged by time).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SharedRow {
-    #[serde(flatten)]
-    pub row: AuditRow,
-    pub at_ms: i64,
-}
 
 /// Ships the rows recorded here since the last shipment; how many were shipped. Nothing to do
 /// without a shared store.

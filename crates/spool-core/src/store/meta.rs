@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use super::Store;
 use crate::clock;
+use crate::envelope::Preview;
 use crate::envelope::{ArtifactState, NextCall, Source, SourceKind, Totals};
 use crate::error::{Error, Result};
-use crate::window::Preview;
 
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS artifacts (
@@ -51,6 +51,10 @@ CREATE TABLE IF NOT EXISTS audit (
     duration_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS audit_ref ON audit(ref, id);
+CREATE TABLE IF NOT EXISTS audit_shipped (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    last_id INTEGER NOT NULL
+);
 ";
 
 /// Columns added after the first schema: a store made by an earlier version gains them.
@@ -591,7 +595,7 @@ fn owner_alive(pid: Option<u32>) -> bool {
 
 /// The `expired` answer for an artifact: what it was and how to make it again.
 pub fn expired_error(meta: &ArtifactMeta) -> Error {
-    let what = crate::render::describe_source(&meta.source);
+    let what = crate::words::describe_source(&meta.source);
     Error::Expired {
         reference: meta.reference.clone(),
         what,

@@ -72,11 +72,11 @@ pub trait Remote: Send + Sync {
     /// The key every machine on the shared store signs cursors with (made by the first).
     fn secret(&self) -> Result<[u8; 32]>;
     /// Stores a batch of this machine's audit rows (in order of their ids).
-    fn ship_audit(&self, machine: &str, rows: &[crate::audit::SharedRow]) -> Result<()>;
+    fn ship_audit(&self, machine: &str, rows: &[crate::ledger::SharedRow]) -> Result<()>;
     /// At least the newest `limit` audit rows of every machine (possibly more, unsorted).
-    fn audit_recent(&self, limit: usize) -> Result<Vec<crate::audit::SharedRow>>;
+    fn audit_recent(&self, limit: usize) -> Result<Vec<crate::ledger::SharedRow>>;
     /// Every machine's audit rows about `reference`.
-    fn audit_of(&self, reference: &str) -> Result<Vec<crate::audit::SharedRow>>;
+    fn audit_of(&self, reference: &str) -> Result<Vec<crate::ledger::SharedRow>>;
 }
 
 /// How long after failing to get the shared store's cursor key it is asked for again.
@@ -170,21 +170,6 @@ impl Store {
         Ok((published, unpublished, cause))
     }
 
-    /// The key that signs new cursors: the shared store's, so a cursor continues on any machine
-    /// using it; this store's own when there is none or it cannot be reached.
-    pub(crate) fn signing_secret(&self) -> &[u8; 32] {
-        self.shared_secret().unwrap_or(&self.secret)
-    }
-
-    /// The keys a cursor may be signed with: the shared one, and this store's own (cursors
-    /// issued here before the shared store was set, or while it was unreachable).
-    pub(crate) fn verifying_secrets(&self) -> Vec<&[u8; 32]> {
-        self.shared_secret()
-            .into_iter()
-            .chain(std::iter::once(&self.secret))
-            .collect()
-    }
-
     fn shared_secret(&self) -> Option<&[u8; 32]> {
         use std::sync::atomic::Ordering;
         if let Some(key) = self.shared_secret.get() {
@@ -223,7 +208,7 @@ impl Store {
                 }
             })
             .collect::<String>();
-        let id = crate::cursor::digest(&[&String::from_utf8_lossy(&self.secret)]);
+        let id = crate::refs::digest(&[&String::from_utf8_lossy(&self.secret)]);
         let id: String = id
             .chars()
             .filter(char::is_ascii_alphanumeric)
@@ -294,5 +279,22 @@ impl Store {
                 |r| r.get(0),
             )
             .optional()?)
+    }
+}
+
+impl crate::cursor::Keys for Store {
+    /// The key that signs new cursors: the shared store's, so a cursor continues on any machine
+    /// using it; this store's own when there is none or it cannot be reached.
+    fn signing_secret(&self) -> &[u8; 32] {
+        self.shared_secret().unwrap_or(&self.secret)
+    }
+
+    /// The keys a cursor may be signed with: the shared one, and this store's own (cursors
+    /// issued here before the shared store was set, or while it was unreachable).
+    fn verifying_secrets(&self) -> Vec<&[u8; 32]> {
+        self.shared_secret()
+            .into_iter()
+            .chain(std::iter::once(&self.secret))
+            .collect()
     }
 }

@@ -297,7 +297,7 @@ impl<'s> ArtifactWriter<'s> {
             state = ArtifactState::Interrupted;
             detail = Some(format!(
                 "capture stopped at {} bytes: {e}",
-                crate::render::thousands(self.meta.bytes)
+                crate::words::thousands(self.meta.bytes)
             ));
         }
         let total = tokens::total_from_head(&self.head, self.meta.bytes);

@@ -3,7 +3,8 @@
 
 use serde_json::{Value, json};
 use spool_core::items::{PageStart, find_list, item_page, store_items, structured};
-use spool_core::render::{Dialect, item_page_text};
+use spool_core::list_text::item_page_text;
+use spool_core::render::Dialect;
 
 use crate::support;
 

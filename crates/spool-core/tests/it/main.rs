@@ -7,6 +7,7 @@ mod fuzz;
 mod git;
 mod integrity;
 mod items;
+mod layers;
 mod render;
 mod search;
 mod store;

@@ -389,8 +389,8 @@ fn a_recursive_listing_counts_the_hidden_and_ignored_entries_it_left_out() {
     assert_eq!(page.skipped.as_ref().unwrap()["hidden_or_ignored"], 5);
     let text = format!(
         "{}{}",
-        spool_core::render::entries_text(&page, ".", spool_core::render::Dialect::Mcp),
-        spool_core::render::entries_text(&page, ".", spool_core::render::Dialect::Cli)
+        spool_core::list_text::entries_text(&page, ".", spool_core::render::Dialect::Mcp),
+        spool_core::list_text::entries_text(&page, ".", spool_core::render::Dialect::Cli)
     );
     let mut settings = insta::Settings::clone_current();
     settings.add_filter(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", "[TIME]");
@@ -424,7 +424,7 @@ fn an_empty_listing_says_why_it_is_empty() {
     let notice = |query: ListQuery<'_>| {
         let page = list(&s.store, &roots, query, None, None).unwrap();
         assert_eq!(page.total, Some(0));
-        spool_core::render::entries_notice(&page, query.path, spool_core::render::Dialect::Cli)
+        spool_core::list_text::entries_notice(&page, query.path, spool_core::render::Dialect::Cli)
     };
     let text = [
         notice(ListQuery {
