@@ -1,5 +1,6 @@
 //! Search over a whole artifact: every hit counted, a page of them returned, the rest by cursor.
 
+mod hitlist;
 mod sink;
 mod text;
 pub mod tree;

@@ -7,9 +7,16 @@ use grep_searcher::{Searcher, Sink, SinkContext, SinkContextKind, SinkMatch};
 use super::{ContextLine, Hit, LONG_LINE, Trim};
 use crate::utf8;
 
+/// Where a sink that keeps every hit (a directory search) sends each one once its context is
+/// whole, instead of holding them all: a file of a million hits is not held in memory.
+pub type Spill<'s> = &'s mut dyn FnMut(Hit);
+
 pub struct HitSink<'m> {
     /// Set on every hit kept (tree search fills it in per file).
     pub path: Option<String>,
+    /// Each hit, once the next one begins (its after-context is then whole), and the last at
+    /// `finish`.
+    pub spill: Option<Spill<'m>>,
     matcher: &'m RegexMatcher,
     after_line: u64,
     limit: usize,
@@ -30,6 +37,7 @@ impl<'m> HitSink<'m> {
     ) -> Self {
         Self {
             path: None,
+            spill: None,
             matcher,
             after_line,
             limit,
@@ -41,8 +49,14 @@ impl<'m> HitSink<'m> {
         }
     }
 
-    /// Hits kept (at most limit + 1, to know whether more exist) and hits counted.
-    pub fn finish(self) -> (Vec<Hit>, u64) {
+    /// Hits kept (at most limit + 1, to know whether more exist; none when spilled) and hits
+    /// counted.
+    pub fn finish(mut self) -> (Vec<Hit>, u64) {
+        if let Some(spill) = self.spill.as_mut() {
+            for hit in self.hits.drain(..) {
+                spill(hit);
+            }
+        }
         (self.hits, self.count)
     }
 
@@ -110,6 +124,12 @@ impl Sink for HitSink<'_> {
         let line = mat.line_number().unwrap_or(0);
         let before = std::mem::take(&mut self.pending_before);
         if line > self.after_line && self.hits.len() <= self.limit {
+            // The hit before this one has all its after-context now.
+            if let Some(spill) = self.spill.as_mut() {
+                for hit in self.hits.drain(..) {
+                    spill(hit);
+                }
+            }
             let (text, trimmed) = self.hit_text(Self::line_text(mat.bytes()));
             self.hits.push(Hit {
                 path: self.path.clone(),

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::sink::HitSink;
-use super::walk;
 use super::{Hit, Paging, Query, SearchAnswer, build_matcher, page_limit};
+use super::{hitlist, walk};
 use crate::cursor;
 use crate::envelope::{ArtifactState, Reason, ReasonCode, Source, SourceKind};
 use crate::error::{Error, Result};
@@ -200,20 +200,25 @@ fn run_search(
             n.binary += 1;
             continue;
         }
+        let mut stored = 0u64;
+        let mut store_hit = |hit: Hit| {
+            stored += 1;
+            let mut line = hitlist::encode(&hit);
+            line.push(b'\n');
+            writer.write(&line);
+        };
         let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
         sink.path = Some(file.rel.clone());
-        if searcher.search_file(&matcher, &opened, &mut sink).is_err() {
+        sink.spill = Some(&mut store_hit);
+        let outcome = searcher.search_file(&matcher, &opened, &mut sink);
+        sink.finish();
+        n.hits += stored;
+        if outcome.is_err() {
+            // What it gave before the failure is stored and counted; the file is unreadable.
             n.unreadable += 1;
             continue;
         }
         n.searched += 1;
-        let (found, _) = sink.finish();
-        for hit in found {
-            n.hits += 1;
-            let mut line = serde_json::to_vec(&hit).unwrap_or_default();
-            line.push(b'\n');
-            writer.write(&line);
-        }
     }
     // What the walk left out, by why: hidden (unless asked for) apart from ignored.
     let left_out = if timed_out.is_none() {
@@ -322,10 +327,10 @@ fn page_of_hits(
         };
         let bytes = reader.read_at(start.byte, (end - start.byte) as usize)?;
         for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            let hit: Hit = serde_json::from_slice(line).map_err(|e| Error::Corrupt {
+            let hit = hitlist::decode(line).map_err(|e| Error::Corrupt {
                 reference: hits_ref.to_owned(),
                 expected: "one JSON hit per line".into(),
-                actual: e.to_string(),
+                actual: e,
             })?;
             hits.push(hit);
         }

@@ -67,7 +67,15 @@ fn reach(edges: &BTreeMap<String, BTreeSet<String>>, from: &str) -> BTreeSet<Str
 fn the_store_uses_neither_the_renderer_nor_the_audit() {
     let edges = imports();
     let store = &edges["store"];
-    for above in ["render", "audit", "window", "answer", "list_text", "search", "items"] {
+    for above in [
+        "render",
+        "audit",
+        "window",
+        "answer",
+        "list_text",
+        "search",
+        "items",
+    ] {
         assert!(!store.contains(above), "store imports `{above}`: {store:?}");
     }
 }

@@ -1,0 +1,132 @@
+//! How a directory search's hits are stored: one compact JSON array a line,
+//! `[line, byte_offset, "path", "text"]`, then only what the hit has of `trimmed` (as
+//! `[line_chars, start_char, end_char]`), `before` and `after` (as `[[line, "text"], ...]`).
+//! Object keys repeated for every hit made a list of short lines five times the size of what
+//! was searched; a list stored as objects by an earlier version still reads.
+
+use serde_json::{Value, json};
+
+use super::{ContextLine, Hit, Trim};
+
+/// One hit as a stored line (without the newline).
+pub(super) fn encode(hit: &Hit) -> Vec<u8> {
+    let context = |lines: &[ContextLine]| -> Value {
+        Value::Array(lines.iter().map(|c| json!([c.line, c.text])).collect())
+    };
+    let mut fields = vec![
+        json!(hit.line),
+        json!(hit.byte_offset),
+        json!(hit.path),
+        json!(hit.text),
+    ];
+    let trimmed = hit.trimmed.map_or(Value::Null, |t| {
+        json!([t.line_chars, t.start_char, t.end_char])
+    });
+    let tail = [trimmed, context(&hit.before), context(&hit.after)];
+    // Trailing fields a hit does not have are left out.
+    let used = tail
+        .iter()
+        .rposition(|v| !(v.is_null() || v.as_array().is_some_and(Vec::is_empty)))
+        .map_or(0, |i| i + 1);
+    fields.extend(tail.into_iter().take(used));
+    serde_json::to_vec(&Value::Array(fields)).unwrap_or_default()
+}
+
+/// A stored line back into its hit: the compact array, or an object written by an earlier
+/// version.
+pub(super) fn decode(line: &[u8]) -> Result<Hit, String> {
+    if line.first() != Some(&b'[') {
+        return serde_json::from_slice(line).map_err(|e| e.to_string());
+    }
+    let v: Vec<Value> = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    let num = |i: usize| {
+        v.get(i)
+            .and_then(Value::as_u64)
+            .ok_or(format!("field {i} is not a number"))
+    };
+    let context = |i: usize| -> Vec<ContextLine> {
+        v.get(i)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| {
+                Some(ContextLine {
+                    line: c.get(0)?.as_u64()?,
+                    text: c.get(1)?.as_str()?.to_owned(),
+                })
+            })
+            .collect()
+    };
+    let trimmed = v.get(4).and_then(Value::as_array).and_then(|t| {
+        Some(Trim {
+            line_chars: t.first()?.as_u64()?,
+            start_char: t.get(1)?.as_u64()?,
+            end_char: t.get(2)?.as_u64()?,
+        })
+    });
+    Ok(Hit {
+        line: num(0)?,
+        byte_offset: num(1)?,
+        path: v.get(2).and_then(Value::as_str).map(str::to_owned),
+        text: v
+            .get(3)
+            .and_then(Value::as_str)
+            .ok_or("field 3 is not text")?
+            .to_owned(),
+        trimmed,
+        before: context(5),
+        after: context(6),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit() -> Hit {
+        Hit {
+            path: Some("src/a \"b\".rs".into()),
+            line: 12,
+            byte_offset: 345,
+            text: "let x = \"y\";\t// tab".into(),
+            trimmed: None,
+            before: vec![ContextLine {
+                line: 11,
+                text: "fn f() {".into(),
+            }],
+            after: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_hit_reads_back_as_it_was_stored() {
+        let mut h = hit();
+        assert_eq!(decode(&encode(&h)).unwrap(), h);
+        h.trimmed = Some(Trim {
+            line_chars: 9000,
+            start_char: 100,
+            end_char: 400,
+        });
+        h.after = vec![ContextLine {
+            line: 13,
+            text: "}".into(),
+        }];
+        assert_eq!(decode(&encode(&h)).unwrap(), h);
+        let bare = Hit {
+            before: Vec::new(),
+            ..hit()
+        };
+        assert_eq!(
+            encode(&bare),
+            br#"[12,345,"src/a \"b\".rs","let x = \"y\";\t// tab"]"#
+        );
+    }
+
+    #[test]
+    fn a_list_stored_as_objects_still_reads() {
+        let h = hit();
+        let old = serde_json::to_vec(&h).unwrap();
+        assert_eq!(decode(&old).unwrap(), h);
+        assert!(decode(b"[1]").is_err());
+    }
+}
