@@ -67,19 +67,22 @@ pub fn elapsed_ms(since: Instant) -> u64 {
 /// Records an answer produced elsewhere (the proxy builds its answers as the upstream's
 /// result arrives).
 pub fn record(store: &Store, tool: &str, arguments: &Value, answer: &Answer, ms: u64) {
-    let mut entry: Entry<'_> = entry(answer);
-    entry.tool = tool;
-    entry.arguments = arguments;
-    entry.duration_ms = ms;
-    logged(audit::insert(store, &entry));
+    insert_as(store, entry(answer), tool, arguments, ms);
 }
 
 /// Records an envelope answer produced elsewhere (the proxy's preview of an upstream's result).
 pub fn record_envelope(store: &Store, tool: &str, arguments: &Value, e: &Envelope, ms: u64) {
-    let mut entry: Entry<'_> = envelope_entry(e);
-    entry.tool = tool;
-    entry.arguments = arguments;
-    entry.duration_ms = ms;
+    insert_as(store, envelope_entry(e), tool, arguments, ms);
+}
+
+/// Inserts `entry` as the answer of `tool` to `arguments`, which took `ms`.
+fn insert_as(store: &Store, entry: Entry<'_>, tool: &str, arguments: &Value, ms: u64) {
+    let entry = Entry {
+        tool,
+        arguments,
+        duration_ms: ms,
+        ..entry
+    };
     logged(audit::insert(store, &entry));
 }
 
