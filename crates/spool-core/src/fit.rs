@@ -8,6 +8,44 @@ use crate::envelope::{Reason, ReasonCode};
 use crate::error::{Error, Result};
 use crate::tokens;
 
+/// How many times an answer is cut and measured before its cap is declared out of reach.
+const ATTEMPTS: u64 = 8;
+
+/// One attempt of [`shrink_to_fit`]: the answer built with a budget, as measured in every form
+/// it is sent in, and whether a smaller budget could still change it.
+pub struct Attempt<T> {
+    pub answer: T,
+    pub size: Size,
+    pub can_shrink: bool,
+}
+
+/// The one fit loop of windows and pages of items: the answer is built with a content budget,
+/// measured in every form it is sent in, and built again with a budget smaller by what it
+/// overran (at least the overrun and a little, and in proportion, since escapes make JSON grow
+/// faster than text; each attempt a little more, so that the loop ends) until it fits. `None`
+/// when nothing fits down to `floor`: the caller says which cap to ask for.
+pub fn shrink_to_fit<T>(
+    cap: Cap,
+    start: u64,
+    floor: u64,
+    mut build: impl FnMut(u64) -> Result<Attempt<T>>,
+) -> Result<Option<T>> {
+    let mut budget = start.max(floor);
+    for attempt in 0..ATTEMPTS {
+        let tried = build(budget)?;
+        if cap.holds(tried.size) {
+            return Ok(Some(tried.answer));
+        }
+        if budget <= floor || !tried.can_shrink {
+            break;
+        }
+        let by_overrun = budget.saturating_sub(tried.size.tokens.saturating_sub(cap.tokens) + 8);
+        let by_share = budget * cap.share(tried.size) / 1000 * (20 - attempt) / 20;
+        budget = by_overrun.min(by_share).max(floor);
+    }
+    Ok(None)
+}
+
 /// The smallest chars limit a host is told about (Claude Code's own default is about this).
 pub const MIN_RESULT_CHARS: u64 = 200_000;
 

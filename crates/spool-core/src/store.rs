@@ -14,6 +14,7 @@
 //!
 //! A new on-disk format gets a new folder name rather than a migration.
 
+mod gc;
 pub mod index;
 pub mod meta;
 mod pin;
@@ -30,7 +31,8 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-pub use meta::{ArtifactMeta, GcReport, NewArtifact, expired_error};
+pub use gc::GcReport;
+pub use meta::{ArtifactMeta, NewArtifact, expired_error};
 pub use reader::ArtifactReader;
 pub use remote::{Progress, Remote, RemoteArtifact, SharedGc, Upload};
 pub use writer::{ArtifactWriter, Stream};

@@ -1,13 +1,11 @@
 //! Honest windows: the part of an artifact that fits an answer, and the exact words for the rest.
 
+mod assemble;
 mod pieces;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::envelope::ArtifactState;
-use crate::envelope::{
-    Block, CaptureNote, Envelope, Gap, NextCall, Range, Reason, ReasonCode, Unit,
-};
+use crate::envelope::{Block, Envelope};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Forms, Size};
 use crate::render;
@@ -15,6 +13,7 @@ use crate::spell::Words;
 use crate::store::{ArtifactReader, Store};
 use crate::tokens;
 use crate::wire;
+use assemble::assemble;
 use pieces::Budget;
 pub use pieces::{Continuation, Piece};
 
@@ -139,27 +138,24 @@ pub fn window_with_notes(
                 .then(format!(" of at least {}", reserve + MIN_MAX_TOKENS)),
         ));
     }
-    let mut content_tokens = max_tokens - reserve;
-    // Content tokens below this are not worth another cut: the banner alone is the problem.
-    let floor = MIN_MAX_TOKENS / 16;
     let mut cut_by_chars = false;
     // The answer's exact size is known only once the window is cut: cut, measure every form,
-    // and cut again smaller in the rare case one of them passes the cap.
-    for attempt in 0..8u64 {
-        let budget = Budget::new(content_tokens, meta.binary);
-        let (pieces, requested, cut_by_cap) = cut(reader, request, budget)?;
+    // and cut again smaller in the rare case one of them passes the cap. Content tokens below
+    // a sixteenth of the least cap are not worth another cut: the banner alone is the problem.
+    let fitted = fit::shrink_to_fit(cap, max_tokens - reserve, MIN_MAX_TOKENS / 16, |budget| {
+        let (pieces, requested, cut_by_cap) =
+            cut(reader, request, Budget::new(budget, meta.binary))?;
         let whole = pieces.len() == 1 && pieces[0].span == (0, meta.bytes) || meta.bytes == 0;
         if whole {
             let bytes = reader.read_at(0, meta.bytes as usize)?;
             reader.check_whole(&bytes)?;
         }
-        let cut_by_cap = cut_by_cap || cut_by_chars;
         let mut envelope = assemble(
             reader,
             &pieces,
             whole,
             requested,
-            cut_by_cap,
+            cut_by_cap || cut_by_chars,
             &cap.detail(cut_by_chars),
         );
         envelope.notes.splice(0..0, notes.iter().cloned());
@@ -167,23 +163,20 @@ pub fn window_with_notes(
             || text_size(&envelope, &pieces, cap),
             || json_size(&envelope, cap),
         );
-        if cap.holds(size) {
-            envelope.delivered.tokens = pieces
-                .iter()
-                .all(|p| p.tokens_exact)
-                .then(|| pieces.iter().map(|p| p.tokens).sum());
-            return Ok(envelope);
-        }
-        if content_tokens <= floor || pieces.is_empty() {
-            break;
-        }
+        // Cut again, the reason says so: the chars limit bound, not the tokens.
         cut_by_chars |= size.chars > cap.chars;
-        // Shrink the content by what the answer overran: by tokens at least the overrun (and a
-        // little), and in proportion, since escapes can make the JSON grow faster than the
-        // text; each further attempt shrinks a little more, so that the loop ends.
-        let by_overrun = content_tokens.saturating_sub(size.tokens.saturating_sub(max_tokens) + 8);
-        let by_share = content_tokens * cap.share(size) / 1000 * (20 - attempt) / 20;
-        content_tokens = by_overrun.min(by_share).max(floor);
+        envelope.delivered.tokens = pieces
+            .iter()
+            .all(|p| p.tokens_exact)
+            .then(|| pieces.iter().map(|p| p.tokens).sum());
+        Ok(fit::Attempt {
+            answer: envelope,
+            size,
+            can_shrink: !pieces.is_empty(),
+        })
+    })?;
+    if let Some(envelope) = fitted {
+        return Ok(envelope);
     }
     Err(Error::invalid_words(
         Words::text("no window of this artifact fits ")
@@ -422,249 +415,4 @@ fn check_offset(total: u64, offset: u64, unit: &str, arg: &'static str) -> Resul
         ));
     }
     Ok(())
-}
-
-fn assemble(
-    reader: &ArtifactReader,
-    pieces: &[Piece],
-    whole: bool,
-    requested: bool,
-    cut_by_cap: bool,
-    cap_detail: &str,
-) -> Envelope {
-    let meta = reader.meta();
-    let reference = meta.reference.clone();
-    let mut blocks = Vec::new();
-    let mut notes = Vec::new();
-    let mut next = Vec::new();
-    for (i, piece) in pieces.iter().enumerate() {
-        if i > 0 {
-            let prev = &pieces[i - 1];
-            blocks.push(Block::Gap(gap_between(&reference, prev, piece)));
-            next.push(read_call(&reference, prev.continuation()));
-        }
-        blocks.push(Block::Shown(piece.text.clone()));
-        notes.extend(piece.note.clone());
-    }
-    let complete = whole && meta.state == ArtifactState::Complete
-        || meta.bytes == 0
-            && pieces.is_empty()
-            && !meta.binary
-            && meta.state == ArtifactState::Complete;
-    let reached_end = pieces.last().is_some_and(|p| p.span.1 == meta.bytes);
-    let cap = || Reason {
-        code: ReasonCode::TokenCap,
-        detail: cap_detail.to_owned(),
-    };
-    let reason = if complete {
-        None
-    } else if meta.binary && pieces.is_empty() {
-        Some(Reason {
-            code: ReasonCode::Binary,
-            detail: format!(
-                "the content is binary ({}); byte windows show it escaped",
-                render::human_bytes(meta.bytes)
-            ),
-        })
-    } else if cut_by_cap {
-        Some(cap())
-    } else if meta.state != ArtifactState::Complete && (whole || reached_end) {
-        Some(state_reason(meta))
-    } else if requested || whole {
-        Some(Reason {
-            code: ReasonCode::RequestedRange,
-            detail: "the caller asked for this range".to_owned(),
-        })
-    } else {
-        Some(cap())
-    };
-    if !complete {
-        if let Some(last) = pieces.last()
-            && let Some(cont) = last.continuation_if_more(meta.bytes)
-        {
-            // The forward continuation goes first: following `next[0]` reads on to the end.
-            next.insert(0, read_call(&reference, cont));
-        } else if let Some(first) = pieces.first()
-            && !requested
-            && first.span.0 > 0
-            && first.range.unit == crate::envelope::Unit::Lines
-        {
-            // A tail preview: the way on is the part just before it (reading back, as one
-            // reads a log), as many lines as the tail shows.
-            let before = first.lines.0 - 1;
-            let limit = before.min(first.lines.1 - first.lines.0 + 1);
-            next.insert(
-                0,
-                read_call(
-                    &reference,
-                    pieces::Continuation::Lines {
-                        line: before + 1 - limit,
-                        limit,
-                    },
-                ),
-            );
-        } else if let Some(first) = pieces.first()
-            && !requested
-            && first.span.0 > 0
-            && first.range.unit == crate::envelope::Unit::Chars
-        {
-            // A tail preview inside a last line longer than one answer: the way on is the
-            // chars just before it.
-            let max = first.per_answer.min(first.chars.0);
-            next.insert(
-                0,
-                read_call(
-                    &reference,
-                    pieces::Continuation::Chars {
-                        offset: first.chars.0 - max,
-                        max,
-                    },
-                ),
-            );
-        }
-        if meta.state == ArtifactState::Capturing
-            && let Some(last) = pieces.last()
-            && last.span.1 == meta.bytes
-            && last.range.unit == crate::envelope::Unit::Lines
-        {
-            // Still being written elsewhere: reading from the last line shown on picks up what
-            // has arrived since.
-            next.insert(
-                0,
-                read_call(
-                    &reference,
-                    pieces::Continuation::Lines {
-                        line: last.lines.1.max(1),
-                        limit: last.per_answer,
-                    },
-                ),
-            );
-        }
-        if meta.binary && pieces.is_empty() {
-            next.push(read_call(
-                &reference,
-                pieces::Continuation::Bytes {
-                    offset: 0,
-                    max: 2048,
-                },
-            ));
-        }
-        let search = NextCall::new(
-            "search",
-            [("ref", json!(reference)), ("pattern", json!("<regex>"))],
-        );
-        if meta.source.kind == crate::envelope::SourceKind::Fetch {
-            // "Is X in this page?" is answered by searching the whole copy, not by paging.
-            next.insert(0, search);
-        } else {
-            next.push(search);
-        }
-    }
-    let capture = match meta.state {
-        ArtifactState::Complete | ArtifactState::Expired => None,
-        state => Some(CaptureNote {
-            state,
-            detail: meta
-                .capture_detail
-                .clone()
-                .unwrap_or_else(|| format!("the stored copy is {}", state.as_str())),
-        }),
-    };
-    let delivered = crate::envelope::Delivery {
-        byte_spans: pieces.iter().map(|p| p.span).collect(),
-        bytes: pieces.iter().map(|p| p.span.1 - p.span.0).sum(),
-        chars: pieces.iter().map(|p| p.chars.1 - p.chars.0).sum(),
-        tokens: None,
-    };
-    Envelope {
-        reference,
-        source: meta.source.clone(),
-        shown: pieces
-            .iter()
-            .map(|p| Range {
-                bytes: (p.range.unit != Unit::Bytes).then_some([p.span.0, p.span.1]),
-                ..p.range
-            })
-            .collect::<Vec<Range>>(),
-        total: meta.totals(),
-        complete,
-        reason,
-        next,
-        capture,
-        notes,
-        blocks,
-        delivered,
-        created_at: meta.created_at,
-        redo: meta.redo.clone(),
-    }
-}
-
-/// Why a stored copy that is shown to its end is still not the whole output.
-fn state_reason(meta: &crate::store::ArtifactMeta) -> Reason {
-    let detail = meta
-        .capture_detail
-        .clone()
-        .unwrap_or_else(|| format!("the stored copy is {}", meta.state.as_str()));
-    let timed_out = meta
-        .source
-        .version
-        .get("timed_out")
-        .and_then(Value::as_bool)
-        == Some(true);
-    let code = match meta.state {
-        ArtifactState::Interrupted if timed_out => ReasonCode::Timeout,
-        // Interrupted otherwise means a write failed: the disk (or a file size limit) was full.
-        ArtifactState::Interrupted => ReasonCode::SizeCap,
-        // Being written on another machine: the source has given only this much so far.
-        ArtifactState::Capturing => ReasonCode::UpstreamPartial,
-        _ => ReasonCode::Cancelled,
-    };
-    Reason { code, detail }
-}
-
-/// The gap between two shown pieces, and the read that starts where it starts.
-fn gap_between(reference: &str, before: &Piece, after: &Piece) -> Gap {
-    if before.range.unit == Unit::Lines && after.range.unit == Unit::Lines {
-        let (start, end) = (before.lines.1 + 1, after.lines.0 - 1);
-        Gap {
-            unit: Unit::Lines,
-            start,
-            end,
-            lines: end + 1 - start,
-            chars: after.chars.0 - before.chars.1,
-            read: NextCall::new("read", [("ref", json!(reference)), ("line", json!(start))]),
-        }
-    } else {
-        let (start, end) = (before.chars.1, after.chars.0);
-        Gap {
-            unit: Unit::Chars,
-            start,
-            end,
-            lines: 0,
-            chars: end - start,
-            read: NextCall::new(
-                "read",
-                [("ref", json!(reference)), ("char_offset", json!(start))],
-            ),
-        }
-    }
-}
-
-fn read_call(reference: &str, cont: pieces::Continuation) -> NextCall {
-    let mut args = vec![("ref", json!(reference))];
-    match cont {
-        pieces::Continuation::Lines { line, limit } => {
-            args.push(("line", json!(line)));
-            args.push(("limit", json!(limit)));
-        }
-        pieces::Continuation::Chars { offset, max } => {
-            args.push(("char_offset", json!(offset)));
-            args.push(("max_chars", json!(max)));
-        }
-        pieces::Continuation::Bytes { offset, max } => {
-            args.push(("byte_offset", json!(offset)));
-            args.push(("max_bytes", json!(max)));
-        }
-    }
-    NextCall::new("read", args)
 }

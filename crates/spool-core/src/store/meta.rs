@@ -408,27 +408,6 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes the content and keeps the row as a tombstone: the row says so first, then the
-    /// content goes. Content someone is reading is left (false): a later pass takes it.
-    /// `for_space`: the quota evicts it (the tombstone says when), rather than its time to live
-    /// running out.
-    fn expire(&self, meta: &mut ArtifactMeta, for_space: bool) -> Result<bool> {
-        let lock = match super::pin::try_evict(&self.content_path(&meta.reference)) {
-            super::pin::Evict::InUse => return Ok(false),
-            super::pin::Evict::Free(lock) => lock,
-        };
-        let evicted_at = for_space.then(clock::now_ms);
-        self.conn().execute(
-            "UPDATE artifacts SET state = 'expired', evicted_at = ?2 WHERE ref = ?1",
-            params![&meta.reference, evicted_at],
-        )?;
-        meta.evicted_at = evicted_at;
-        self.remove_content(&meta.reference);
-        drop(lock);
-        meta.state = ArtifactState::Expired;
-        Ok(true)
-    }
-
     /// A capture whose process died: seal what reached the disk as `cancelled`.
     fn recover(&self, meta: ArtifactMeta) -> Result<ArtifactMeta> {
         let partial = self.partial_path(&meta.reference);
@@ -480,104 +459,6 @@ impl Store {
         )?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
-
-    /// Applies expiry and the quota now.
-    pub fn gc(&self) -> Result<GcReport> {
-        self.gc_keeping(None)
-    }
-
-    /// Applies expiry and the quota, never evicting `keep` (the artifact just written, which
-    /// may alone be larger than the quota: it stays, and the others make room).
-    pub(crate) fn gc_keeping(&self, keep: Option<&str>) -> Result<GcReport> {
-        let now = clock::now_ms();
-        let mut report = GcReport::default();
-        let due: Vec<String> = {
-            let conn = self.conn();
-            let mut stmt = conn.prepare(
-                "SELECT ref FROM artifacts WHERE state NOT IN ('expired', 'capturing') AND expires_at <= ?1",
-            )?;
-            stmt.query_map([now], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?
-        };
-        for reference in due {
-            let mut meta = self.meta(&reference)?;
-            if self.expire(&mut meta, false)? {
-                report.freed_bytes += meta.bytes;
-                report.expired += 1;
-            }
-        }
-        // Captures whose process died (killed, or stopped by a full disk) are sealed with
-        // what reached the disk, instead of saying `capturing` for ever.
-        let capturing: Vec<String> = {
-            let conn = self.conn();
-            let mut stmt = conn.prepare("SELECT ref FROM artifacts WHERE state = 'capturing'")?;
-            stmt.query_map([], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?
-        };
-        for reference in capturing {
-            if keep == Some(reference.as_str()) || self.is_read_through(&reference)? {
-                continue;
-            }
-            if let Ok(meta) = self.live_meta(&reference)
-                && meta.state != ArtifactState::Capturing
-            {
-                report.recovered += 1;
-            }
-        }
-        // Copies read through from a shared store are kept within their own bound (by the
-        // chunks that arrived, not their full size); the quota is for what was made here.
-        report.evicted += self.trim_cache(keep)?;
-        // The least recently read go first, but never one made or read in the last moments
-        // (an answer about it is being built) nor one being read now: the quota may be passed
-        // for that long rather than an answer lose its own artifact.
-        let grace = i64::try_from(self.config.eviction_grace.as_millis()).unwrap_or(i64::MAX);
-        let cutoff = clock::now_ms().saturating_sub(grace);
-        let mut in_use: Vec<String> = Vec::new();
-        loop {
-            let (used, oldest): (i64, Option<String>) = self.conn().query_row(
-                "SELECT (SELECT COALESCE(SUM(bytes), 0) FROM artifacts WHERE state NOT IN ('expired', 'capturing')
-                         AND ref NOT IN (SELECT ref FROM remote_chunks)),
-                        (SELECT ref FROM artifacts WHERE state NOT IN ('expired', 'capturing')
-                         AND ref NOT IN (SELECT ref FROM remote_chunks)
-                         AND ref != ?1 AND last_read_at < ?2
-                         AND ref NOT IN (SELECT value FROM json_each(?3))
-                         ORDER BY last_read_at ASC LIMIT 1)",
-                params![
-                    keep.unwrap_or(""),
-                    cutoff,
-                    serde_json::to_string(&in_use).unwrap_or_else(|_| "[]".into())
-                ],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
-            report.kept_bytes = used as u64;
-            let Some(reference) = oldest else { break };
-            if (used as u64) <= self.config.quota_bytes {
-                break;
-            }
-            let mut meta = self.meta(&reference)?;
-            if self.in_shared_store(&reference)? {
-                // The shared store still has it: a later read fetches it again.
-                self.forget(&reference)?;
-            } else if !self.expire(&mut meta, true)? {
-                in_use.push(reference);
-                continue;
-            }
-            report.freed_bytes += meta.bytes;
-            report.evicted += 1;
-        }
-        Ok(report)
-    }
-}
-
-/// What `gc` did.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct GcReport {
-    /// Captures whose process had died, sealed with what reached the disk.
-    pub recovered: u64,
-    pub expired: u64,
-    pub evicted: u64,
-    pub freed_bytes: u64,
-    pub kept_bytes: u64,
 }
 
 fn owner_alive(pid: Option<u32>) -> bool {

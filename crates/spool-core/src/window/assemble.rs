@@ -1,0 +1,256 @@
+//! An envelope from the pieces a window cut: the blocks in order (a gap between two pieces),
+//! whether the whole was shown and why not, the calls that go on (the forward read first; for
+//! a tail, the lines just before it), and what was delivered, for the audit.
+
+use serde_json::{Value, json};
+
+use super::pieces::{self, Piece};
+use crate::envelope::{
+    ArtifactState, Block, CaptureNote, Envelope, Gap, NextCall, Range, Reason, ReasonCode, Unit,
+};
+use crate::store::ArtifactReader;
+
+pub(super) fn assemble(
+    reader: &ArtifactReader,
+    pieces: &[Piece],
+    whole: bool,
+    requested: bool,
+    cut_by_cap: bool,
+    cap_detail: &str,
+) -> Envelope {
+    let meta = reader.meta();
+    let reference = meta.reference.clone();
+    let mut blocks = Vec::new();
+    let mut notes = Vec::new();
+    let mut next = Vec::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        if i > 0 {
+            let prev = &pieces[i - 1];
+            blocks.push(Block::Gap(gap_between(&reference, prev, piece)));
+            next.push(read_call(&reference, prev.continuation()));
+        }
+        blocks.push(Block::Shown(piece.text.clone()));
+        notes.extend(piece.note.clone());
+    }
+    let complete = whole && meta.state == ArtifactState::Complete
+        || meta.bytes == 0
+            && pieces.is_empty()
+            && !meta.binary
+            && meta.state == ArtifactState::Complete;
+    let reached_end = pieces.last().is_some_and(|p| p.span.1 == meta.bytes);
+    let cap = || Reason {
+        code: ReasonCode::TokenCap,
+        detail: cap_detail.to_owned(),
+    };
+    let reason = if complete {
+        None
+    } else if meta.binary && pieces.is_empty() {
+        Some(Reason {
+            code: ReasonCode::Binary,
+            detail: format!(
+                "the content is binary ({}); byte windows show it escaped",
+                crate::words::human_bytes(meta.bytes)
+            ),
+        })
+    } else if cut_by_cap {
+        Some(cap())
+    } else if meta.state != ArtifactState::Complete && (whole || reached_end) {
+        Some(state_reason(meta))
+    } else if requested || whole {
+        Some(Reason {
+            code: ReasonCode::RequestedRange,
+            detail: "the caller asked for this range".to_owned(),
+        })
+    } else {
+        Some(cap())
+    };
+    if !complete {
+        if let Some(last) = pieces.last()
+            && let Some(cont) = last.continuation_if_more(meta.bytes)
+        {
+            // The forward continuation goes first: following `next[0]` reads on to the end.
+            next.insert(0, read_call(&reference, cont));
+        } else if let Some(first) = pieces.first()
+            && !requested
+            && first.span.0 > 0
+            && first.range.unit == crate::envelope::Unit::Lines
+        {
+            // A tail preview: the way on is the part just before it (reading back, as one
+            // reads a log), as many lines as the tail shows.
+            let before = first.lines.0 - 1;
+            let limit = before.min(first.lines.1 - first.lines.0 + 1);
+            next.insert(
+                0,
+                read_call(
+                    &reference,
+                    pieces::Continuation::Lines {
+                        line: before + 1 - limit,
+                        limit,
+                    },
+                ),
+            );
+        } else if let Some(first) = pieces.first()
+            && !requested
+            && first.span.0 > 0
+            && first.range.unit == crate::envelope::Unit::Chars
+        {
+            // A tail preview inside a last line longer than one answer: the way on is the
+            // chars just before it.
+            let max = first.per_answer.min(first.chars.0);
+            next.insert(
+                0,
+                read_call(
+                    &reference,
+                    pieces::Continuation::Chars {
+                        offset: first.chars.0 - max,
+                        max,
+                    },
+                ),
+            );
+        }
+        if meta.state == ArtifactState::Capturing
+            && let Some(last) = pieces.last()
+            && last.span.1 == meta.bytes
+            && last.range.unit == crate::envelope::Unit::Lines
+        {
+            // Still being written elsewhere: reading from the last line shown on picks up what
+            // has arrived since.
+            next.insert(
+                0,
+                read_call(
+                    &reference,
+                    pieces::Continuation::Lines {
+                        line: last.lines.1.max(1),
+                        limit: last.per_answer,
+                    },
+                ),
+            );
+        }
+        if meta.binary && pieces.is_empty() {
+            next.push(read_call(
+                &reference,
+                pieces::Continuation::Bytes {
+                    offset: 0,
+                    max: 2048,
+                },
+            ));
+        }
+        let search = NextCall::new(
+            "search",
+            [("ref", json!(reference)), ("pattern", json!("<regex>"))],
+        );
+        if meta.source.kind == crate::envelope::SourceKind::Fetch {
+            // "Is X in this page?" is answered by searching the whole copy, not by paging.
+            next.insert(0, search);
+        } else {
+            next.push(search);
+        }
+    }
+    let capture = match meta.state {
+        ArtifactState::Complete | ArtifactState::Expired => None,
+        state => Some(CaptureNote {
+            state,
+            detail: meta
+                .capture_detail
+                .clone()
+                .unwrap_or_else(|| format!("the stored copy is {}", state.as_str())),
+        }),
+    };
+    let delivered = crate::envelope::Delivery {
+        byte_spans: pieces.iter().map(|p| p.span).collect(),
+        bytes: pieces.iter().map(|p| p.span.1 - p.span.0).sum(),
+        chars: pieces.iter().map(|p| p.chars.1 - p.chars.0).sum(),
+        tokens: None,
+    };
+    Envelope {
+        reference,
+        source: meta.source.clone(),
+        shown: pieces
+            .iter()
+            .map(|p| Range {
+                bytes: (p.range.unit != Unit::Bytes).then_some([p.span.0, p.span.1]),
+                ..p.range
+            })
+            .collect::<Vec<Range>>(),
+        total: meta.totals(),
+        complete,
+        reason,
+        next,
+        capture,
+        notes,
+        blocks,
+        delivered,
+        created_at: meta.created_at,
+        redo: meta.redo.clone(),
+    }
+}
+
+/// Why a stored copy that is shown to its end is still not the whole output.
+fn state_reason(meta: &crate::store::ArtifactMeta) -> Reason {
+    let detail = meta
+        .capture_detail
+        .clone()
+        .unwrap_or_else(|| format!("the stored copy is {}", meta.state.as_str()));
+    let timed_out = meta
+        .source
+        .version
+        .get("timed_out")
+        .and_then(Value::as_bool)
+        == Some(true);
+    let code = match meta.state {
+        ArtifactState::Interrupted if timed_out => ReasonCode::Timeout,
+        // Interrupted otherwise means a write failed: the disk (or a file size limit) was full.
+        ArtifactState::Interrupted => ReasonCode::SizeCap,
+        // Being written on another machine: the source has given only this much so far.
+        ArtifactState::Capturing => ReasonCode::UpstreamPartial,
+        _ => ReasonCode::Cancelled,
+    };
+    Reason { code, detail }
+}
+
+/// The gap between two shown pieces, and the read that starts where it starts.
+fn gap_between(reference: &str, before: &Piece, after: &Piece) -> Gap {
+    if before.range.unit == Unit::Lines && after.range.unit == Unit::Lines {
+        let (start, end) = (before.lines.1 + 1, after.lines.0 - 1);
+        Gap {
+            unit: Unit::Lines,
+            start,
+            end,
+            lines: end + 1 - start,
+            chars: after.chars.0 - before.chars.1,
+            read: NextCall::new("read", [("ref", json!(reference)), ("line", json!(start))]),
+        }
+    } else {
+        let (start, end) = (before.chars.1, after.chars.0);
+        Gap {
+            unit: Unit::Chars,
+            start,
+            end,
+            lines: 0,
+            chars: end - start,
+            read: NextCall::new(
+                "read",
+                [("ref", json!(reference)), ("char_offset", json!(start))],
+            ),
+        }
+    }
+}
+
+fn read_call(reference: &str, cont: pieces::Continuation) -> NextCall {
+    let mut args = vec![("ref", json!(reference))];
+    match cont {
+        pieces::Continuation::Lines { line, limit } => {
+            args.push(("line", json!(line)));
+            args.push(("limit", json!(limit)));
+        }
+        pieces::Continuation::Chars { offset, max } => {
+            args.push(("char_offset", json!(offset)));
+            args.push(("max_chars", json!(max)));
+        }
+        pieces::Continuation::Bytes { offset, max } => {
+            args.push(("byte_offset", json!(offset)));
+            args.push(("max_bytes", json!(max)));
+        }
+    }
+    NextCall::new("read", args)
+}
