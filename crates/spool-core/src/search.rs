@@ -1,10 +1,13 @@
 //! Search over a whole artifact: every hit counted, a page of them returned, the rest by cursor.
 
 mod hitlist;
+mod scope;
 mod sink;
 mod text;
 pub mod tree;
 mod walk;
+
+pub use scope::{ArtifactScope, Scope, Skipped, TreeScope};
 
 pub use text::{notice, render_answer, structured};
 
@@ -83,7 +86,7 @@ pub struct ContextLine {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchAnswer {
     pub query: Query,
-    pub scope: Value,
+    pub scope: Scope,
     pub hits: Vec<Hit>,
     pub hit_count: u64,
     pub hit_count_exact: bool,
@@ -419,25 +422,20 @@ pub fn search_artifact(
     } else {
         None
     };
-    let mut scope = Map::new();
-    scope.insert("root".into(), Value::Null);
-    scope.insert("ref".into(), reference.into());
-    scope.insert(
-        "source".into(),
-        serde_json::to_value(&meta.source).unwrap_or(Value::Null),
-    );
-    scope.insert("version".into(), Value::Object(meta.source.version.clone()));
-    scope.insert("lines_searched".into(), meta.lines.into());
-    scope.insert("bytes_searched".into(), meta.bytes.into());
-    scope.insert("whole".into(), true.into());
-    scope.insert("first_hit_index".into(), shown_before.into());
-    scope.insert(
-        "duration_ms".into(),
-        (started.elapsed().as_millis() as u64).into(),
-    );
+    let scope = Scope::Artifact(ArtifactScope {
+        root: None,
+        reference: reference.to_owned(),
+        source: meta.source.clone(),
+        version: meta.source.version.clone(),
+        lines_searched: meta.lines,
+        bytes_searched: meta.bytes,
+        whole: true,
+        first_hit_index: shown_before,
+        duration_ms: started.elapsed().as_millis() as u64,
+    });
     let mut answer = SearchAnswer {
         query: query.clone(),
-        scope: Value::Object(scope),
+        scope,
         hits,
         hit_count,
         hit_count_exact: true,

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::SearchAnswer;
+use super::{Scope, SearchAnswer};
 use crate::envelope::NextCall;
 use crate::render::{self, Dialect, thousands};
 
@@ -13,69 +13,64 @@ fn say(call: &NextCall, dialect: Dialect) -> String {
     }
 }
 
-/// Where the search looked, in words.
+/// Where the search looked, in words, and the target a read of a hit names.
 fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
-    let s = &a.scope;
-    let num = |k: &str| s.get(k).and_then(Value::as_u64).unwrap_or(0);
-    if let Some(files) = s.get("files_searched").and_then(Value::as_u64) {
-        let root = s.get("root").and_then(Value::as_str).unwrap_or(".");
-        let version = s.get("version");
-        let commit = version
-            .and_then(|v| v.get("commit"))
-            .and_then(Value::as_str)
-            .map(|c| {
-                let dirty = version
-                    .and_then(|v| v.get("dirty"))
-                    .and_then(Value::as_bool)
-                    == Some(true);
-                format!(
-                    " at commit {}{}",
-                    &c[..c.len().min(12)],
-                    if dirty { " with local changes" } else { "" }
-                )
-            })
-            .unwrap_or_default();
-        let skipped = s.get("files_skipped");
-        let skip = |k: &str| skipped.and_then(|v| v.get(k)).and_then(Value::as_u64);
-        let ignored = skip("ignored").map_or_else(
-            || "ignored: not counted".to_owned(),
-            |n| format!("{} ignored", thousands(n)),
-        );
-        // Counts that are most often zero are named only when they are not.
-        let mut also = String::new();
-        for (key, word) in [("hidden", "hidden"), ("unreadable", "unreadable")] {
-            if let Some(n) = skip(key).filter(|n| *n > 0) {
-                also.push_str(&format!(", {} {word}", thousands(n)));
+    match &a.scope {
+        Scope::Tree(t) => {
+            let commit = t
+                .version
+                .get("commit")
+                .and_then(Value::as_str)
+                .map(|c| {
+                    let dirty = t.version.get("dirty").and_then(Value::as_bool) == Some(true);
+                    format!(
+                        " at commit {}{}",
+                        &c[..c.len().min(12)],
+                        if dirty { " with local changes" } else { "" }
+                    )
+                })
+                .unwrap_or_default();
+            let skipped = &t.files_skipped;
+            let ignored = skipped.ignored.map_or_else(
+                || "ignored: not counted".to_owned(),
+                |n| format!("{} ignored", thousands(n)),
+            );
+            // Counts that are most often zero are named only when they are not.
+            let mut also = String::new();
+            for (n, word) in [
+                (skipped.hidden.unwrap_or(0), "hidden"),
+                (skipped.unreadable, "unreadable"),
+            ] {
+                if n > 0 {
+                    also.push_str(&format!(", {} {word}", thousands(n)));
+                }
             }
+            let files = t.files_searched;
+            (
+                format!(
+                    "{} under `{}`{commit} (skipped: {} binary, {ignored}, {} too large{also})",
+                    if files == 1 {
+                        "1 file".to_owned()
+                    } else {
+                        format!("{} files", thousands(files))
+                    },
+                    t.root,
+                    thousands(skipped.binary),
+                    thousands(skipped.too_large),
+                ),
+                vec![("path", Value::from(t.root.clone()))],
+            )
         }
-        (
+        Scope::Artifact(s) => (
             format!(
-                "{} under `{root}`{commit} (skipped: {} binary, {ignored}, {} too large{also})",
-                if files == 1 {
-                    "1 file".to_owned()
-                } else {
-                    format!("{} files", thousands(files))
-                },
-                thousands(skip("binary").unwrap_or(0)),
-                thousands(skip("too_large").unwrap_or(0)),
+                "all {} lines ({}) of {} ({})",
+                thousands(s.lines_searched),
+                render::human_bytes(s.bytes_searched),
+                s.reference,
+                render::describe_source(&s.source)
             ),
-            vec![("path", Value::from(root))],
-        )
-    } else {
-        let reference = s.get("ref").and_then(Value::as_str).unwrap_or("?");
-        let source = s
-            .get("source")
-            .and_then(|v| serde_json::from_value::<crate::envelope::Source>(v.clone()).ok())
-            .map(|src| render::describe_source(&src))
-            .unwrap_or_default();
-        (
-            format!(
-                "all {} lines ({}) of {reference} ({source})",
-                thousands(num("lines_searched")),
-                render::human_bytes(num("bytes_searched"))
-            ),
-            vec![("ref", Value::from(reference))],
-        )
+            vec![("ref", Value::from(s.reference.clone()))],
+        ),
     }
 }
 
@@ -137,11 +132,7 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
     if a.hit_count == 0 {
         return format!("[SEARCH: no hits for {pattern}{flags}; searched {where_}.{stopped}]");
     }
-    let first = a
-        .scope
-        .get("first_hit_index")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
+    let first = a.scope.first_hit_index();
     let hits_word = if a.hit_count == 1 { "hit" } else { "hits" };
     let count = format!("{} {hits_word} (matching lines)", thousands(a.hit_count));
     if a.hits.is_empty() {

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::sink::HitSink;
-use super::{Hit, Paging, Query, SearchAnswer, build_matcher, page_limit};
+use super::{
+    Hit, Paging, Query, Scope, SearchAnswer, Skipped, TreeScope, build_matcher, page_limit,
+};
 use super::{hitlist, walk};
 use crate::cursor;
 use crate::envelope::{ArtifactState, Reason, ReasonCode, Source, SourceKind};
@@ -74,8 +76,8 @@ pub fn search_tree(
         let (file, real) = roots.open_file(path)?;
         let meta = crate::files::snapshot_file(store, file, &real)?;
         let mut answer = super::search_artifact(store, &meta.reference, query, paging)?;
-        if let Some(scope) = answer.scope.as_object_mut() {
-            scope.insert("root".into(), json!(path));
+        if let Scope::Artifact(scope) = &mut answer.scope {
+            scope.root = Some(path.to_owned());
         }
         return Ok(answer);
     }
@@ -236,32 +238,28 @@ fn run_search(
     } else {
         None
     };
-    let mut scope = Map::new();
-    scope.insert("root".into(), json!(root_shown));
-    scope.insert("ref".into(), Value::Null);
-    scope.insert("version".into(), tree_version(dir, &walked.digest));
-    scope.insert("files_searched".into(), json!(n.searched));
-    let mut skipped = Map::new();
-    skipped.insert("binary".into(), json!(n.binary));
-    if let Some((ignored, hidden)) = left_out {
-        skipped.insert("ignored".into(), json!(ignored));
-        if !filter.hidden {
-            skipped.insert("hidden".into(), json!(hidden));
-        }
-    }
-    skipped.insert("too_large".into(), json!(n.too_large));
-    skipped.insert("unreadable".into(), json!(n.unreadable));
-    scope.insert("files_skipped".into(), Value::Object(skipped));
-    scope.insert(
-        "duration_ms".into(),
-        json!(started.elapsed().as_millis() as u64),
-    );
-    if let Some(last) = &timed_out {
-        scope.insert(
-            "covered".into(),
-            json!(format!("files in path order up to and including `{last}`; the files after it were not searched")),
-        );
-    }
+    let (ignored, hidden) = match left_out {
+        Some((ignored, hidden)) => (Some(ignored), (!filter.hidden).then_some(hidden)),
+        None => (None, None),
+    };
+    let scope = TreeScope {
+        root: root_shown,
+        reference: None,
+        version: tree_version(dir, &walked.digest),
+        files_searched: n.searched,
+        files_skipped: Skipped {
+            binary: n.binary,
+            ignored,
+            hidden,
+            too_large: n.too_large,
+            unreadable: n.unreadable,
+        },
+        duration_ms: started.elapsed().as_millis() as u64,
+        covered: timed_out.as_ref().map(|last| {
+            format!("files in path order up to and including `{last}`; the files after it were not searched")
+        }),
+        first_hit_index: 0,
+    };
     let mut version = Map::new();
     version.insert(
         "query".into(),
@@ -271,7 +269,10 @@ fn run_search(
     if filter.hidden {
         version.insert("hidden".into(), json!(true));
     }
-    version.insert("scope".into(), Value::Object(scope));
+    version.insert(
+        "scope".into(),
+        serde_json::to_value(&scope).unwrap_or(Value::Null),
+    );
     version.insert("hit_count".into(), json!(n.hits));
     if timed_out.is_some() {
         version.insert("timed_out".into(), json!(true));
@@ -313,10 +314,16 @@ fn page_of_hits(
         .get("hit_count")
         .and_then(Value::as_u64)
         .unwrap_or(meta.lines);
-    let mut scope = v.get("scope").cloned().unwrap_or(Value::Null);
-    if let Some(obj) = scope.as_object_mut() {
-        obj.insert("first_hit_index".into(), json!(first));
-    }
+    let mut scope: TreeScope = v
+        .get("scope")
+        .cloned()
+        .and_then(|s| serde_json::from_value(s).ok())
+        .ok_or_else(|| Error::Corrupt {
+            reference: hits_ref.to_owned(),
+            expected: "a hit list that names its scope".into(),
+            actual: "no scope in its version".into(),
+        })?;
+    scope.first_hit_index = first;
     let mut hits: Vec<Hit> = Vec::new();
     if first < meta.lines {
         let start = reader.line_start(first + 1)?;
@@ -340,14 +347,14 @@ fn page_of_hits(
     let next_cursor = truncated.then(|| cursor(store, hits_ref, digest, shown_to));
     let reason = (v.get("timed_out").and_then(Value::as_bool) == Some(true)).then(|| Reason {
         code: ReasonCode::Timeout,
-        detail: scope.get("covered").and_then(Value::as_str).map_or_else(
+        detail: scope.covered.as_deref().map_or_else(
             || "the search ran out of time".to_owned(),
             |c| format!("the search ran out of time; it covered {c}"),
         ),
     });
     Ok(SearchAnswer {
         query: query.clone(),
-        scope,
+        scope: Scope::Tree(scope),
         hits,
         hit_count,
         hit_count_exact: reason.is_none(),
@@ -377,7 +384,7 @@ fn is_binary(file: &std::fs::File) -> bool {
 /// The version of the searched tree: the git commit (and whether the tree differs from it) of
 /// the repository holding `dir`, read from git's files (running git would run the repository's
 /// configured programs), and always the digest of the files the search read.
-fn tree_version(dir: &Path, digest: &str) -> Value {
+fn tree_version(dir: &Path, digest: &str) -> Map<String, Value> {
     let mut v = Map::new();
     if let Some(repo) = crate::git::find(dir)
         && let Some(commit) = crate::git::head(&repo)
@@ -388,5 +395,5 @@ fn tree_version(dir: &Path, digest: &str) -> Value {
         }
     }
     v.insert("files_digest".into(), json!(digest));
-    Value::Object(v)
+    v
 }

@@ -146,9 +146,13 @@ fn a_search_in_a_hostile_repository_runs_none_of_its_programs() {
     };
     let a = search_in(".");
     assert_eq!(a.hit_count, 1);
-    assert_eq!(a.scope["version"]["commit"], h.head.as_str());
     assert_eq!(
-        a.scope["version"]["dirty"], false,
+        serde_json::to_value(&a.scope).unwrap()["version"]["commit"],
+        h.head.as_str()
+    );
+    assert_eq!(
+        serde_json::to_value(&a.scope).unwrap()["version"]["dirty"],
+        false,
         "nothing changed since the commit"
     );
     // Touched but the same bytes: still clean (compared by content, as git does).
@@ -156,11 +160,17 @@ fn a_search_in_a_hostile_repository_runs_none_of_its_programs() {
     std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(h.repo.join("src/a.rs"), &same).unwrap();
     let a = search_in("src");
-    assert_eq!(a.scope["version"]["dirty"], false);
+    assert_eq!(
+        serde_json::to_value(&a.scope).unwrap()["version"]["dirty"],
+        false
+    );
     // A new file git does not ignore makes the tree dirty.
     std::fs::write(h.repo.join("src/b.rs"), "new\n").unwrap();
     let a = search_in(".");
-    assert_eq!(a.scope["version"]["dirty"], true);
+    assert_eq!(
+        serde_json::to_value(&a.scope).unwrap()["version"]["dirty"],
+        true
+    );
     assert_eq!(ran(&h), "", "no program of the repository ran");
     // The repository is as hostile as it looks: git itself runs its programs.
     let _ = Command::new("git")

@@ -56,8 +56,14 @@ fn zero_hits_say_where_they_looked() {
     .unwrap();
     assert_eq!(a.hit_count, 0);
     assert!(!a.truncated);
-    assert_eq!(a.scope["lines_searched"], 50);
-    assert_eq!(a.scope["ref"], meta.reference.as_str());
+    assert_eq!(
+        serde_json::to_value(&a.scope).unwrap()["lines_searched"],
+        50
+    );
+    assert_eq!(
+        serde_json::to_value(&a.scope).unwrap()["ref"],
+        meta.reference.as_str()
+    );
     let text = spool_core::search::render_answer(&a, spool_core::render::Dialect::Mcp);
     assert!(
         text.contains("no hits for \"absent\"; searched all 50 lines"),

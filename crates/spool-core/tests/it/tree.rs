@@ -89,7 +89,7 @@ fn directory_search_respects_the_walker_and_reports_its_scope() {
     assert_eq!(paths, vec!["config/production.yaml", "src/a.rs"]);
     assert_eq!(a.hit_count, 2);
     assert!(!a.truncated);
-    let scope = &a.scope;
+    let scope = &serde_json::to_value(&a.scope).unwrap();
     assert_eq!(scope["files_skipped"]["binary"], 1);
     // target/debug/gen.rs is ignored; .hidden/notes.txt and .gitignore itself are hidden (and
     // said to be: hidden is not ignored).
@@ -121,7 +121,10 @@ fn directory_search_respects_the_walker_and_reports_its_scope() {
     )
     .unwrap();
     assert_eq!(a.hit_count, 1);
-    assert_eq!(a.scope["version"]["dirty"], true);
+    assert_eq!(
+        serde_json::to_value(&a.scope).unwrap()["version"]["dirty"],
+        true
+    );
 }
 
 #[test]
@@ -196,9 +199,11 @@ fn a_search_out_of_time_says_what_it_covered() {
     assert_eq!(reason.code, spool_core::envelope::ReasonCode::Timeout);
     assert!(reason.detail.contains("`f0.txt`"), "{}", reason.detail);
     assert!(!a.hit_count_exact);
-    assert_eq!(a.scope["files_searched"], 1);
+    assert_eq!(serde_json::to_value(&a.scope).unwrap()["files_searched"], 1);
     assert!(
-        a.scope["files_skipped"].get("ignored").is_none(),
+        serde_json::to_value(&a.scope).unwrap()["files_skipped"]
+            .get("ignored")
+            .is_none(),
         "unknown, so absent"
     );
 }
@@ -326,7 +331,10 @@ fn directory_search_answers_in_words() {
         DEFAULT_BUDGET,
     )
     .unwrap();
-    let commit = a.scope["version"]["commit"].as_str().unwrap()[..12].to_owned();
+    let commit = serde_json::to_value(&a.scope).unwrap()["version"]["commit"]
+        .as_str()
+        .unwrap()[..12]
+        .to_owned();
     let cursor = a.next_cursor.clone().unwrap();
     let stable = |t: String| t.replace(&commit, "[COMMIT]").replace(&cursor, "[CURSOR]");
     insta::assert_snapshot!(
