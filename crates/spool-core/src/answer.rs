@@ -30,7 +30,7 @@ pub enum Answer {
     /// A page of a directory listing, and the directory as the caller named it.
     List(Box<Page<ListEntry>>, String),
     /// A page of stored artifacts.
-    Artifacts(Box<Page<Value>>),
+    Artifacts(Box<Page<crate::store::ArtifactSummary>>),
     /// A page of a list of items (an upstream JSON array).
     Items(Box<ItemPage>),
     /// What `gc` did, here and in the shared store.

@@ -2,9 +2,9 @@
 //! notice (how many are shown, why not more, the call for the next page), then the items.
 //! Above the lists it words, and beside `render`, which words envelopes.
 
-use serde_json::Value;
-
+use crate::page::Page;
 use crate::render::{Dialect, envelope_text};
+use crate::store::ArtifactSummary;
 use crate::words::{human_bytes, thousands};
 
 /// A page of items: the banner, then one item per line.
@@ -33,7 +33,7 @@ fn page_notice<T>(page: &crate::page::Page<T>, what: &str, dialect: Dialect) -> 
 }
 
 /// The notice of a page of artifact summaries.
-pub fn artifacts_notice(page: &crate::page::Page<Value>, dialect: Dialect) -> String {
+pub fn artifacts_notice(page: &Page<ArtifactSummary>, dialect: Dialect) -> String {
     let mut lines = vec![if page.items.is_empty() {
         "[ARTIFACTS: none at this position]".to_owned()
     } else {
@@ -48,36 +48,19 @@ pub fn artifacts_notice(page: &crate::page::Page<Value>, dialect: Dialect) -> St
 }
 
 /// A page of artifact summaries: the notice, then a table.
-pub fn artifacts_text(page: &crate::page::Page<Value>, dialect: Dialect) -> String {
+pub fn artifacts_text(page: &Page<ArtifactSummary>, dialect: Dialect) -> String {
     let mut out = artifacts_notice(page, dialect);
     out.push('\n');
     for item in &page.items {
-        let s = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("");
-        let total = item.get("total");
-        let n = |k: &str| {
-            total
-                .and_then(|t| t.get(k))
-                .and_then(Value::as_u64)
-                .unwrap_or(0)
-        };
-        let source = item.get("source");
-        let desc = source
-            .and_then(|s| s.get("desc"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let kind = source
-            .and_then(|s| s.get("kind"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
         out.push_str(&format!(
             "{}  {:<11} {:<6} {:>10} lines {:>10}  {}  {}\n",
-            s("ref"),
-            s("state"),
-            kind,
-            thousands(n("lines")),
-            human_bytes(n("bytes")),
-            s("created_at"),
-            desc
+            item.reference,
+            item.state.as_str(),
+            item.source.kind.as_str(),
+            thousands(item.total.lines.unwrap_or(0)),
+            human_bytes(item.total.bytes.unwrap_or(0)),
+            item.created_at,
+            item.source.desc
         ));
     }
     out

@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Size};
 use crate::render::Dialect;
 use crate::spell::Words;
+use crate::store::ArtifactSummary;
 use crate::store::Store;
 
 pub const ARTIFACTS_MAX_PAGE: usize = 1_000;
@@ -162,7 +163,7 @@ pub fn artifacts(
     kind: Option<&str>,
     limit: usize,
     cursor: Option<&str>,
-) -> Result<Page<Value>> {
+) -> Result<Page<ArtifactSummary>> {
     if limit == 0 || limit > ARTIFACTS_MAX_PAGE {
         return Err(Error::invalid_words(
             Words::default().arg("artifacts", "limit").then(format!(

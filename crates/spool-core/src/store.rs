@@ -32,7 +32,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 pub use gc::GcReport;
-pub use meta::{ArtifactMeta, NewArtifact, expired_error};
+pub use meta::{ArtifactMeta, ArtifactSummary, NewArtifact, expired_error};
 pub use reader::ArtifactReader;
 pub use remote::{Progress, Remote, RemoteArtifact, SharedGc, Upload};
 pub use writer::{ArtifactWriter, Stream};

@@ -78,6 +78,21 @@ pub(super) fn migrate(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// One artifact as `artifacts` lists it (CONTRACT.md: `ref`, `source`, `total`, `created_at`,
+/// `expires_at`, `state`, and how a copy that is not whole ended).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArtifactSummary {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub source: Source,
+    pub total: Totals,
+    pub created_at: String,
+    pub expires_at: String,
+    pub state: ArtifactState,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
 /// What a new artifact is, before any of its content exists.
 #[derive(Debug, Clone)]
 pub struct NewArtifact {
@@ -194,19 +209,16 @@ impl ArtifactMeta {
     }
 
     /// The artifact's summary as `artifacts` lists it.
-    pub fn summary(&self) -> serde_json::Value {
-        let mut v = serde_json::json!({
-            "ref": self.reference,
-            "source": self.source,
-            "total": self.totals(),
-            "created_at": clock::rfc3339(self.created_at),
-            "expires_at": clock::rfc3339(self.expires_at),
-            "state": self.state,
-        });
-        if let (Some(detail), Some(obj)) = (&self.capture_detail, v.as_object_mut()) {
-            obj.insert("detail".into(), detail.clone().into());
+    pub fn summary(&self) -> ArtifactSummary {
+        ArtifactSummary {
+            reference: self.reference.clone(),
+            source: self.source.clone(),
+            total: self.totals(),
+            created_at: clock::rfc3339(self.created_at),
+            expires_at: clock::rfc3339(self.expires_at),
+            state: self.state,
+            detail: self.capture_detail.clone(),
         }
-        v
     }
 
     fn from_row(row: &Row<'_>) -> rusqlite::Result<Self> {
