@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::audit::{self, AuditRow, Entry, RefAudit};
+use crate::audit::{self, AuditRow, Delivered, Entry, RefAudit};
 use crate::envelope::Envelope;
 use crate::error::{Error, Result};
 use crate::items::ItemPage;
@@ -97,7 +97,9 @@ pub fn record_error(store: &Store, tool: &str, arguments: &Value, err: &Error, m
             .and_then(Value::as_str)
             .map(str::to_owned),
         total: None,
-        delivered: json!({ "error": code }),
+        delivered: Delivered::Error {
+            error: code.to_owned(),
+        },
         complete: false,
         reason: Some(code),
         duration_ms: ms,
@@ -112,7 +114,10 @@ pub fn record_passed(store: &Store, tool: &str, arguments: &Value, bytes: usize,
         arguments,
         reference: None,
         total: None,
-        delivered: json!({ "bytes": bytes, "passed_through": true }),
+        delivered: Delivered::Passed {
+            bytes: bytes as u64,
+            passed_through: true,
+        },
         complete: true,
         reason: None,
         duration_ms: ms,
@@ -133,13 +138,15 @@ fn entry(answer: &Answer) -> Entry<'static> {
         arguments: &Value::Null,
         reference: None,
         total: None,
-        delivered: Value::Null,
+        delivered: Delivered::Other(Value::Null),
         complete: true,
         reason: None,
         duration_ms: 0,
     };
     let page = |items: usize, has_more: bool| Entry {
-        delivered: json!({ "items": items }),
+        delivered: Delivered::Items {
+            items: items as u64,
+        },
         complete: !has_more,
         ..blank.clone()
     };
@@ -149,10 +156,10 @@ fn entry(answer: &Answer) -> Entry<'static> {
         Answer::Search(a) => Entry {
             reference: a.reference.clone(),
             total: Some(json!({ "hits": a.hit_count })),
-            delivered: json!({
-                "hits": a.hits.len(),
-                "lines": a.hits.iter().map(|h| h.line).collect::<Vec<_>>(),
-            }),
+            delivered: Delivered::Hits {
+                hits: a.hits.len() as u64,
+                lines: a.hits.iter().map(|h| h.line).collect(),
+            },
             complete: !a.truncated,
             reason: a.truncated.then_some("size_cap"),
             ..blank
@@ -160,8 +167,11 @@ fn entry(answer: &Answer) -> Entry<'static> {
         Answer::List(p, _) => page(p.items.len(), p.has_more),
         Answer::Artifacts(p) => page(p.items.len(), p.has_more),
         Answer::Gc(report, _) => Entry {
-            delivered: json!({ "expired": report.expired, "evicted": report.evicted,
-                               "freed_bytes": report.freed_bytes }),
+            delivered: Delivered::Gc {
+                expired: report.expired,
+                evicted: report.evicted,
+                freed_bytes: report.freed_bytes,
+            },
             ..blank
         },
         Answer::Recent(rows) => page(rows.len(), false),
@@ -178,13 +188,13 @@ fn envelope_entry(e: &Envelope) -> Entry<'static> {
         arguments: &Value::Null,
         reference: Some(e.reference.clone()),
         total: Some(serde_json::to_value(e.total).unwrap_or(Value::Null)),
-        delivered: json!({
-            "ranges": e.shown,
-            "byte_spans": d.byte_spans,
-            "bytes": d.bytes,
-            "chars": d.chars,
-            "tokens": d.tokens,
-        }),
+        delivered: Delivered::Ranges {
+            ranges: e.shown.clone(),
+            byte_spans: d.byte_spans.clone(),
+            bytes: d.bytes,
+            chars: d.chars,
+            tokens: d.tokens,
+        },
         complete: e.complete,
         reason: e.reason.as_ref().map(|r| r.code.as_str()),
         duration_ms: 0,

@@ -12,7 +12,7 @@ use crate::envelope::Totals;
 use crate::error::{Error, Result};
 use crate::store::Store;
 
-pub use crate::ledger::{AuditRow, SharedRow};
+pub use crate::ledger::{AuditRow, Delivered, SharedRow};
 pub use shared::ship;
 
 /// One answer, as the audit table stores it (built by `answer`, the one place answers are
@@ -23,7 +23,7 @@ pub(crate) struct Entry<'a> {
     pub arguments: &'a Value,
     pub reference: Option<String>,
     pub total: Option<Value>,
-    pub delivered: Value,
+    pub delivered: Delivered,
     pub complete: bool,
     pub reason: Option<&'a str>,
     pub duration_ms: u64,
@@ -39,7 +39,7 @@ pub(crate) fn insert(store: &Store, e: &Entry<'_>) -> Result<()> {
             e.arguments.to_string(),
             e.reference,
             e.total.as_ref().map(Value::to_string),
-            e.delivered.to_string(),
+            serde_json::to_string(&e.delivered).unwrap_or_default(),
             e.complete,
             e.reason,
             e.duration_ms as i64,
@@ -49,7 +49,9 @@ pub(crate) fn insert(store: &Store, e: &Entry<'_>) -> Result<()> {
 }
 
 pub(crate) fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
-    let parse = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
+    fn parse<T: serde::de::DeserializeOwned>(s: Option<String>) -> Option<T> {
+        s.and_then(|s| serde_json::from_str(&s).ok())
+    }
     Ok(AuditRow {
         id: r.get("id")?,
         machine: None,
@@ -58,7 +60,7 @@ pub(crate) fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
         arguments: parse(r.get("arguments")?).unwrap_or(Value::Null),
         reference: r.get("ref")?,
         total: parse(r.get("total")?),
-        delivered: parse(r.get("delivered")?).unwrap_or(Value::Null),
+        delivered: parse(r.get("delivered")?).unwrap_or(Delivered::Other(Value::Null)),
         complete: r.get("complete")?,
         reason: r.get("reason")?,
         duration_ms: r.get::<_, i64>("duration_ms")? as u64,
@@ -121,14 +123,7 @@ pub fn for_ref(store: &Store, reference: &str) -> Result<RefAudit> {
     };
     let mut spans: Vec<(u64, u64)> = answers
         .iter()
-        .filter_map(|a| {
-            a.delivered
-                .get("byte_spans")
-                .and_then(Value::as_array)
-                .cloned()
-        })
-        .flatten()
-        .filter_map(|s| Some((s.get(0)?.as_u64()?, s.get(1)?.as_u64()?)))
+        .flat_map(|a| a.delivered.byte_spans().iter().copied())
         .collect();
     spans.sort_unstable();
     let mut gaps = Vec::new();

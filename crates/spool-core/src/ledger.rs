@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::envelope::Range;
+
 /// One recorded answer.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AuditRow {
@@ -18,10 +20,61 @@ pub struct AuditRow {
     #[serde(rename = "ref")]
     pub reference: Option<String>,
     pub total: Option<Value>,
-    pub delivered: Value,
+    pub delivered: Delivered,
     pub complete: bool,
     pub reason: Option<String>,
     pub duration_ms: u64,
+}
+
+/// What an answer delivered, by kind. The JSON is the audit's `delivered` as it always was;
+/// a row written by another version that fits none of these reads as `Other`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Delivered {
+    /// An error: its code.
+    Error {
+        error: String,
+    },
+    /// An upstream's result relayed as it came.
+    Passed {
+        bytes: u64,
+        passed_through: bool,
+    },
+    /// A page of search hits, and the line of each.
+    Hits {
+        hits: u64,
+        lines: Vec<u64>,
+    },
+    /// The ranges of an envelope (a window, or a page of items), the byte spans they came from,
+    /// and their sizes (tokens when they were counted).
+    Ranges {
+        ranges: Vec<Range>,
+        byte_spans: Vec<(u64, u64)>,
+        bytes: u64,
+        chars: u64,
+        tokens: Option<u64>,
+    },
+    /// What `gc` did.
+    Gc {
+        expired: u64,
+        evicted: u64,
+        freed_bytes: u64,
+    },
+    /// A page of a list (entries, artifacts, audit rows).
+    Items {
+        items: u64,
+    },
+    Other(Value),
+}
+
+impl Delivered {
+    /// The byte spans of the artifact this answer showed.
+    pub fn byte_spans(&self) -> &[(u64, u64)] {
+        match self {
+            Self::Ranges { byte_spans, .. } => byte_spans,
+            _ => &[],
+        }
+    }
 }
 
 /// An audit row as the shared store keeps it: which machine gave the answer, and when to the

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 use spool_core::answer::Answer;
-use spool_core::audit::{AuditRow, RefAudit, for_ref, recent};
+use spool_core::audit::{AuditRow, Delivered, RefAudit, for_ref, recent};
 use spool_core::render::thousands;
 use spool_core::{Error, Store};
 
@@ -10,42 +10,33 @@ use crate::cli::AuditArgs;
 use crate::output;
 
 fn delivered_text(row: &AuditRow) -> String {
-    let d = &row.delivered;
-    if let Some(code) = d.get("error").and_then(Value::as_str) {
-        return format!("error {code}");
+    match &row.delivered {
+        Delivered::Error { error } => format!("error {error}"),
+        Delivered::Hits { hits, .. } => format!("{} hits", thousands(*hits)),
+        Delivered::Items { items } => format!("{} items", thousands(*items)),
+        Delivered::Gc { freed_bytes, .. } => format!("gc freed {} bytes", thousands(*freed_bytes)),
+        Delivered::Passed { bytes, .. } => format!("{} bytes, passed through", thousands(*bytes)),
+        Delivered::Ranges { ranges, .. } if ranges.is_empty() => "nothing".into(),
+        Delivered::Ranges {
+            ranges,
+            bytes,
+            tokens,
+            ..
+        } => {
+            let ranges: Vec<String> = ranges
+                .iter()
+                .map(|r| format!("{} {}-{}", r.unit.as_str(), r.start, r.end))
+                .collect();
+            let sizes = match tokens {
+                Some(tokens) => {
+                    format!("{} bytes, {} tokens", thousands(*bytes), thousands(*tokens))
+                }
+                None => format!("{} bytes", thousands(*bytes)),
+            };
+            format!("{} ({sizes})", ranges.join(", "))
+        }
+        Delivered::Other(_) => "nothing".into(),
     }
-    if let Some(hits) = d.get("hits").and_then(Value::as_u64) {
-        return format!("{} hits", thousands(hits));
-    }
-    if let Some(items) = d.get("items").and_then(Value::as_u64) {
-        return format!("{} items", thousands(items));
-    }
-    if let Some(freed) = d.get("freed_bytes").and_then(Value::as_u64) {
-        return format!("gc freed {} bytes", thousands(freed));
-    }
-    let ranges: Vec<String> = d
-        .get("ranges")
-        .and_then(Value::as_array)
-        .map(|rs| {
-            rs.iter()
-                .map(|r| {
-                    let unit = r.get("unit").and_then(Value::as_str).unwrap_or("?");
-                    let a = r.get("start").and_then(Value::as_u64).unwrap_or(0);
-                    let b = r.get("end").and_then(Value::as_u64).unwrap_or(0);
-                    format!("{unit} {a}-{b}")
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let bytes = d.get("bytes").and_then(Value::as_u64).unwrap_or(0);
-    if ranges.is_empty() {
-        return "nothing".into();
-    }
-    let sizes = match d.get("tokens").and_then(Value::as_u64) {
-        Some(tokens) => format!("{} bytes, {} tokens", thousands(bytes), thousands(tokens)),
-        None => format!("{} bytes", thousands(bytes)),
-    };
-    format!("{} ({sizes})", ranges.join(", "))
 }
 
 fn whole_text(row: &AuditRow) -> String {
