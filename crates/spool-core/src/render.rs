@@ -4,7 +4,7 @@
 //! separated; the literal next call always given.
 
 use crate::clock;
-use crate::envelope::{Block, Envelope, Gap, NextCall, Range, SourceKind, Unit};
+use crate::envelope::{Block, Envelope, Gap, Range, SourceKind, Unit};
 use crate::error::Error;
 
 pub use crate::spell::{Dialect, call_text, cli_text, shell_word};
@@ -12,13 +12,9 @@ pub use crate::spell::{Dialect, call_text, cli_text, shell_word};
 pub use crate::words::{describe_source, human_bytes, thousands};
 use crate::words::{human_tokens, plural};
 
-fn render_call(call: &NextCall, dialect: Dialect) -> String {
-    crate::spell::call(call, dialect)
-}
-
 /// The marker that stands in a preview where a gap is, its call in `dialect`.
 pub fn gap_marker(gap: &Gap, dialect: Dialect) -> String {
-    let call = render_call(&gap.read, dialect);
+    let call = crate::spell::call(&gap.read, dialect);
     if gap.unit == Unit::Lines {
         format!(
             "... [lines {}-{} not shown: {}, {}; {call}] ...",
@@ -224,7 +220,11 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
         lines.push(format!(" Note: {note}."));
     }
     if !e.next.is_empty() {
-        let calls: Vec<String> = e.next.iter().map(|c| render_call(c, dialect)).collect();
+        let calls: Vec<String> = e
+            .next
+            .iter()
+            .map(|c| crate::spell::call(c, dialect))
+            .collect();
         lines.push(format!(" Next: {}", calls.join(", or ")));
     }
     lines.push(

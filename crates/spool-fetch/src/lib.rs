@@ -153,6 +153,13 @@ pub fn fetch(
     )
 }
 
+/// A fetch's arguments as the audit records them: a password in the URL is used, not recorded.
+pub fn audited_arguments(p: &spool_core::answer::params::FetchParams) -> Value {
+    let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
+    v["url"] = Value::String(redacted_str(&p.url));
+    v
+}
+
 /// `fetch` as every front end answers it: the page stored once (or its recent copy reused),
 /// its head shown under `cap`.
 pub fn answer(

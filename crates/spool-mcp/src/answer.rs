@@ -60,12 +60,13 @@ pub fn into_result(answer: &Answer, parts: Parts) -> CallToolResult {
             },
             parts,
         ),
-        // Answers of the CLI alone; a server never makes them.
-        Answer::Gc(..) | Answer::Recent(_) | Answer::OfRef(_) => with_parts(
-            vec!["[this answer is the CLI's alone]".to_owned()],
-            || Value::Null,
-            parts,
-        ),
+        // Answers of the CLI alone; a server never makes them, and would not send one as if it
+        // were a tool's answer.
+        Answer::Gc(..) | Answer::Recent(_) | Answer::OfRef(_) => {
+            CallToolResult::error(vec![ContentBlock::text(
+                "[ERROR internal: this answer is the CLI's alone]",
+            )])
+        }
     }
 }
 

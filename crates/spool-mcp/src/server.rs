@@ -259,9 +259,7 @@ impl SpoolServer {
         Parameters(p): Parameters<FetchParams>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let mut args = args_of(&p);
-        // A password in the URL is used, not recorded.
-        args["url"] = Value::String(spool_fetch::redacted_str(&p.url));
+        let args = spool_fetch::audited_arguments(&p);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u64, Option<u64>)>();
         let progress = ctx.meta.get_progress_token().map(|token| {
             let peer = ctx.peer.clone();

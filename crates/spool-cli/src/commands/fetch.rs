@@ -31,12 +31,7 @@ pub fn fetch(store: &Store, args: &FetchArgs) -> Result<u8, Error> {
         "fetch",
         json,
         params,
-        // A password in the URL is used, not recorded.
-        |p| {
-            let mut v = super::args_of(p);
-            v["url"] = spool_fetch::redacted_str(&p.url).into();
-            v
-        },
+        spool_fetch::audited_arguments,
         |cx, p| spool_fetch::answer(cx.store, p, &opts, (cx.cap)(p.max_tokens), &mut |_, _| {}),
     )?;
     super::note_terminal_size(&mut answer, args.max_tokens, json);

@@ -6,13 +6,6 @@ use super::{Scope, SearchAnswer};
 use crate::envelope::NextCall;
 use crate::render::{self, Dialect, thousands};
 
-fn say(call: &NextCall, dialect: Dialect) -> String {
-    match dialect {
-        Dialect::Mcp => render::call_text(call),
-        Dialect::Cli => render::cli_text(call),
-    }
-}
-
 /// Where the search looked, in words, and the target a read of a hit names.
 fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
     match &a.scope {
@@ -154,7 +147,10 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
             "[SEARCH: {count} for {pattern}{flags} in {where_}. Showing {shown}{cut}.{stopped}\n"
         ));
         if let Some(next) = a.next.first() {
-            out.push_str(&format!(" Next hits: {}\n", say(next, dialect)));
+            out.push_str(&format!(
+                " Next hits: {}\n",
+                crate::spell::call(next, dialect)
+            ));
         }
     } else {
         out.push_str(&format!(
@@ -164,7 +160,7 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
     if let Some(see) = first_in_context(a, &target) {
         out.push_str(&format!(
             " See the first hit in context: {}; the same with another hit's line for the others.]",
-            say(&see, dialect)
+            crate::spell::call(&see, dialect)
         ));
     } else {
         out.push(']');
