@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use spool_core::envelope::{Source, SourceKind};
+use spool_core::envelope::Source;
 use spool_core::search::{Paging, Query, search_artifact};
 use spool_core::store::NewArtifact;
 use spool_core::window::{WindowRequest, read_window};
@@ -35,11 +35,7 @@ fn fixture() -> (Store, String, u64) {
     {
         return (store, reference.trim().to_owned(), meta.lines);
     }
-    let source = Source {
-        kind: SourceKind::Text,
-        desc: "bench log".into(),
-        version: serde_json::Map::new(),
-    };
+    let source = Source::new("bench log", spool_core::Version::text());
     let mut writer = store.create(NewArtifact::new(source)).unwrap();
     let target = mb << 20;
     let mut written = 0u64;
@@ -60,11 +56,7 @@ fn fixture() -> (Store, String, u64) {
     }
     writer.write(buf.as_bytes());
     let meta = writer
-        .finish(
-            spool_core::envelope::ArtifactState::Complete,
-            None,
-            serde_json::Map::new(),
-        )
+        .finish(spool_core::envelope::ArtifactState::Complete, None, None)
         .unwrap();
     std::fs::write(&marker, &meta.reference).unwrap();
     (store, meta.reference, meta.lines)

@@ -3,6 +3,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod version;
+pub use version::{
+    ExecVersion, FetchVersion, FileVersion, McpVersion, SearchVersion, TextVersion, Version, ViewOf,
+};
+
 /// What kind of thing an artifact holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -68,12 +73,53 @@ impl Preview {
     }
 }
 
-/// Where an artifact came from, and what pins its version.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Where an artifact came from, and what pins its version. Its JSON is
+/// `{"kind", "desc", "version"}`; the kind is the version's.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Source {
-    pub kind: SourceKind,
     pub desc: String,
-    pub version: Map<String, Value>,
+    pub version: Version,
+}
+
+impl Source {
+    pub fn new(desc: impl Into<String>, version: Version) -> Self {
+        Self {
+            desc: desc.into(),
+            version,
+        }
+    }
+
+    pub fn kind(&self) -> SourceKind {
+        self.version.kind()
+    }
+}
+
+impl Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = s.serialize_struct("Source", 3)?;
+        out.serialize_field("kind", &self.kind())?;
+        out.serialize_field("desc", &self.desc)?;
+        out.serialize_field("version", &self.version)?;
+        out.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Source {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Stored {
+            kind: SourceKind,
+            desc: String,
+            #[serde(default)]
+            version: Map<String, Value>,
+        }
+        let s = Stored::deserialize(d)?;
+        Ok(Self {
+            desc: s.desc,
+            version: Version::from_fields(s.kind, s.version),
+        })
+    }
 }
 
 /// Units an answer is measured in.

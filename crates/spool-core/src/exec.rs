@@ -14,10 +14,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use crate::clock;
-use crate::envelope::{ArtifactState, NextCall, Source, SourceKind};
+use crate::envelope::{ArtifactState, ExecVersion, NextCall, Source, Version};
 use crate::error::{Error, Result};
 use crate::store::{ArtifactMeta, ArtifactWriter, NewArtifact, Store, Stream};
 use nix::poll::{PollFd, PollFlags, poll};
@@ -169,19 +169,13 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         },
         _ => Error::io(&program, e),
     })?;
-    let mut version = Map::new();
-    version.insert("started_at".into(), clock::rfc3339(started_at).into());
-    let mut new = NewArtifact::new(Source {
-        kind: SourceKind::Exec,
-        desc: spec.describe(),
-        version,
-    });
+    let mut version = ExecVersion {
+        started_at: clock::rfc3339(started_at),
+        cwd: spec.cwd.as_ref().map(|c| c.display().to_string()),
+        ..ExecVersion::default()
+    };
+    let mut new = NewArtifact::new(Source::new(spec.describe(), Version::Exec(version.clone())));
     new.redo = Some(spec.redo());
-    if let Some(cwd) = &spec.cwd {
-        new.source
-            .version
-            .insert("cwd".into(), cwd.display().to_string().into());
-    }
     let mut writer = match store.create(new) {
         Ok(w) => w,
         Err(e) => {
@@ -254,24 +248,12 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         thread::sleep(Duration::from_millis(20));
     };
     let finished_at = clock::now_ms();
-    let mut version = Map::new();
-    version.insert("finished_at".into(), clock::rfc3339(finished_at).into());
-    version.insert(
-        "exit_code".into(),
-        status.code().map_or(Value::Null, Value::from),
-    );
-    version.insert(
-        "signal".into(),
-        status
-            .signal()
-            .map_or(Value::Null, |s| signal_name(s).into()),
-    );
     let (timed_out, cancelled) = (stop.timed_out, stop.cancelled);
-    version.insert("timed_out".into(), timed_out.into());
-    version.insert(
-        "duration_ms".into(),
-        (started.elapsed().as_millis() as u64).into(),
-    );
+    version.finished_at = Some(clock::rfc3339(finished_at));
+    version.exit_code = Some(status.code().map(i64::from));
+    version.signal = Some(status.signal().map(signal_name));
+    version.timed_out = Some(timed_out);
+    version.duration_ms = Some(started.elapsed().as_millis() as u64);
     let (state, detail) = if cancelled {
         (
             ArtifactState::Cancelled,
@@ -289,12 +271,11 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         (ArtifactState::Complete, None)
     };
     if lingered {
-        version.insert(
-            "note".into(),
+        version.note = Some(
             "a background process kept the output open; reading stopped 1 s after the command exited".into(),
         );
     }
-    let meta = writer.finish(state, detail, version)?;
+    let meta = writer.finish(state, detail, Some(Version::Exec(version)))?;
     Ok(RunOutcome {
         meta,
         exit_code: status.code(),

@@ -5,11 +5,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use serde_json::Map;
 use sha2::{Digest, Sha256};
 
 use crate::clock;
-use crate::envelope::{ArtifactState, NextCall, Source, SourceKind};
+use crate::envelope::{ArtifactState, FileVersion, NextCall, Source, Version};
 use crate::error::{Error, Result};
 use crate::store::{ArtifactMeta, NewArtifact, Store};
 
@@ -37,17 +36,15 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     if let Some(found) = store.find_by_dedup(&key)? {
         return Ok(found);
     }
-    let mut version = Map::new();
-    version.insert("path".into(), real.display().to_string().into());
-    version.insert(
-        "mtime".into(),
-        clock::rfc3339(i64::try_from(mtime_ns / 1_000_000).unwrap_or(i64::MAX)).into(),
-    );
-    let mut new = NewArtifact::new(Source {
-        kind: SourceKind::File,
-        desc: real.display().to_string(),
-        version,
-    });
+    let mut version = FileVersion {
+        path: real.display().to_string(),
+        mtime: clock::rfc3339(i64::try_from(mtime_ns / 1_000_000).unwrap_or(i64::MAX)),
+        ..FileVersion::default()
+    };
+    let mut new = NewArtifact::new(Source::new(
+        real.display().to_string(),
+        Version::File(version.clone()),
+    ));
     // A log is read from its end: what happened last is what is asked about.
     let mut head = vec![0u8; SNIFF];
     let sniffed = read_some(&mut file, &mut head).map_err(|e| Error::io(&real, e))?;
@@ -75,22 +72,20 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
         hasher.update(&buf[..n]);
         writer.write(&buf[..n]);
     }
-    let mut extra = Map::new();
-    let digest = hasher
-        .finalize()
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        });
-    extra.insert("sha256".into(), digest.into());
+    version.sha256 = Some(
+        hasher
+            .finalize()
+            .iter()
+            .fold(String::with_capacity(64), |mut s, b| {
+                let _ = write!(s, "{b:02x}");
+                s
+            }),
+    );
     if let Some((commit, dirty)) = git_version(&real) {
-        extra.insert("commit".into(), commit.into());
-        if let Some(dirty) = dirty {
-            extra.insert("dirty".into(), dirty.into());
-        }
+        version.commit = Some(commit);
+        version.dirty = dirty;
     }
-    writer.finish(ArtifactState::Complete, None, extra)
+    writer.finish(ArtifactState::Complete, None, Some(Version::File(version)))
 }
 
 /// How much of a file's start decides whether it reads as a log.

@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use crate::cursor;
 use crate::envelope::{
-    Block, Delivery, Envelope, NextCall, Range, Reason, ReasonCode, Source, Totals, Unit,
+    Block, Delivery, Envelope, NextCall, Range, Reason, ReasonCode, Source, Totals, Unit, ViewOf,
 };
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Size};
@@ -36,14 +36,12 @@ pub fn store_items(
     path: Option<&str>,
     items: &[Value],
 ) -> Result<ArtifactMeta> {
-    let mut version = whole.source.version.clone();
-    version.insert("view_of".into(), json!(whole.reference));
-    version.insert("items_at".into(), path.map_or(Value::Null, |k| json!(k)));
-    let mut new = NewArtifact::new(Source {
-        kind: whole.source.kind,
-        desc: whole.source.desc.clone(),
-        version,
+    let version = whole.source.version.viewed_as(ViewOf {
+        view_of: Some(whole.reference.clone()),
+        items_at: Some(path.map(str::to_owned)),
+        stream: None,
     });
+    let mut new = NewArtifact::new(Source::new(whole.source.desc.clone(), version));
     new.redo.clone_from(&whole.redo);
     let mut writer = store.create(new)?;
     let mut line = Vec::new();
@@ -54,11 +52,7 @@ pub fn store_items(
         line.push(b'\n');
         writer.write(&line);
     }
-    writer.finish(
-        crate::envelope::ArtifactState::Complete,
-        None,
-        serde_json::Map::new(),
-    )
+    writer.finish(crate::envelope::ArtifactState::Complete, None, None)
 }
 
 /// Where a page starts.
@@ -142,8 +136,8 @@ pub fn item_page_with_notes(
     }
     let reader = store.open_artifact(reference)?;
     let meta = reader.meta().clone();
-    if meta.source.version.get("view_of").is_none() || !meta.source.version.contains_key("items_at")
-    {
+    let view = meta.source.version.view();
+    if view.view_of.is_none() || view.items_at.is_none() {
         return Err(Error::invalid_words(
             format!("`{reference}` is not a list of items: it has no item cursor").into(),
             Words::text("read it by lines, e.g. ").call(NextCall::new(
@@ -405,21 +399,6 @@ pub fn structured(page: &ItemPage, dialect: Dialect) -> Value {
     out.extend(fields);
     out.insert("items".into(), Value::Array(page.items.clone()));
     Value::Object(out)
-}
-
-/// The version fields of an upstream MCP result: server, tool, arguments and call time.
-pub fn mcp_version(
-    server: &str,
-    tool: &str,
-    arguments: &Value,
-    called_at: &str,
-) -> Map<String, Value> {
-    let mut v = Map::new();
-    v.insert("server".into(), json!(server));
-    v.insert("tool".into(), json!(tool));
-    v.insert("arguments".into(), arguments.clone());
-    v.insert("called_at".into(), json!(called_at));
-    v
 }
 
 /// Lines read forward from a byte, each at most a given length.

@@ -34,7 +34,7 @@ pub mod window;
 pub mod wire;
 pub mod words;
 
-pub use envelope::{Envelope, NextCall, Source, SourceKind};
+pub use envelope::{Envelope, NextCall, Source, SourceKind, Version};
 pub use error::{Error, ErrorCode, Result};
 pub use fit::Cap;
 pub use store::{Store, StoreConfig};

@@ -56,7 +56,7 @@ pub fn artifacts_text(page: &Page<ArtifactSummary>, dialect: Dialect) -> String 
             "{}  {:<11} {:<6} {:>10} lines {:>10}  {}  {}\n",
             item.reference,
             item.state.as_str(),
-            item.source.kind.as_str(),
+            item.source.kind().as_str(),
             thousands(item.total.lines.unwrap_or(0)),
             human_bytes(item.total.bytes.unwrap_or(0)),
             item.created_at,

@@ -142,13 +142,10 @@ fn whole_text(e: &Envelope) -> String {
 
 /// The HTTP status of a fetched page the server did not serve (4xx, 5xx).
 fn error_status(e: &Envelope) -> Option<u64> {
-    if e.source.kind != SourceKind::Fetch {
-        return None;
-    }
     e.source
         .version
-        .get("status")
-        .and_then(serde_json::Value::as_u64)
+        .fetch()
+        .map(|f| u64::from(f.status))
         .filter(|s| *s >= 400)
 }
 
@@ -201,7 +198,7 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
             whole_text(e)
         ));
     }
-    let what = if e.source.kind == SourceKind::Exec {
+    let what = if e.source.kind() == SourceKind::Exec {
         "Full output"
     } else {
         "Full content"

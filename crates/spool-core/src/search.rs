@@ -7,7 +7,7 @@ mod text;
 pub mod tree;
 mod walk;
 
-pub use scope::{ArtifactScope, Scope, Skipped, TreeScope};
+pub use scope::{ArtifactScope, Scope, Skipped, TreeScope, TreeVersion};
 
 pub use text::{notice, render_answer, structured};
 
@@ -310,12 +310,7 @@ fn incomplete_copy(meta: &crate::store::ArtifactMeta) -> Option<crate::envelope:
                 .unwrap_or("not the whole output")
         )
     };
-    let timed_out = meta
-        .source
-        .version
-        .get("timed_out")
-        .and_then(Value::as_bool)
-        == Some(true);
+    let timed_out = meta.source.version.timed_out();
     match meta.state {
         ArtifactState::Complete | ArtifactState::Expired => None,
         // Being written on another machine: hits count what has arrived so far.
@@ -422,17 +417,16 @@ pub fn search_artifact(
     } else {
         None
     };
-    let scope = Scope::Artifact(ArtifactScope {
+    let scope = Scope::Artifact(Box::new(ArtifactScope {
         root: None,
         reference: reference.to_owned(),
         source: meta.source.clone(),
-        version: meta.source.version.clone(),
         lines_searched: meta.lines,
         bytes_searched: meta.bytes,
         whole: true,
         first_hit_index: shown_before,
         duration_ms: started.elapsed().as_millis() as u64,
-    });
+    }));
     let mut answer = SearchAnswer {
         query: query.clone(),
         scope,

@@ -235,11 +235,7 @@ impl Store {
     pub fn put(&self, new: NewArtifact, bytes: &[u8]) -> Result<ArtifactMeta> {
         let mut writer = self.create(new)?;
         writer.write(bytes);
-        writer.finish(
-            crate::envelope::ArtifactState::Complete,
-            None,
-            serde_json::Map::new(),
-        )
+        writer.finish(crate::envelope::ArtifactState::Complete, None, None)
     }
 
     /// Opens an artifact for reading: `not_found`, `expired` and `capturing` are answered here.

@@ -7,7 +7,7 @@
 
 use serde_json::json;
 
-use crate::envelope::{NextCall, Source};
+use crate::envelope::{NextCall, Source, ViewOf};
 use crate::error::{Error, Result};
 use crate::spell::Words;
 use crate::store::{ArtifactMeta, NewArtifact, Store, Stream};
@@ -46,7 +46,7 @@ pub fn stream_view(store: &Store, reference: &str, stream: Stream) -> Result<Art
     let runs = match std::fs::read(store.streams_path(reference)) {
         Ok(bytes) => decode_runs(&bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if meta.source.kind != crate::envelope::SourceKind::Exec {
+            if meta.source.kind() != crate::envelope::SourceKind::Exec {
                 return Err(Error::invalid_words(
                     format!("`{reference}` is not command output: it has no stdout or stderr")
                         .into(),
@@ -61,14 +61,15 @@ pub fn stream_view(store: &Store, reference: &str, stream: Stream) -> Result<Art
         }
         Err(e) => return Err(Error::io(store.streams_path(reference), e)),
     };
-    let mut version = meta.source.version.clone();
-    version.insert("view_of".into(), json!(reference));
-    version.insert("stream".into(), json!(stream.name()));
-    let mut new = NewArtifact::new(Source {
-        kind: meta.source.kind,
-        desc: format!("{} of {}", stream.name(), meta.source.desc),
-        version,
+    let version = meta.source.version.viewed_as(ViewOf {
+        view_of: Some(reference.to_owned()),
+        items_at: None,
+        stream: Some(stream.name().to_owned()),
     });
+    let mut new = NewArtifact::new(Source::new(
+        format!("{} of {}", stream.name(), meta.source.desc),
+        version,
+    ));
     new.preview = meta.preview;
     new.dedup_key = Some(key);
     new.redo = Some(NextCall::new(
@@ -88,11 +89,7 @@ pub fn stream_view(store: &Store, reference: &str, stream: Stream) -> Result<Art
             at += n as u64;
         }
     }
-    writer.finish(
-        meta.state,
-        meta.capture_detail.clone(),
-        serde_json::Map::new(),
-    )
+    writer.finish(meta.state, meta.capture_detail.clone(), None)
 }
 
 fn decode_runs(bytes: &[u8]) -> Vec<(u64, u8)> {

@@ -337,12 +337,10 @@ fn cut(
 }
 
 fn failed(meta: &crate::store::ArtifactMeta) -> bool {
-    let v = &meta.source.version;
-    v.get("exit_code")
-        .and_then(Value::as_i64)
-        .is_some_and(|c| c != 0)
-        || v.get("signal").is_some_and(|s| !s.is_null())
-        || v.get("timed_out").and_then(Value::as_bool) == Some(true)
+    meta.source
+        .version
+        .exec()
+        .is_some_and(crate::envelope::ExecVersion::failed)
 }
 
 /// A window of zero lines, chars or bytes shows nothing: say so instead of guessing.

@@ -1,9 +1,7 @@
 //! Numbers and sources in words, the same in every dialect: `1,234,567`, `148.7 KiB`,
 //! `~41k tokens`, and a source with what pins its version (`cargo test, exit 101, ...`).
 
-use serde_json::Value;
-
-use crate::envelope::{Source, SourceKind};
+use crate::envelope::{Source, Version};
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -52,8 +50,6 @@ pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
 pub fn describe_source(source: &Source) -> String {
     /// Longer descriptions (a whole script as a command) are cut in the banner.
     const LONGEST: usize = 200;
-    let v = &source.version;
-    let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
     let desc = if source.desc.chars().count() > LONGEST {
         let cut: String = source.desc.chars().take(LONGEST).collect();
         format!(
@@ -64,44 +60,45 @@ pub fn describe_source(source: &Source) -> String {
         source.desc.clone()
     };
     let mut parts = vec![desc];
-    match source.kind {
-        SourceKind::Exec => {
-            if v.get("timed_out").and_then(Value::as_bool) == Some(true) {
+    match &source.version {
+        Version::Exec(v) => {
+            if v.timed_out == Some(true) {
                 parts.push("timed out".into());
-            } else if let Some(sig) = text("signal") {
+            } else if let Some(sig) = v.signal() {
                 parts.push(format!("killed by {sig}"));
-            } else if let Some(code) = v.get("exit_code").and_then(Value::as_i64) {
+            } else if let Some(code) = v.exit_code() {
                 parts.push(format!("exit {code}"));
             }
-            parts.extend(text("started_at"));
+            parts.push(v.started_at.clone());
         }
-        SourceKind::Fetch => {
-            if let Some(status) = v.get("status").and_then(Value::as_u64) {
-                parts.push(format!("HTTP {status}"));
+        Version::Fetch(v) => {
+            parts.push(format!("HTTP {}", v.status));
+            if !v.content_type.is_empty() {
+                parts.push(v.content_type.clone());
             }
-            if let Some(ct) = text("content_type").filter(|c| !c.is_empty()) {
-                parts.push(ct);
-            }
-            parts.extend(text("fetched_at"));
+            parts.push(v.fetched_at.clone());
         }
-        SourceKind::File => {
-            if let Some(sha) = text("sha256") {
+        Version::File(v) => {
+            if let Some(sha) = &v.sha256 {
                 parts.push(format!("sha256 {}", &sha[..sha.len().min(12)]));
             }
-            if let Some(commit) = text("commit") {
-                let dirty = v.get("dirty").and_then(Value::as_bool) == Some(true);
+            if let Some(commit) = &v.commit {
                 parts.push(format!(
                     "commit {}{}",
                     &commit[..commit.len().min(12)],
-                    if dirty { " (dirty)" } else { "" }
+                    if v.dirty == Some(true) {
+                        " (dirty)"
+                    } else {
+                        ""
+                    }
                 ));
             }
-            parts.extend(text("mtime"));
+            parts.push(v.mtime.clone());
         }
-        SourceKind::Mcp => {
-            parts.extend(text("called_at"));
+        Version::Mcp(v) => {
+            parts.extend(v.called_at.clone());
         }
-        SourceKind::Search | SourceKind::Text => {}
+        Version::Search(_) | Version::Text(_) | Version::Other { .. } => {}
     }
     parts.join(", ")
 }

@@ -13,9 +13,9 @@ use std::io::Read;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use spool_core::envelope::{ArtifactState, NextCall, Source, SourceKind};
+use spool_core::envelope::{ArtifactState, FetchVersion, NextCall, Source, Version};
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::{Error, Result, Store, clock};
 
@@ -75,14 +75,6 @@ pub fn redacted(url: &url::Url) -> String {
     let mut shown = url.clone();
     let _ = shown.set_password(Some("***"));
     shown.to_string()
-}
-
-fn version_text(meta: &ArtifactMeta, key: &str) -> Option<String> {
-    meta.source
-        .version
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
 }
 
 /// Fetches `url` (or reuses a recent copy) and stores it. `progress` hears (bytes, total).
@@ -270,11 +262,11 @@ fn download(
     let redirects = Arc::new(Mutex::new(Vec::new()));
     let http = client(opts, Arc::clone(&redirects))?;
     let mut request = http.get(url.clone());
-    if let Some(prev) = &previous {
-        if let Some(etag) = version_text(prev, "etag") {
+    if let Some(prev) = previous.as_ref().and_then(|p| p.source.version.fetch()) {
+        if let Some(etag) = &prev.etag {
             request = request.header(reqwest::header::IF_NONE_MATCH, etag);
         }
-        if let Some(modified) = version_text(prev, "last_modified") {
+        if let Some(modified) = &prev.last_modified {
             request = request.header(reqwest::header::IF_MODIFIED_SINCE, modified);
         }
     }
@@ -362,7 +354,7 @@ fn download(
             });
     let mut notes: Vec<String> = converted.note.iter().cloned().collect();
     if let Some(prev) = &previous {
-        if version_text(prev, "sha256").as_deref() == Some(sha256.as_str())
+        if prev.source.version.fetch().map(|f| f.sha256.as_str()) == Some(sha256.as_str())
             && !truncated
             && !out_of_time
         {
@@ -386,31 +378,21 @@ fn download(
             "the server answered HTTP {status}; its body is what is stored"
         ));
     }
-    let mut version = Map::new();
-    version.insert("fetched_at".into(), json!(clock::rfc3339(fetched_at)));
-    version.insert("final_url".into(), json!(final_url));
-    version.insert("status".into(), json!(status.as_u16()));
-    version.insert("content_type".into(), json!(content_type));
-    version.insert("etag".into(), etag.map_or(Value::Null, Value::from));
-    version.insert(
-        "last_modified".into(),
-        last_modified.map_or(Value::Null, Value::from),
-    );
-    version.insert("sha256".into(), json!(sha256));
-    version.insert("format".into(), json!(converted.form));
-    if let Some(charset) = converted.charset {
-        version.insert("charset".into(), json!(charset));
-    }
-    version.insert("bytes_downloaded".into(), json!(body.len()));
-    let hops = redirects.lock().map(|r| r.clone()).unwrap_or_default();
-    if !hops.is_empty() {
-        version.insert("redirects".into(), json!(hops));
-    }
-    let mut new = NewArtifact::new(Source {
-        kind: SourceKind::Fetch,
-        desc: shown.to_owned(),
-        version,
-    });
+    let mut version = FetchVersion {
+        fetched_at: clock::rfc3339(fetched_at),
+        final_url,
+        status: status.as_u16(),
+        content_type,
+        etag,
+        last_modified,
+        sha256,
+        format: converted.form.to_owned(),
+        charset: converted.charset.map(str::to_owned),
+        bytes_downloaded: body.len() as u64,
+        redirects: redirects.lock().map(|r| r.clone()).unwrap_or_default(),
+        ..FetchVersion::default()
+    };
+    let mut new = NewArtifact::new(Source::new(shown, Version::Fetch(version.clone())));
     new.dedup_key = Some(key);
     new.redo = Some(NextCall::new(
         "fetch",
@@ -451,10 +433,7 @@ fn download(
     } else {
         (ArtifactState::Complete, None)
     };
-    let mut extra = Map::new();
-    if out_of_time {
-        extra.insert("timed_out".into(), json!(true));
-    }
-    let meta = writer.finish(state, detail, extra)?;
+    version.timed_out = out_of_time;
+    let meta = writer.finish(state, detail, Some(Version::Fetch(version)))?;
     Ok(Fetched { meta, notes })
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use base64::Engine as _;
 use rmcp::model::{CallToolResult, ContentBlock, ReadResourceResult, ResourceContents};
 use serde_json::{Value, json};
-use spool_core::envelope::{NextCall, Source, SourceKind};
+use spool_core::envelope::{McpVersion, NextCall, Source, Version};
 use spool_core::items::{PageStart, find_list, item_page_with_notes, store_items};
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::window::{WindowRequest, window_with_notes};
@@ -112,16 +112,21 @@ fn media_notes(result: &CallToolResult, min_bytes: usize) -> Vec<String> {
 }
 
 fn source(call: &Call<'_>) -> Source {
-    Source {
-        kind: SourceKind::Mcp,
-        desc: format!("{} {}", call.server, call.tool),
-        version: spool_core::items::mcp_version(
-            call.server,
-            call.tool,
-            call.arguments,
-            call.called_at,
-        ),
-    }
+    source_part(call, McpVersion::default())
+}
+
+/// The source of one part of a call's answer: the call's version, and `part` as given.
+fn source_part(call: &Call<'_>, part: McpVersion) -> Source {
+    Source::new(
+        format!("{} {}", call.server, call.tool),
+        Version::Mcp(McpVersion {
+            server: call.server.to_owned(),
+            tool: Some(call.tool.to_owned()),
+            arguments: Some(call.arguments.clone()),
+            called_at: Some(call.called_at.to_owned()),
+            ..part
+        }),
+    )
 }
 
 fn redo(call: &Call<'_>) -> NextCall {
@@ -215,8 +220,13 @@ pub fn honest(
     let mut notes = media_notes(&result, 0);
     if let Some((other, what)) = beside {
         // Nothing is dropped: the other half of the answer is stored beside it.
-        let mut src = source(call);
-        src.version.insert("part".into(), json!("beside"));
+        let src = source_part(
+            call,
+            McpVersion {
+                part: Some("beside".into()),
+                ..McpVersion::default()
+            },
+        );
         let mut new = NewArtifact::new(src);
         new.redo = Some(redo(call));
         let meta = store.put(new, other.as_bytes())?;
@@ -444,9 +454,14 @@ fn store_large_blobs(
         let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data) else {
             continue;
         };
-        let mut src = source(call);
-        src.version.insert("part".into(), json!(what));
-        src.version.insert("mime_type".into(), json!(mime));
+        let src = source_part(
+            call,
+            McpVersion {
+                part: Some(what.clone()),
+                mime_type: Some(mime.clone()),
+                ..McpVersion::default()
+            },
+        );
         let mut new = NewArtifact::new(src);
         new.redo = Some(redo(call));
         let meta = store.put(new, &bytes)?;
@@ -490,18 +505,15 @@ pub fn honest_resource(
         if !over_cap(text, cap.tokens) {
             continue;
         }
-        let mut version = serde_json::Map::new();
-        version.insert("server".into(), json!(server));
-        version.insert("uri".into(), json!(uri));
-        version.insert(
-            "read_at".into(),
-            json!(spool_core::clock::rfc3339(spool_core::clock::now_ms())),
-        );
-        let new = NewArtifact::new(Source {
-            kind: SourceKind::Mcp,
-            desc: format!("{server} {uri}"),
-            version,
-        });
+        let new = NewArtifact::new(Source::new(
+            format!("{server} {uri}"),
+            Version::Mcp(McpVersion {
+                server: server.to_owned(),
+                uri: Some(uri.clone()),
+                read_at: Some(spool_core::clock::rfc3339(spool_core::clock::now_ms())),
+                ..McpVersion::default()
+            }),
+        ));
         let whole = store.put(new, text.as_bytes())?;
         let reader = store.open_artifact(&whole.reference)?;
         let envelope = spool_core::window::window(&reader, WindowRequest::Preview(None), cap)?;

@@ -37,11 +37,7 @@ pub fn fetch(store: &Store, args: &FetchArgs) -> Result<u8, Error> {
     super::note_terminal_size(&mut answer, args.max_tokens, json);
     output::answer(&answer, json);
     let status = match &answer {
-        Answer::Envelope(e) => e
-            .source
-            .version
-            .get("status")
-            .and_then(serde_json::Value::as_u64),
+        Answer::Envelope(e) => e.source.version.fetch().map(|f| u64::from(f.status)),
         _ => None,
     };
     Ok(if status.is_some_and(|s| s >= 400) {

@@ -2,7 +2,7 @@
 //! JSON is the contract's `scope`, field for field and in the same order.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::envelope::Source;
 
@@ -13,18 +13,19 @@ pub enum Scope {
     /// Every file a directory search read (tried first: it alone has `files_searched`).
     Tree(TreeScope),
     /// The whole of one stored artifact.
-    Artifact(ArtifactScope),
+    Artifact(Box<ArtifactScope>),
 }
 
 /// The whole of one artifact (a file is snapshotted first).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "ArtifactScopeWire", from = "ArtifactScopeWire")]
 pub struct ArtifactScope {
     /// The path the caller named, for a file; `null` for a ref.
     pub root: Option<String>,
     #[serde(rename = "ref")]
     pub reference: String,
+    /// The artifact's source; its version is repeated beside it, as the contract has it.
     pub source: Source,
-    pub version: Map<String, Value>,
     pub lines_searched: u64,
     pub bytes_searched: u64,
     /// Always true: a search reads the whole artifact.
@@ -34,6 +35,53 @@ pub struct ArtifactScope {
     pub duration_ms: u64,
 }
 
+/// An [`ArtifactScope`] as it is written: the source's version repeated beside it.
+#[derive(Serialize, Deserialize)]
+struct ArtifactScopeWire {
+    root: Option<String>,
+    #[serde(rename = "ref")]
+    reference: String,
+    source: Source,
+    #[serde(default)]
+    version: Value,
+    lines_searched: u64,
+    bytes_searched: u64,
+    whole: bool,
+    first_hit_index: u64,
+    duration_ms: u64,
+}
+
+impl From<ArtifactScope> for ArtifactScopeWire {
+    fn from(a: ArtifactScope) -> Self {
+        Self {
+            version: serde_json::to_value(&a.source.version).unwrap_or(Value::Null),
+            root: a.root,
+            reference: a.reference,
+            source: a.source,
+            lines_searched: a.lines_searched,
+            bytes_searched: a.bytes_searched,
+            whole: a.whole,
+            first_hit_index: a.first_hit_index,
+            duration_ms: a.duration_ms,
+        }
+    }
+}
+
+impl From<ArtifactScopeWire> for ArtifactScope {
+    fn from(w: ArtifactScopeWire) -> Self {
+        Self {
+            root: w.root,
+            reference: w.reference,
+            source: w.source,
+            lines_searched: w.lines_searched,
+            bytes_searched: w.bytes_searched,
+            whole: w.whole,
+            first_hit_index: w.first_hit_index,
+            duration_ms: w.duration_ms,
+        }
+    }
+}
+
 /// The files of a directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TreeScope {
@@ -41,9 +89,7 @@ pub struct TreeScope {
     /// Always `null`: the hit list's ref is the answer's.
     #[serde(rename = "ref")]
     pub reference: Option<String>,
-    /// The git commit (and whether the tree differs from it) when there is one, and always
-    /// `files_digest`.
-    pub version: Map<String, Value>,
+    pub version: TreeVersion,
     pub files_searched: u64,
     pub files_skipped: Skipped,
     pub duration_ms: u64,
@@ -53,6 +99,17 @@ pub struct TreeScope {
     /// How many hits came before this page (0 in the stored hit list).
     #[serde(default)]
     pub first_hit_index: u64,
+}
+
+/// The version of a searched tree: the git commit (and whether the tree differs from it) when
+/// there is one, and always the digest of the files the search read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TreeVersion {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty: Option<bool>,
+    pub files_digest: String,
 }
 
 /// The files a directory search did not read, by why.

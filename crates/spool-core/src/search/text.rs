@@ -12,14 +12,17 @@ fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
         Scope::Tree(t) => {
             let commit = t
                 .version
-                .get("commit")
-                .and_then(Value::as_str)
+                .commit
+                .as_deref()
                 .map(|c| {
-                    let dirty = t.version.get("dirty").and_then(Value::as_bool) == Some(true);
                     format!(
                         " at commit {}{}",
                         &c[..c.len().min(12)],
-                        if dirty { " with local changes" } else { "" }
+                        if t.version.dirty == Some(true) {
+                            " with local changes"
+                        } else {
+                            ""
+                        }
                     )
                 })
                 .unwrap_or_default();

@@ -7,15 +7,16 @@ use std::time::{Duration, Instant};
 
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::sink::HitSink;
 use super::{
-    Hit, Paging, Query, Scope, SearchAnswer, Skipped, TreeScope, build_matcher, page_limit,
+    Hit, Paging, Query, Scope, SearchAnswer, Skipped, TreeScope, TreeVersion, build_matcher,
+    page_limit,
 };
 use super::{hitlist, walk};
 use crate::cursor;
-use crate::envelope::{ArtifactState, Reason, ReasonCode, Source, SourceKind};
+use crate::envelope::{ArtifactState, Reason, ReasonCode, SearchVersion, Source, Version};
 use crate::error::{Error, Result};
 use crate::roots::Roots;
 use crate::store::{NewArtifact, Store};
@@ -168,11 +169,10 @@ fn run_search(
     } else {
         shown_root.to_owned()
     };
-    let mut new = NewArtifact::new(Source {
-        kind: SourceKind::Search,
-        desc: format!("search /{}/ in {root_shown}", query.pattern),
-        version: Map::new(),
-    });
+    let mut new = NewArtifact::new(Source::new(
+        format!("search /{}/ in {root_shown}", query.pattern),
+        Version::Search(SearchVersion::default()),
+    ));
     new.dedup_key = Some(key);
     let mut writer = store.create(new)?;
     let mut n = Counts::default();
@@ -260,24 +260,20 @@ fn run_search(
         }),
         first_hit_index: 0,
     };
-    let mut version = Map::new();
-    version.insert(
-        "query".into(),
-        serde_json::to_value(query).unwrap_or(Value::Null),
-    );
-    version.insert("globs".into(), json!(filter.globs));
-    if filter.hidden {
-        version.insert("hidden".into(), json!(true));
-    }
-    version.insert(
-        "scope".into(),
-        serde_json::to_value(&scope).unwrap_or(Value::Null),
-    );
-    version.insert("hit_count".into(), json!(n.hits));
-    if timed_out.is_some() {
-        version.insert("timed_out".into(), json!(true));
-    }
-    let meta = writer.finish(ArtifactState::Complete, None, version)?;
+    let version = SearchVersion {
+        query: serde_json::to_value(query).unwrap_or(Value::Null),
+        globs: Some(filter.globs.to_vec()),
+        hidden: filter.hidden,
+        scope: serde_json::to_value(&scope).unwrap_or(Value::Null),
+        hit_count: Some(n.hits),
+        timed_out: timed_out.is_some(),
+        ..SearchVersion::default()
+    };
+    let meta = writer.finish(
+        ArtifactState::Complete,
+        None,
+        Some(Version::Search(version)),
+    )?;
     Ok(meta.reference)
 }
 
@@ -309,15 +305,10 @@ fn page_of_hits(
 ) -> Result<SearchAnswer> {
     let reader = store.open_artifact(hits_ref)?;
     let meta = reader.meta();
-    let v = &meta.source.version;
-    let hit_count = v
-        .get("hit_count")
-        .and_then(Value::as_u64)
-        .unwrap_or(meta.lines);
+    let v = meta.source.version.search();
+    let hit_count = v.and_then(|v| v.hit_count).unwrap_or(meta.lines);
     let mut scope: TreeScope = v
-        .get("scope")
-        .cloned()
-        .and_then(|s| serde_json::from_value(s).ok())
+        .and_then(|v| serde_json::from_value(v.scope.clone()).ok())
         .ok_or_else(|| Error::Corrupt {
             reference: hits_ref.to_owned(),
             expected: "a hit list that names its scope".into(),
@@ -345,7 +336,7 @@ fn page_of_hits(
     let shown_to = first + hits.len() as u64;
     let truncated = shown_to < hit_count;
     let next_cursor = truncated.then(|| cursor(store, hits_ref, digest, shown_to));
-    let reason = (v.get("timed_out").and_then(Value::as_bool) == Some(true)).then(|| Reason {
+    let reason = v.is_some_and(|v| v.timed_out).then(|| Reason {
         code: ReasonCode::Timeout,
         detail: scope.covered.as_deref().map_or_else(
             || "the search ran out of time".to_owned(),
@@ -384,16 +375,16 @@ fn is_binary(file: &std::fs::File) -> bool {
 /// The version of the searched tree: the git commit (and whether the tree differs from it) of
 /// the repository holding `dir`, read from git's files (running git would run the repository's
 /// configured programs), and always the digest of the files the search read.
-fn tree_version(dir: &Path, digest: &str) -> Map<String, Value> {
-    let mut v = Map::new();
+fn tree_version(dir: &Path, digest: &str) -> TreeVersion {
+    let mut v = TreeVersion {
+        files_digest: digest.to_owned(),
+        ..TreeVersion::default()
+    };
     if let Some(repo) = crate::git::find(dir)
         && let Some(commit) = crate::git::head(&repo)
     {
-        v.insert("commit".into(), json!(commit));
-        if let Some(dirty) = crate::git::tree_dirty(&repo, dir) {
-            v.insert("dirty".into(), json!(dirty));
-        }
+        v.commit = Some(commit);
+        v.dirty = crate::git::tree_dirty(&repo, dir);
     }
-    v.insert("files_digest".into(), json!(digest));
     v
 }

@@ -107,7 +107,7 @@ pub struct NewArtifact {
 
 impl NewArtifact {
     pub fn new(source: Source) -> Self {
-        let preview = match source.kind {
+        let preview = match source.kind() {
             SourceKind::Exec => Preview::HeadTail,
             _ => Preview::Head,
         };
@@ -271,7 +271,7 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
             params![
                 m.reference,
-                m.source.kind.as_str(),
+                m.source.kind().as_str(),
                 to_json(&m.source),
                 m.redo.as_ref().map(to_json),
                 m.state.as_str(),
@@ -399,15 +399,11 @@ impl Store {
         let Some(access) = self.access() else {
             return Ok(true);
         };
-        let file = (meta.source.kind == SourceKind::File)
-            .then(|| {
-                meta.source
-                    .version
-                    .get("path")
-                    .and_then(serde_json::Value::as_str)
-            })
-            .flatten()
-            .map(std::path::Path::new);
+        let file = meta
+            .source
+            .version
+            .file()
+            .map(|f| std::path::Path::new(&f.path));
         let made_here = !self.is_read_through(&meta.reference)?;
         Ok(access.allows(meta.made_by.as_deref(), made_here, file))
     }
@@ -446,7 +442,7 @@ impl Store {
         writer.finish(
             ArtifactState::Cancelled,
             Some("the capturing process died (killed, or out of disk); this is what reached the disk".into()),
-            serde_json::Map::new(),
+            None,
         )
     }
 

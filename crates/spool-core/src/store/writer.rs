@@ -4,14 +4,13 @@ use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
 use xxhash_rust::xxh3::Xxh3;
 
 use super::index::IndexWriter;
 use super::scan::Scanner;
 use super::sums::SumsWriter;
 use super::{ArtifactMeta, Store};
-use crate::envelope::ArtifactState;
+use crate::envelope::{ArtifactState, Version};
 use crate::error::{Error, Result};
 use crate::tokens;
 
@@ -256,12 +255,13 @@ impl<'s> ArtifactWriter<'s> {
     }
 
     /// Seals the artifact: syncs the content, renames it into place and records its totals.
-    /// `version` entries are merged into the source's version (exit code, duration, ...).
+    /// A `version` given replaces the source's: what is known only at the end (exit code,
+    /// duration, hash, ...).
     pub fn finish(
         mut self,
         state: ArtifactState,
         detail: Option<String>,
-        version: Map<String, Value>,
+        version: Option<Version>,
     ) -> Result<ArtifactMeta> {
         self.seal(state, detail, version)
     }
@@ -270,7 +270,7 @@ impl<'s> ArtifactWriter<'s> {
         &mut self,
         mut state: ArtifactState,
         mut detail: Option<String>,
-        version: Map<String, Value>,
+        version: Option<Version>,
     ) -> Result<ArtifactMeta> {
         let scanner = self.scanner.take();
         let file = self.file.take();
@@ -309,7 +309,9 @@ impl<'s> ArtifactWriter<'s> {
         self.meta.capture_detail = detail;
         // Just made: as recent as a copy just read (eviction leaves it alone a while).
         self.meta.last_read_at = crate::clock::now_ms();
-        self.meta.source.version.extend(version);
+        if let Some(version) = version {
+            self.meta.source.version = version;
+        }
         if !self.streams.is_empty() {
             let path = self.store.streams_path(&self.meta.reference);
             let written = crate::store::create_private(&path)
@@ -365,7 +367,7 @@ impl Drop for ArtifactWriter<'_> {
     fn drop(&mut self) {
         if self.scanner.is_some() {
             let detail = Some("the capture ended before it was finished".to_owned());
-            if let Err(e) = self.seal(ArtifactState::Cancelled, detail, Map::new()) {
+            if let Err(e) = self.seal(ArtifactState::Cancelled, detail, None) {
                 tracing::warn!(reference = %self.meta.reference, error = %e, "could not seal an unfinished artifact");
             }
         }

@@ -2,7 +2,7 @@
 //! whether the whole was shown and why not, the calls that go on (the forward read first; for
 //! a tail, the lines just before it), and what was delivered, for the audit.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::pieces::{self, Piece};
 use crate::envelope::{
@@ -139,7 +139,7 @@ pub(super) fn assemble(
             "search",
             [("ref", json!(reference)), ("pattern", json!("<regex>"))],
         );
-        if meta.source.kind == crate::envelope::SourceKind::Fetch {
+        if meta.source.kind() == crate::envelope::SourceKind::Fetch {
             // "Is X in this page?" is answered by searching the whole copy, not by paging.
             next.insert(0, search);
         } else {
@@ -191,12 +191,7 @@ fn state_reason(meta: &crate::store::ArtifactMeta) -> Reason {
         .capture_detail
         .clone()
         .unwrap_or_else(|| format!("the stored copy is {}", meta.state.as_str()));
-    let timed_out = meta
-        .source
-        .version
-        .get("timed_out")
-        .and_then(Value::as_bool)
-        == Some(true);
+    let timed_out = meta.source.version.timed_out();
     let code = match meta.state {
         ArtifactState::Interrupted if timed_out => ReasonCode::Timeout,
         // Interrupted otherwise means a write failed: the disk (or a file size limit) was full.

@@ -27,10 +27,15 @@ fn a_failure_after_3000_lines_shows_the_real_last_lines() {
     assert_eq!(out.exit_code, Some(101));
     let meta = &out.meta;
     assert_eq!(meta.lines, 3001);
-    assert_eq!(meta.source.version["exit_code"], 101);
-    assert_eq!(meta.source.version["timed_out"], false);
-    assert!(meta.source.version.contains_key("started_at"));
-    assert!(meta.source.version.contains_key("duration_ms"));
+    let v = meta.source.version.exec().unwrap();
+    assert_eq!(v.exit_code(), Some(101));
+    assert_eq!(v.timed_out, Some(false));
+    assert!(!v.started_at.is_empty() && v.finished_at.is_some());
+    assert!(v.duration_ms.is_some());
+    // What is written: the contract's keys, the exit code as a number.
+    let written = meta.source.version.to_map();
+    assert_eq!(written["exit_code"], 101);
+    assert_eq!(written["signal"], serde_json::Value::Null);
     // Default preview, and even an explicit head, includes the real end on failure.
     for preview in [None, Some(spool_core::Preview::Head)] {
         let e = read_window(
@@ -88,7 +93,8 @@ fn a_timeout_stops_the_command_and_keeps_its_output() {
     assert_eq!(e.content(spool_core::render::Dialect::Mcp), "started\n");
     assert!(!e.complete);
     assert_eq!(e.reason.as_ref().unwrap().code, ReasonCode::Timeout);
-    assert_eq!(e.source.version["timed_out"], true);
+    assert!(e.source.version.timed_out());
+    assert_eq!(e.source.version.to_map()["timed_out"], true);
 }
 
 #[test]
@@ -227,8 +233,13 @@ fn a_read_can_ask_for_one_stream() {
         "err1\nerr2\nerr3\nno newline on stderr"
     );
     assert!(e.complete);
-    assert_eq!(e.source.version["stream"], "stderr");
-    assert_eq!(e.source.version["view_of"], out.meta.reference.as_str());
+    let view = e.source.version.view();
+    assert_eq!(view.stream.as_deref(), Some("stderr"));
+    assert_eq!(view.view_of.as_deref(), Some(out.meta.reference.as_str()));
+    assert!(
+        e.source.version.exec().is_some(),
+        "a view keeps the command's version"
+    );
     let stdout = stream_view(&s.store, &out.meta.reference, Stream::Stdout).unwrap();
     let e = read_window(
         &s.store,

@@ -111,15 +111,15 @@ fn a_read_in_a_hostile_repository_runs_none_of_its_programs() {
     .unwrap();
     let s = store();
     let meta = spool_core::files::snapshot(&s.store, &h.repo.join("src/a.rs")).unwrap();
-    let v = &meta.source.version;
+    let v = meta.source.version.file().unwrap();
     assert_eq!(
-        v["commit"],
-        h.head.as_str(),
+        v.commit.as_deref(),
+        Some(h.head.as_str()),
         "the commit, read from git's files"
     );
-    assert_eq!(v["dirty"], true, "the file differs from the commit");
+    assert_eq!(v.dirty, Some(true), "the file differs from the commit");
     let clean = spool_core::files::snapshot(&s.store, &h.repo.join("README.md")).unwrap();
-    assert_eq!(clean.source.version["dirty"], false);
+    assert_eq!(clean.source.version.file().unwrap().dirty, Some(false));
     assert_eq!(ran(&h), "", "no program of the repository ran");
 }
 

@@ -64,7 +64,10 @@ fn an_object_holding_a_list_pages_that_list_and_says_where_it_is() {
     let page = item_page(&ts.store, &view, PageStart::At(0), Some(10), 8_000).unwrap();
     assert_eq!(page.items.len(), 10);
     assert!(page.has_more);
-    assert_eq!(page.envelope.source.version["items_at"], "rows");
+    assert_eq!(
+        page.envelope.source.version.view().items_at,
+        Some(Some("rows".to_owned()))
+    );
     assert_eq!(
         page.envelope.reason.as_ref().unwrap().code.as_str(),
         "requested_range"

@@ -1,7 +1,6 @@
 //! Fixtures shared by the tests.
 
-use serde_json::Map;
-use spool_core::envelope::{Source, SourceKind};
+use spool_core::envelope::Source;
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::{Store, StoreConfig};
 use tempfile::TempDir;
@@ -22,11 +21,7 @@ pub fn store_with(config: StoreConfig) -> TestStore {
 }
 
 pub fn text_source(desc: &str) -> Source {
-    Source {
-        kind: SourceKind::Text,
-        desc: desc.to_owned(),
-        version: Map::new(),
-    }
+    Source::new(desc, spool_core::Version::text())
 }
 
 pub fn put(store: &Store, bytes: &[u8]) -> ArtifactMeta {

@@ -110,7 +110,7 @@ fn a_long_page_is_downloaded_once_and_its_answer_found_by_search() {
         again.notes
     );
     assert_eq!(log.count("/doc"), 1, "exactly one download");
-    let v = &f.meta.source.version;
+    let v = f.meta.source.version.to_map();
     assert_eq!(v["status"], 200);
     assert_eq!(v["format"], "markdown");
     assert_eq!(v["sha256"].as_str().unwrap().len(), 64);
@@ -128,7 +128,7 @@ fn redirects_are_followed_and_recorded() {
         &loopback(),
     )
     .unwrap();
-    let v = &f.meta.source.version;
+    let v = f.meta.source.version.to_map();
     assert!(v["final_url"].as_str().unwrap().ends_with("/doc"));
     assert!(v["redirects"][0].as_str().unwrap().ends_with("/doc"));
 }
@@ -148,7 +148,11 @@ fn charsets_are_decoded() {
             "{path}: {}",
             text(&store, &f)
         );
-        assert_eq!(f.meta.source.version["charset"], charset, "{path}");
+        assert_eq!(
+            f.meta.source.version.fetch().unwrap().charset.as_deref(),
+            Some(charset),
+            "{path}"
+        );
     }
 }
 
@@ -166,7 +170,10 @@ fn gzip_json_and_binary_bodies() {
     let f = get(&store, &format!("http://{addr}/binary"), false, &loopback()).unwrap();
     let e = preview(&store, &f);
     assert_eq!(e.reason.unwrap().code, ReasonCode::Binary);
-    assert_eq!(f.meta.source.version["content_type"], "image/png");
+    assert_eq!(
+        f.meta.source.version.fetch().unwrap().content_type,
+        "image/png"
+    );
     assert_eq!(e.total.bytes, Some(10));
 }
 
@@ -216,7 +223,7 @@ fn http_errors_are_answers_and_transport_errors_are_errors() {
         &loopback(),
     )
     .unwrap();
-    assert_eq!(f.meta.source.version["status"], 404);
+    assert_eq!(f.meta.source.version.fetch().unwrap().status, 404);
     assert_eq!(text(&store, &f), "not here\n");
     assert!(f.notes.iter().any(|n| n.contains("HTTP 404")));
 
@@ -327,7 +334,8 @@ fn hostile_pages_are_stored_without_crashing_and_say_what_was_cut() {
     for path in ["/nuls", "/many-p"] {
         let f = get(&store, &format!("http://{addr}{path}"), false, &loopback()).unwrap();
         assert_eq!(
-            f.meta.source.version["format"], "raw",
+            f.meta.source.version.fetch().unwrap().format,
+            "raw",
             "what is stored says what it is"
         );
         let notes = f.notes.join(" ");

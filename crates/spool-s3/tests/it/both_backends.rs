@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use spool_core::envelope::{ArtifactState, Source, SourceKind};
+use spool_core::envelope::{ArtifactState, Source};
 use spool_core::search::{Paging, Query, search_artifact};
 use spool_core::store::NewArtifact;
 use spool_core::window::{Preview, WindowRequest, read_window};
@@ -28,11 +28,7 @@ fn machine(weed: &crate::weed::Weed) -> Machine {
 }
 
 fn source(desc: &str) -> Source {
-    Source {
-        kind: SourceKind::Text,
-        desc: desc.into(),
-        version: serde_json::Map::new(),
-    }
+    Source::new(desc, spool_core::Version::text())
 }
 
 /// The contents, by name.
@@ -230,8 +226,6 @@ fn an_artifact_published_while_it_was_written_answers_the_same_on_both() {
         }
     }
     assert!(seen_growing, "the other machine never saw the capture grow");
-    writer
-        .finish(ArtifactState::Complete, None, serde_json::Map::new())
-        .unwrap();
+    writer.finish(ArtifactState::Complete, None, None).unwrap();
     compare(&maker.store, &reader.store, "grown", &reference);
 }

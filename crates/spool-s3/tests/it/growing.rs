@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use spool_core::envelope::{ArtifactState, Source, SourceKind};
+use spool_core::envelope::{ArtifactState, Source};
 use spool_core::store::NewArtifact;
 use spool_core::window::{WindowRequest, read_window};
 use spool_core::{Store, StoreConfig};
@@ -42,11 +42,10 @@ fn line(store: &Store, reference: &str, n: u64) -> spool_core::Result<String> {
 
 fn new_capture(store: &Store) -> spool_core::store::ArtifactWriter<'_> {
     store
-        .create(NewArtifact::new(Source {
-            kind: SourceKind::Text,
-            desc: "growing".into(),
-            version: serde_json::Map::new(),
-        }))
+        .create(NewArtifact::new(Source::new(
+            "growing",
+            spool_core::Version::text(),
+        )))
         .unwrap()
 }
 
@@ -77,9 +76,7 @@ fn a_process_that_saw_the_capture_growing_reads_it_whole_after_another_saw_it_fi
     until_seen(&server, &reference, 1_000);
     // The capture goes on past several chunks, and finishes.
     writer.write(&lines(1_001, 600_000));
-    writer
-        .finish(ArtifactState::Complete, None, serde_json::Map::new())
-        .unwrap();
+    writer.finish(ArtifactState::Complete, None, None).unwrap();
     // A command on the same machine B sees it finished first.
     let cli = Store::open(b_home.path(), StoreConfig::default()).unwrap();
     cli.set_remote(Arc::new(shared(&weed, "grow")));
@@ -119,9 +116,7 @@ fn a_capture_that_only_looked_stopped_is_read_on_when_it_goes_on() {
     );
     // The capture goes on and finishes: the reader is not stuck with `interrupted`.
     writer.write(&lines(101, 200));
-    writer
-        .finish(ArtifactState::Complete, None, serde_json::Map::new())
-        .unwrap();
+    writer.finish(ArtifactState::Complete, None, None).unwrap();
     let done = read_window(&reader, &reference, WindowRequest::Preview(None), 8_000).unwrap();
     assert!(done.capture.is_none(), "{:?}", done.capture);
     assert!(done.complete);

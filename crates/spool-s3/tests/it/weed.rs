@@ -35,11 +35,7 @@ pub fn numbered(n: u64) -> Vec<u8> {
 
 /// Stores `bytes` as a finished text artifact; its ref.
 pub fn put(store: &spool_core::Store, bytes: &[u8]) -> String {
-    let source = spool_core::Source {
-        kind: spool_core::SourceKind::Text,
-        desc: "test content".into(),
-        version: serde_json::Map::new(),
-    };
+    let source = spool_core::Source::new("test content", spool_core::Version::text());
     store
         .put(spool_core::store::NewArtifact::new(source), bytes)
         .unwrap()

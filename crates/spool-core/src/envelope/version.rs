@@ -1,0 +1,426 @@
+//! What pins a stored copy, typed by where it came from (CONTRACT.md, `source.version`).
+//!
+//! Each kind has its own fields, in the order they have always been written, so the JSON is
+//! the contract's, key for key. A field written as `null` (an exit code of a killed command, a
+//! page without an `ETag`) stays `null`, and an absent one stays absent. Keys no type names (a
+//! caller's own, or one a later version adds) are kept in `extra`, and a version that does not
+//! parse as its kind is kept whole as [`Version::Other`]: reading a row never loses a field.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::SourceKind;
+
+/// The version of one artifact's source.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Version {
+    Exec(ExecVersion),
+    Fetch(FetchVersion),
+    File(FileVersion),
+    Mcp(McpVersion),
+    Search(SearchVersion),
+    Text(TextVersion),
+    /// A stored version that does not read as its kind's type, kept as it was.
+    Other {
+        kind: SourceKind,
+        fields: Map<String, Value>,
+    },
+}
+
+/// A command: when it started and, once it has ended, how.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExecVersion {
+    pub started_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+    /// `Some(None)` once a command killed by a signal has ended: written as `null`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub exit_code: Option<Option<i64>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub signal: Option<Option<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Why reading stopped early (a background process kept the output open).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(flatten)]
+    pub view: ViewOf,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A fetched page: when, from where, what the server said about it, and what was stored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FetchVersion {
+    pub fetched_at: String,
+    pub final_url: String,
+    pub status: u16,
+    pub content_type: String,
+    /// Written as `null` when the server sent none.
+    #[serde(default)]
+    pub etag: Option<String>,
+    #[serde(default)]
+    pub last_modified: Option<String>,
+    pub sha256: String,
+    /// The stored form: `markdown`, `text` or `raw`.
+    pub format: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charset: Option<String>,
+    pub bytes_downloaded: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirects: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
+    #[serde(flatten)]
+    pub view: ViewOf,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A file's snapshot: its real path and mtime, and once read whole its hash and git commit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileVersion {
+    pub path: String,
+    pub mtime: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty: Option<bool>,
+    #[serde(flatten)]
+    pub view: ViewOf,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// An upstream MCP server's answer: a tool call (tool, arguments, call time) or a resource
+/// read (uri, read time), and which part of it this copy holds when the answer had several.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct McpVersion {
+    pub server: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub called_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_at: Option<String>,
+    /// `beside` (the other half of a text and structured answer), or the media block kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub mime_type: Option<Option<String>>,
+    #[serde(flatten)]
+    pub view: ViewOf,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A stored hit list: the search's own query and scope (as the search answer states them; the
+/// search module reads them back), and how many hits it holds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SearchVersion {
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub query: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub globs: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub scope: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hit_count: Option<u64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
+    #[serde(flatten)]
+    pub view: ViewOf,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Text put by a caller: whatever version the caller gave, kept as given.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TextVersion {
+    #[serde(flatten)]
+    pub view: ViewOf,
+    #[serde(flatten)]
+    pub fields: Map<String, Value>,
+}
+
+/// What a view of another artifact adds to the whole's version: which artifact it is a view
+/// of, and of what part (the items at a key, or one stream of a command).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ViewOf {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view_of: Option<String>,
+    /// `Some(None)` for the items of the whole document: written as `null`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub items_at: Option<Option<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<String>,
+}
+
+/// A field that is present, even as `null`, is `Some` (serde reads `null` as an absent one).
+fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
+}
+
+impl Version {
+    /// The version of text put by a caller with nothing to pin.
+    pub fn text() -> Self {
+        Self::Text(TextVersion::default())
+    }
+
+    /// Reads a stored version as its kind's type, or keeps it whole when it does not parse.
+    pub fn from_fields(kind: SourceKind, fields: Map<String, Value>) -> Self {
+        fn typed<T: serde::de::DeserializeOwned>(fields: &Map<String, Value>) -> Option<T> {
+            serde_json::from_value(Value::Object(fields.clone())).ok()
+        }
+        let parsed = match kind {
+            SourceKind::Exec => typed(&fields).map(Self::Exec),
+            SourceKind::Fetch => typed(&fields).map(Self::Fetch),
+            SourceKind::File => typed(&fields).map(Self::File),
+            SourceKind::Mcp => typed(&fields).map(Self::Mcp),
+            SourceKind::Search => typed(&fields).map(Self::Search),
+            SourceKind::Text => typed(&fields).map(Self::Text),
+        };
+        parsed.unwrap_or(Self::Other { kind, fields })
+    }
+
+    /// The version as it is written: its JSON object.
+    pub fn to_map(&self) -> Map<String, Value> {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
+    }
+
+    pub fn kind(&self) -> SourceKind {
+        match self {
+            Self::Exec(_) => SourceKind::Exec,
+            Self::Fetch(_) => SourceKind::Fetch,
+            Self::File(_) => SourceKind::File,
+            Self::Mcp(_) => SourceKind::Mcp,
+            Self::Search(_) => SourceKind::Search,
+            Self::Text(_) => SourceKind::Text,
+            Self::Other { kind, .. } => *kind,
+        }
+    }
+
+    /// What this copy is a view of, if it is one.
+    pub fn view(&self) -> ViewOf {
+        match self {
+            Self::Exec(v) => v.view.clone(),
+            Self::Fetch(v) => v.view.clone(),
+            Self::File(v) => v.view.clone(),
+            Self::Mcp(v) => v.view.clone(),
+            Self::Search(v) => v.view.clone(),
+            Self::Text(v) => v.view.clone(),
+            Self::Other { fields, .. } => {
+                serde_json::from_value(Value::Object(fields.clone())).unwrap_or_default()
+            }
+        }
+    }
+
+    /// The version of a view of this copy: the whole's version and what the view adds.
+    #[must_use]
+    pub fn viewed_as(&self, view: ViewOf) -> Self {
+        let mut out = self.clone();
+        match &mut out {
+            Self::Exec(v) => v.view = view,
+            Self::Fetch(v) => v.view = view,
+            Self::File(v) => v.view = view,
+            Self::Mcp(v) => v.view = view,
+            Self::Search(v) => v.view = view,
+            Self::Text(v) => v.view = view,
+            Self::Other { fields, .. } => {
+                if let Ok(Value::Object(added)) = serde_json::to_value(view) {
+                    fields.extend(added);
+                }
+            }
+        }
+        out
+    }
+
+    pub fn exec(&self) -> Option<&ExecVersion> {
+        match self {
+            Self::Exec(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn fetch(&self) -> Option<&FetchVersion> {
+        match self {
+            Self::Fetch(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn file(&self) -> Option<&FileVersion> {
+        match self {
+            Self::File(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn search(&self) -> Option<&SearchVersion> {
+        match self {
+            Self::Search(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Whether the capture was stopped by its time limit (a command or a download).
+    pub fn timed_out(&self) -> bool {
+        match self {
+            Self::Exec(v) => v.timed_out == Some(true),
+            Self::Fetch(v) => v.timed_out,
+            Self::Search(v) => v.timed_out,
+            _ => false,
+        }
+    }
+}
+
+impl ExecVersion {
+    /// The exit code, when the command exited by itself.
+    pub fn exit_code(&self) -> Option<i64> {
+        self.exit_code.flatten()
+    }
+
+    /// The signal that ended the command, when one did.
+    pub fn signal(&self) -> Option<&str> {
+        self.signal.as_ref().and_then(|s| s.as_deref())
+    }
+
+    /// Whether the command failed: a non-zero exit, a signal, or its time ran out.
+    pub fn failed(&self) -> bool {
+        self.exit_code().is_some_and(|c| c != 0)
+            || self.signal().is_some()
+            || self.timed_out == Some(true)
+    }
+}
+
+impl Serialize for Version {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Exec(v) => v.serialize(s),
+            Self::Fetch(v) => v.serialize(s),
+            Self::File(v) => v.serialize(s),
+            Self::Mcp(v) => v.serialize(s),
+            Self::Search(v) => v.serialize(s),
+            Self::Text(v) => v.serialize(s),
+            Self::Other { fields, .. } => fields.serialize(s),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn round_trip(kind: SourceKind, v: &Value) -> Version {
+        let Value::Object(fields) = v.clone() else {
+            panic!("not an object")
+        };
+        let typed = Version::from_fields(kind, fields);
+        assert_eq!(&serde_json::to_value(&typed).unwrap(), v, "{typed:?}");
+        // Key order too: the JSON is written, not only compared.
+        assert_eq!(
+            serde_json::to_string(&typed).unwrap(),
+            serde_json::to_string(v).unwrap()
+        );
+        typed
+    }
+
+    #[test]
+    fn a_killed_command_keeps_its_null_exit_code_and_a_running_one_has_none() {
+        let killed = round_trip(
+            SourceKind::Exec,
+            &json!({"started_at": "t0", "cwd": "/w", "finished_at": "t1", "exit_code": null,
+                   "signal": "SIGKILL", "timed_out": true, "duration_ms": 5}),
+        );
+        let e = killed.exec().unwrap();
+        assert_eq!(e.exit_code, Some(None));
+        assert_eq!(e.signal(), Some("SIGKILL"));
+        assert!(e.failed() && killed.timed_out());
+        let running = round_trip(SourceKind::Exec, &json!({"started_at": "t0"}));
+        assert_eq!(running.exec().unwrap().exit_code, None);
+        assert!(!running.exec().unwrap().failed());
+    }
+
+    #[test]
+    fn a_page_without_validators_says_null_and_keeps_a_later_key() {
+        let v = round_trip(
+            SourceKind::Fetch,
+            &json!({"fetched_at": "t", "final_url": "http://127.0.0.1/", "status": 404,
+                   "content_type": "text/html", "etag": null, "last_modified": null,
+                   "sha256": "ab", "format": "markdown", "bytes_downloaded": 3,
+                   "redirects": ["http://127.0.0.1/a"], "timed_out": true,
+                   "view_of": "sp_1", "items_at": null, "added_later": 1}),
+        );
+        let f = v.fetch().unwrap();
+        assert_eq!((f.status, f.etag.as_deref()), (404, None));
+        assert_eq!(v.view().items_at, Some(None));
+        assert_eq!(f.extra["added_later"], json!(1));
+    }
+
+    #[test]
+    fn a_version_that_is_not_its_kind_is_kept_whole() {
+        let v = round_trip(SourceKind::File, &json!({"path": 3, "note": "odd"}));
+        assert!(matches!(v, Version::Other { .. }));
+        let viewed = v.viewed_as(ViewOf {
+            view_of: Some("sp_2".into()),
+            ..ViewOf::default()
+        });
+        assert_eq!(viewed.view().view_of.as_deref(), Some("sp_2"));
+        assert_eq!(viewed.kind(), SourceKind::File);
+    }
+
+    #[test]
+    fn mcp_parts_and_stream_views_round_trip() {
+        round_trip(
+            SourceKind::Mcp,
+            &json!({"server": "s", "tool": "t", "arguments": {"q": 1}, "called_at": "c",
+                   "part": "the image", "mime_type": null}),
+        );
+        round_trip(
+            SourceKind::Mcp,
+            &json!({"server": "s", "uri": "file:///x", "read_at": "r"}),
+        );
+        round_trip(
+            SourceKind::Exec,
+            &json!({"started_at": "t0", "finished_at": "t1", "exit_code": 0, "signal": null,
+                   "timed_out": false, "duration_ms": 1, "view_of": "sp_1", "stream": "stderr"}),
+        );
+        round_trip(SourceKind::Text, &json!({"caller": {"own": true}}));
+    }
+}
