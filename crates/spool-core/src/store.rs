@@ -21,6 +21,7 @@ mod pin;
 mod read_through;
 mod reader;
 pub mod remote;
+mod rows;
 mod scan;
 mod sums;
 mod writer;
@@ -32,9 +33,10 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 pub use gc::GcReport;
-pub use meta::{ArtifactMeta, ArtifactSummary, NewArtifact, expired_error};
+pub use meta::{ArtifactMeta, ArtifactSummary, NewArtifact};
 pub use reader::ArtifactReader;
 pub use remote::{Progress, Remote, RemoteArtifact, SharedGc, Upload};
+pub use rows::expired_error;
 pub use writer::{ArtifactWriter, Stream};
 
 use crate::error::{Error, Result};
@@ -121,8 +123,8 @@ impl Store {
             conn.busy_timeout(Duration::from_secs(30))?;
             conn.pragma_update(None, "journal_mode", "WAL")?;
             conn.pragma_update(None, "synchronous", "NORMAL")?;
-            conn.execute_batch(meta::SCHEMA)?;
-            meta::migrate(&conn)?;
+            conn.execute_batch(rows::SCHEMA)?;
+            rows::migrate(&conn)?;
             conn.execute_batch(remote::SCHEMA)
         };
         // Two processes opening a fresh store race to switch it to WAL; SQLite answers the loser

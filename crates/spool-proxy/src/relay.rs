@@ -4,9 +4,8 @@
 
 use std::borrow::Cow;
 
-use base64::Engine as _;
-use rmcp::model::{CallToolResult, ContentBlock, ReadResourceResult, ResourceContents};
-use serde_json::{Value, json};
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use serde_json::Value;
 use spool_core::envelope::{McpVersion, NextCall, Source, Version};
 use spool_core::items::{PageStart, find_list, item_page_with_notes, store_items};
 use spool_core::store::{ArtifactMeta, NewArtifact};
@@ -14,15 +13,13 @@ use spool_core::window::{WindowRequest, window_with_notes};
 use spool_core::{Cap, Preview, Result, Store};
 use spool_mcp::answer::{Parts, envelope_result, items_result};
 
+mod media;
+mod resource;
+use media::{LARGE_MEDIA, media_notes, store_large_blobs};
+pub use resource::honest_resource;
+
 /// Text past this many bytes is over any cap without counting its tokens.
 const COUNT_LIMIT: usize = 1 << 20;
-
-/// A single image, audio clip or blob past this size is named with its size.
-const LARGE_MEDIA: usize = 1 << 20;
-
-/// An image or audio clip past this size (decoded) is stored, not passed on: model APIs refuse
-/// images over about 5 MB.
-const MEDIA_FOR_MODELS: usize = 5 << 20;
 
 /// The call being relayed.
 pub struct Call<'a> {
@@ -87,28 +84,6 @@ fn tokens_within(text: &str, max_tokens: u64) -> Option<u64> {
 
 fn over_cap(text: &str, max_tokens: u64) -> bool {
     tokens_within(text, max_tokens).is_none()
-}
-
-/// Media blocks in words (`image (image/png, 1.2 MiB) passed through ...`), with at least
-/// `min_bytes` of data each.
-fn media_notes(result: &CallToolResult, min_bytes: usize) -> Vec<String> {
-    result
-        .content
-        .iter()
-        .filter_map(|b| {
-            let (kind, mime, data) = match b {
-                ContentBlock::Image(i) => ("image", &i.mime_type, &i.data),
-                ContentBlock::Audio(a) => ("audio", &a.mime_type, &a.data),
-                _ => return None,
-            };
-            (data.len() >= min_bytes).then(|| {
-                format!(
-                    "{kind} ({mime}, {}) passed through as the upstream sent it",
-                    spool_core::render::human_bytes(data.len() as u64 / 4 * 3)
-                )
-            })
-        })
-        .collect()
 }
 
 fn source(call: &Call<'_>) -> Source {
@@ -418,110 +393,4 @@ fn upstream_more(fields: &serde_json::Map<String, Value>) -> Option<String> {
         Some(Value::String(s)) if s.is_empty() => None,
         Some(v) => Some(format!("{k}: {v}")),
     })
-}
-
-/// Embedded binary resources past the size limit are stored as artifacts of their own and
-/// replaced by a line that names them.
-fn store_large_blobs(
-    store: &Store,
-    call: &Call<'_>,
-    mut result: CallToolResult,
-) -> Result<CallToolResult> {
-    for block in &mut result.content {
-        let (what, mime, data) = match &*block {
-            ContentBlock::Resource(r) => match &r.resource {
-                ResourceContents::BlobResourceContents {
-                    uri,
-                    mime_type,
-                    blob,
-                    ..
-                } if blob.len() as u64 > call.cap.tokens.min(LARGE_MEDIA as u64) => (
-                    format!("the embedded resource {uri}"),
-                    mime_type.clone(),
-                    blob,
-                ),
-                _ => continue,
-            },
-            // No model takes an image or a sound this large: it is kept, and named.
-            ContentBlock::Image(i) if i.data.len() / 4 * 3 > MEDIA_FOR_MODELS => {
-                ("the image".to_owned(), Some(i.mime_type.clone()), &i.data)
-            }
-            ContentBlock::Audio(a) if a.data.len() / 4 * 3 > MEDIA_FOR_MODELS => {
-                ("the audio".to_owned(), Some(a.mime_type.clone()), &a.data)
-            }
-            _ => continue,
-        };
-        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data) else {
-            continue;
-        };
-        let src = source_part(
-            call,
-            McpVersion {
-                part: Some(what.clone()),
-                mime_type: Some(mime.clone()),
-                ..McpVersion::default()
-            },
-        );
-        let mut new = NewArtifact::new(src);
-        new.redo = Some(redo(call));
-        let meta = store.put(new, &bytes)?;
-        let size = spool_core::render::human_bytes(bytes.len() as u64);
-        let mime = mime.as_deref().unwrap_or("application/octet-stream");
-        let why = if what.starts_with("the embedded") {
-            String::new()
-        } else {
-            format!(
-                ", more than models take ({})",
-                spool_core::render::human_bytes(MEDIA_FOR_MODELS as u64)
-            )
-        };
-        *block = ContentBlock::text(format!(
-            "[spool: {what} ({mime}, {size}{why}) is stored as {}: read ref={} byte_offset=0 max_bytes=4096]",
-            meta.reference, meta.reference,
-        ));
-    }
-    Ok(result)
-}
-
-/// A resource read made honest: a text content over the cap is stored and replaced by the
-/// envelope's text (banner and preview), which names the `read` and `search` calls for the rest.
-pub fn honest_resource(
-    store: &Store,
-    server: &str,
-    mut result: ReadResourceResult,
-    cap: Cap,
-    ms: u64,
-) -> Result<ReadResourceResult> {
-    for content in &mut result.contents {
-        let ResourceContents::TextResourceContents {
-            uri,
-            text,
-            mime_type,
-            ..
-        } = content
-        else {
-            continue;
-        };
-        if !over_cap(text, cap.tokens) {
-            continue;
-        }
-        let new = NewArtifact::new(Source::new(
-            format!("{server} {uri}"),
-            Version::Mcp(McpVersion {
-                server: server.to_owned(),
-                uri: Some(uri.clone()),
-                read_at: Some(spool_core::clock::rfc3339(spool_core::clock::now_ms())),
-                ..McpVersion::default()
-            }),
-        ));
-        let whole = store.put(new, text.as_bytes())?;
-        let reader = store.open_artifact(&whole.reference)?;
-        let envelope = spool_core::window::window(&reader, WindowRequest::Preview(None), cap)?;
-        let args = json!({ "uri": uri });
-        spool_core::answer::record_envelope(store, "resources/read", &args, &envelope, ms);
-        *text = spool_core::render::envelope_text(&envelope, spool_core::render::Dialect::Mcp);
-        // What is left is a banner and a preview, whatever the whole was.
-        *mime_type = Some("text/plain".into());
-    }
-    Ok(result)
 }

@@ -49,7 +49,7 @@ impl ArtifactReader {
             // Evicted or expired between reading its row and opening it: its row says so now.
             match store.meta(&meta.reference) {
                 Ok(now) if now.state == crate::envelope::ArtifactState::Expired => {
-                    super::meta::expired_error(&now)
+                    super::rows::expired_error(&now)
                 }
                 _ => Error::Corrupt {
                     reference: meta.reference.clone(),

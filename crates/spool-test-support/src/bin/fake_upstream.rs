@@ -7,17 +7,15 @@
 #![expect(clippy::print_stderr, reason = "a test server reports on stderr")]
 
 use std::borrow::Cow;
-use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, EmbeddedResource,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ImageContent, JsonObject,
-    ListPromptsResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, Prompt, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
-    ServerConfig, Tool,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ImageContent, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    Prompt, PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, Role, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -25,142 +23,10 @@ use serde_json::{Value, json};
 
 const PAGE: usize = 5;
 
-fn schema(v: &Value) -> Arc<JsonObject> {
-    Arc::new(v.as_object().cloned().unwrap_or_default())
-}
-
-fn int_arg(name: &str) -> Arc<JsonObject> {
-    schema(&json!({
-        "type": "object",
-        "properties": { name: { "type": "integer" } }
-    }))
-}
-
-fn tools() -> Vec<Tool> {
-    let none = schema(&json!({ "type": "object" }));
-    let mut query = Tool::new(
-        "query_rows",
-        "Rows as structured content: { rows, count }.",
-        int_arg("n"),
-    );
-    query.output_schema = Some(schema(&json!({
-        "type": "object",
-        "properties": { "rows": { "type": "array" }, "count": { "type": "integer" } },
-        "required": ["rows", "count"]
-    })));
-    vec![
-        Tool::new(
-            "echo",
-            "Answers with the text it is given.",
-            schema(
-                &json!({ "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] }),
-            ),
-        ),
-        Tool::new(
-            "big_text",
-            "Answers with `lines` numbered lines of text.\nSecond line of the description.",
-            int_arg("lines"),
-        ),
-        Tool::new(
-            "tail_logs",
-            "A log of `lines` lines, ending in a fatal error.",
-            int_arg("lines"),
-        ),
-        Tool::new("list_rows", "Rows as a JSON array in text.", int_arg("n")),
-        query,
-        Tool::new(
-            "blob",
-            "An embedded binary resource of `bytes` bytes.",
-            int_arg("bytes"),
-        ),
-        Tool::new(
-            "image",
-            "A PNG image of about `bytes` bytes and a caption.",
-            int_arg("bytes"),
-        ),
-        Tool::new("fail", "A tool error.", none.clone()),
-        Tool::new("reject", "A JSON-RPC error.", none.clone()),
-        Tool::new(
-            "slow",
-            "Reports progress for `steps` steps of 100 ms.",
-            int_arg("steps"),
-        ),
-        Tool::new("crash", "Exits the server mid-call.", none.clone()),
-        Tool::new("hang", "Never answers.", none.clone()),
-        Tool::new("pid", "The server's process id.", none.clone()),
-        Tool::new(
-            "mixed",
-            "A one-line text beside `n` rows of structured content.",
-            int_arg("n"),
-        ),
-        Tool::new(
-            "doc_with_tags",
-            "An object with a 200 KB body and a list of two tags.",
-            none.clone(),
-        ),
-        Tool::new(
-            "paged_rows",
-            "`n` rows and the upstream's own next cursor.",
-            int_arg("n"),
-        ),
-        Tool::new(
-            "blob_and_text",
-            "A small embedded blob beside a large text.",
-            none.clone(),
-        ),
-        Tool::new(
-            "wrapped_text",
-            "`lines` lines as text, and as structured content { content } (as server-filesystem does).",
-            int_arg("lines"),
-        ),
-        Tool::new(
-            "fake_read",
-            "A tool named like a prefixed `read`.",
-            none.clone(),
-        ),
-        Tool::new("read", "A tool whose name spool also uses.", none.clone()),
-        Tool::new(
-            "huge_text",
-            "One text block of at least `bytes` bytes of numbered lines.",
-            int_arg("bytes"),
-        ),
-        Tool::new(
-            "huge_image",
-            "A PNG image of `bytes` bytes.",
-            int_arg("bytes"),
-        ),
-        Tool::new(
-            "db_rows",
-            "`n` rows nested as @bytebase/dbhub nests them: data.statements[0].rows.",
-            int_arg("n"),
-        ),
-        Tool::new(
-            "py_list",
-            "`n` rows as the Python SDK sends a returned list: a text block per row beside { result }.",
-            int_arg("n"),
-        ),
-        Tool::new(
-            "ask_sampling",
-            "Asks its client to sample a message (sampling/createMessage) and answers with the reply.",
-            none.clone(),
-        ),
-        Tool::new(
-            "ask_elicitation",
-            "Asks its client for the user's name (elicitation/create) and answers with the reply.",
-            none.clone(),
-        ),
-        Tool::new(
-            "ask_roots",
-            "Asks its client for its roots (roots/list) and answers with them.",
-            none.clone(),
-        ),
-        Tool::new(
-            "git_log",
-            "`n` commits, newest first, as mcp-server-git's git_log writes them.",
-            int_arg("n"),
-        ),
-    ]
-}
+// A binary's root file looks for its modules beside it: this one is in a folder of its own.
+#[path = "fake_upstream/tools.rs"]
+mod tools;
+use tools::tools;
 
 /// Asks the client (the proxy, which relays it) and answers with what came back, or why not.
 #[expect(

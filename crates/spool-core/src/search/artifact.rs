@@ -1,0 +1,167 @@
+//! Search of one stored artifact: every line read, every hit counted, a page returned, and a
+//! cursor that resumes after the last hit shown.
+
+use std::time::Instant;
+
+use grep_searcher::{BinaryDetection, SearcherBuilder};
+
+use super::sink::HitSink;
+use super::{
+    ArtifactScope, CursorPayload, Paging, Query, Resume, Scope, SearchAnswer, build_matcher,
+    page_limit, repeat_args,
+};
+use crate::cursor;
+use crate::error::{Error, Result};
+use crate::store::Store;
+
+/// Why a search of a stored copy that is not the whole output may miss things.
+fn incomplete_copy(meta: &crate::store::ArtifactMeta) -> Option<crate::envelope::Reason> {
+    use crate::envelope::{ArtifactState, Reason, ReasonCode};
+    let detail = || {
+        format!(
+            "the stored copy is {} ({}); hits count only what it holds",
+            meta.state.as_str(),
+            meta.capture_detail
+                .as_deref()
+                .unwrap_or("not the whole output")
+        )
+    };
+    let timed_out = meta.source.version.timed_out();
+    match meta.state {
+        ArtifactState::Complete | ArtifactState::Expired => None,
+        // Being written on another machine: hits count what has arrived so far.
+        ArtifactState::Capturing => Some(Reason {
+            code: ReasonCode::UpstreamPartial,
+            detail: detail(),
+        }),
+        ArtifactState::Interrupted if timed_out => Some(Reason {
+            code: ReasonCode::Timeout,
+            detail: detail(),
+        }),
+        ArtifactState::Interrupted => Some(Reason {
+            code: ReasonCode::SizeCap,
+            detail: detail(),
+        }),
+        ArtifactState::Cancelled => Some(Reason {
+            code: ReasonCode::Cancelled,
+            detail: detail(),
+        }),
+    }
+}
+
+/// Searches all of artifact `reference`.
+pub fn search_artifact(
+    store: &Store,
+    reference: &str,
+    query: &Query,
+    paging: &Paging,
+) -> Result<SearchAnswer> {
+    let limit = page_limit(paging)?;
+    let digest = cursor::digest(&[
+        &query.pattern,
+        if query.literal { "l" } else { "r" },
+        if query.case_insensitive { "i" } else { "s" },
+        &paging.context.to_string(),
+    ]);
+    let resume = match &paging.cursor {
+        Some(c) => {
+            let p: CursorPayload = cursor::open(store, c)?;
+            if p.k != "search" || p.r != reference {
+                return Err(cursor::mismatch("another artifact"));
+            }
+            if p.q != digest {
+                return Err(cursor::mismatch("another query"));
+            }
+            Some(p)
+        }
+        None => None,
+    };
+    let matcher = build_matcher(query)?;
+    let reader = store.open_artifact(reference)?;
+    let meta = reader.meta().clone();
+    let started = Instant::now();
+    let mut sink = HitSink::new(
+        &matcher,
+        resume.as_ref().map_or(0, |p| p.after),
+        limit,
+        resume.as_ref().map(|p| p.n),
+    );
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .before_context(paging.context as usize)
+        .after_context(paging.context as usize)
+        .binary_detection(BinaryDetection::none())
+        .build();
+    let stream = reader.verified_stream()?;
+    if let Err(e) = searcher.search_reader(&matcher, stream, &mut sink) {
+        return Err(
+            match e
+                .into_inner()
+                .map(<dyn std::error::Error + Send + Sync>::downcast::<Error>)
+            {
+                Some(Ok(core)) => *core,
+                Some(Err(other)) => Error::io(
+                    store.root().join("content").join(reference),
+                    std::io::Error::other(other),
+                ),
+                None => Error::io(
+                    store.root().join("content").join(reference),
+                    std::io::Error::other("search failed"),
+                ),
+            },
+        );
+    }
+    let (mut hits, counted) = sink.finish();
+    let hit_count = resume.as_ref().map_or(counted, |p| p.n);
+    let truncated = hits.len() > limit;
+    hits.truncate(limit);
+    let shown_before = resume.as_ref().map_or(0, |p| p.i);
+    let next_cursor = if truncated {
+        hits.last().map(|last| {
+            cursor::seal(
+                store,
+                &CursorPayload {
+                    k: "search".into(),
+                    r: reference.into(),
+                    q: digest.clone(),
+                    after: last.line,
+                    n: hit_count,
+                    i: shown_before + hits.len() as u64,
+                },
+            )
+        })
+    } else {
+        None
+    };
+    let scope = Scope::Artifact(Box::new(ArtifactScope {
+        root: None,
+        reference: reference.to_owned(),
+        source: meta.source.clone(),
+        lines_searched: meta.lines,
+        bytes_searched: meta.bytes,
+        whole: true,
+        first_hit_index: shown_before,
+        duration_ms: started.elapsed().as_millis() as u64,
+    }));
+    let mut answer = SearchAnswer {
+        query: query.clone(),
+        scope,
+        hits,
+        hit_count,
+        hit_count_exact: true,
+        truncated,
+        next_cursor,
+        reference: Some(reference.to_owned()),
+        reason: incomplete_copy(&meta),
+        next: Vec::new(),
+        page_reason: None,
+        repeat: repeat_args(("ref", reference), query, paging, &[]),
+        resume: Resume::Artifact {
+            reference: reference.to_owned(),
+            digest,
+            first: shown_before,
+        },
+    };
+    answer.set_next();
+    Ok(answer)
+}
