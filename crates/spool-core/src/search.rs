@@ -282,6 +282,17 @@ pub(crate) fn build_matcher(query: &Query) -> Result<grep_regex::RegexMatcher> {
         })
 }
 
+/// The searcher every search reads with: line numbers, the context asked for, and no binary
+/// detection (every byte of what was stored is searched).
+pub(crate) fn searcher(paging: &Paging) -> grep_searcher::Searcher {
+    grep_searcher::SearcherBuilder::new()
+        .line_number(true)
+        .before_context(paging.context as usize)
+        .after_context(paging.context as usize)
+        .binary_detection(grep_searcher::BinaryDetection::none())
+        .build()
+}
+
 /// The page size a search asks for, checked.
 pub(crate) fn page_limit(paging: &Paging) -> Result<usize> {
     let limit = paging.limit.unwrap_or(DEFAULT_LIMIT);

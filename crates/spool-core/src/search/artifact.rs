@@ -3,8 +3,6 @@
 
 use std::time::Instant;
 
-use grep_searcher::{BinaryDetection, SearcherBuilder};
-
 use super::sink::HitSink;
 use super::{
     ArtifactScope, CursorPayload, Paging, Query, Resume, Scope, SearchAnswer, build_matcher,
@@ -86,12 +84,7 @@ pub fn search_artifact(
         limit,
         resume.as_ref().map(|p| p.n),
     );
-    let mut searcher = SearcherBuilder::new()
-        .line_number(true)
-        .before_context(paging.context as usize)
-        .after_context(paging.context as usize)
-        .binary_detection(BinaryDetection::none())
-        .build();
+    let mut searcher = super::searcher(paging);
     let stream = reader.verified_stream()?;
     if let Err(e) = searcher.search_reader(&matcher, stream, &mut sink) {
         return Err(

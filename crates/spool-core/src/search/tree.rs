@@ -5,7 +5,6 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use grep_searcher::{BinaryDetection, SearcherBuilder};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -158,12 +157,7 @@ fn run_search(
     if let Some(found) = store.find_by_dedup(&key)? {
         return Ok(found.reference);
     }
-    let mut searcher = SearcherBuilder::new()
-        .line_number(true)
-        .before_context(paging.context as usize)
-        .after_context(paging.context as usize)
-        .binary_detection(BinaryDetection::none())
-        .build();
+    let mut searcher = super::searcher(paging);
     let root_shown = if shown_root.is_empty() {
         ".".to_owned()
     } else {
