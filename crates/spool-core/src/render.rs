@@ -140,6 +140,28 @@ fn whole_text(e: &Envelope) -> String {
     }
 }
 
+/// For a page shown by lines, how much of its text that is in chars: a page's natural size is
+/// its chars, and "41,000 of 156,000 chars" tells a reader it saw a quarter.
+fn page_chars(e: &Envelope) -> Option<String> {
+    let total = e.total.chars?;
+    if e.source.kind() != SourceKind::Fetch || e.shown.first()?.unit != Unit::Lines {
+        return None;
+    }
+    let shown: u64 = e
+        .blocks
+        .iter()
+        .map(|b| match b {
+            Block::Shown(text) => text.chars().count() as u64,
+            Block::Gap(_) => 0,
+        })
+        .sum();
+    Some(format!(
+        "; {} of {} shown",
+        thousands(shown),
+        plural(total, "char", "chars")
+    ))
+}
+
 /// The HTTP status of a fetched page the server did not serve (4xx, 5xx).
 fn error_status(e: &Envelope) -> Option<u64> {
     e.source
@@ -193,9 +215,10 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
         ));
     } else {
         lines.push(format!(
-            "[PARTIAL: {} of {}{why}.",
+            "[PARTIAL: {} of {}{}{why}.",
             shown_text(e),
-            whole_text(e)
+            whole_text(e),
+            page_chars(e).unwrap_or_default()
         ));
     }
     let what = if e.source.kind() == SourceKind::Exec {

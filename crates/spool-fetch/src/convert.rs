@@ -38,6 +38,8 @@ pub struct Converted {
     pub charset: Option<&'static str>,
     /// What the conversion left out or did not do, in words for the answer.
     pub note: Option<String>,
+    /// What cleaning an HTML page left out, when it was converted.
+    pub cleaned: Option<crate::page::Cleaned>,
 }
 
 /// HTML as markdown or text, within bounds: a page too large is stored as it came, nesting too
@@ -49,6 +51,7 @@ fn as_it_came(text: &str, charset: Option<&'static str>, why: String) -> Convert
         form: "raw",
         charset,
         note: Some(why),
+        cleaned: None,
     }
 }
 
@@ -89,17 +92,13 @@ fn html_to_text(text: &str, format: Format, charset: Option<&'static str>) -> Co
     } else {
         format
     };
-    let (converted, form) = match format {
-        Format::Text => (
-            with_room(|| html2text::from_read(flat.as_bytes(), 100).ok()).flatten(),
-            "text",
-        ),
-        _ => (
-            with_room(|| htmd::convert(&flat).ok()).flatten(),
-            "markdown",
-        ),
+    let form = if format == Format::Text {
+        "text"
+    } else {
+        "markdown"
     };
-    let Some(out) = converted else {
+    let converted = with_room(|| crate::page::convert(&flat, format == Format::Text)).flatten();
+    let Some((out, cleaned)) = converted else {
         return as_it_came(
             text,
             charset,
@@ -123,11 +122,18 @@ fn html_to_text(text: &str, format: Format, charset: Option<&'static str>) -> Co
             ),
         );
     }
+    if let Some(main) = cleaned.main {
+        notes.push(format!(
+            "only the page's main content is stored (its `{main}`, {}% of the page's text): the navigation and the rest around it are left out; the raw format stores the whole page",
+            cleaned.main_percent
+        ));
+    }
     Converted {
         bytes: out.into_bytes(),
         form,
         charset,
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        cleaned: Some(cleaned),
     }
 }
 
@@ -196,6 +202,7 @@ pub fn convert(content_type: &str, body: &[u8], format: Format) -> Converted {
             form: "binary",
             charset: None,
             note: None,
+            cleaned: None,
         };
     }
     let enc = charset(content_type, body, html);
@@ -207,6 +214,7 @@ pub fn convert(content_type: &str, body: &[u8], format: Format) -> Converted {
             form: "raw",
             charset,
             note: None,
+            cleaned: None,
         };
     }
     if html {
@@ -221,6 +229,7 @@ pub fn convert(content_type: &str, body: &[u8], format: Format) -> Converted {
             form: "json",
             charset,
             note: None,
+            cleaned: None,
         };
     }
     Converted {
@@ -228,6 +237,7 @@ pub fn convert(content_type: &str, body: &[u8], format: Format) -> Converted {
         form: "text",
         charset,
         note: None,
+        cleaned: None,
     }
 }
 

@@ -8,6 +8,7 @@ mod convert;
 #[cfg(test)]
 mod fuzz;
 pub mod guard;
+mod page;
 
 use std::io::Read;
 use std::sync::{Arc, Mutex};
@@ -388,6 +389,15 @@ fn download(
         sha256,
         format: converted.form.to_owned(),
         charset: converted.charset.map(str::to_owned),
+        unseen_left_out: converted.cleaned.as_ref().map_or(0, |c| c.unseen as u64),
+        main_content: converted
+            .cleaned
+            .as_ref()
+            .and_then(|c| c.main.map(str::to_owned)),
+        main_text_percent: converted
+            .cleaned
+            .as_ref()
+            .and_then(|c| c.main.map(|_| c.main_percent)),
         bytes_downloaded: body.len() as u64,
         redirects: redirects.lock().map(|r| r.clone()).unwrap_or_default(),
         ..FetchVersion::default()

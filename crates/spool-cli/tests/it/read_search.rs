@@ -266,3 +266,46 @@ fn a_directory_search_counts_what_it_skipped_by_why_and_reuses_its_list() {
         first["scope"]["version"]["files_digest"]
     );
 }
+
+/// Issue 14: a docs page is stored without what no reader sees and with its names as they are,
+/// and its partial banner says how much of its text was shown, in chars.
+#[test]
+fn a_docs_page_says_what_it_kept_and_how_many_chars_were_shown() {
+    let home = Home::new();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut page =
+        String::from("<html><head><script>var tracking='x';</script></head><body><nav><ul>");
+    for i in 0..100 {
+        page.push_str(&format!("<li><a href=\"/p{i}\">Link {i}</a></li>"));
+    }
+    page.push_str("</ul></nav><main><h1>Variables</h1><table><tr><th>Name</th><th>Use</th></tr>");
+    for i in 0..200 {
+        page.push_str(&format!(
+            "<tr><td>SETTING_{i}</td><td>ordinary behaviour {i}</td></tr>"
+        ));
+    }
+    page.push_str(
+        "<tr><td>MCP_DISCOVERY_CACHE</td><td>skip discovery</td></tr></table></main></body></html>",
+    );
+    let base = rt
+        .block_on(spool_test_support::pages::serve("text/html", page))
+        .unwrap();
+    let url = format!("{base}/settings");
+    let out = home.run(&[
+        "fetch",
+        "--allow-private-network",
+        &url,
+        "--max-tokens",
+        "1200",
+    ]);
+    assert!(out.status.success(), "{}", transcript(&out));
+    let text = String::from_utf8_lossy(&out.stdout).replace(&base, "http://[HOST]");
+    let banner: String = text
+        .split_inclusive('\n')
+        .take_while(|l| !l.starts_with('|') && !l.starts_with('#'))
+        .collect();
+    settings(&home).bind(|| assert_snapshot!("fetch_docs_page_partial", banner));
+    let reference = reference_of(&out);
+    let hits = home.json(&["search", "-F", "MCP_DISCOVERY_CACHE", &reference]);
+    assert_eq!(hits["hit_count"], 1, "{hits}");
+}

@@ -78,6 +78,15 @@ pub struct FetchVersion {
     pub format: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub charset: Option<String>,
+    /// Elements of an HTML page no reader sees (scripts, styles, hidden), left out.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unseen_left_out: u64,
+    /// The element kept as the page's main content (`main`, `[role=main]`, `article`), when
+    /// only it was stored, and the share of the page's text it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_content: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_text_percent: Option<u8>,
     pub bytes_downloaded: u64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redirects: Vec<String>,
@@ -182,6 +191,14 @@ pub struct ViewOf {
     pub items_at: Option<Option<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream: Option<String>,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes fields by reference"
+)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A field that is present, even as `null`, is `Some` (serde reads `null` as an absent one).

@@ -8,7 +8,7 @@ use spool_core::window::{WindowRequest, read_window};
 use spool_core::{ErrorCode, Store, StoreConfig};
 use spool_fetch::{FetchOptions, Fetched, Format, fetch};
 
-use crate::server::start;
+use crate::server::{SETTING_NAMES, start};
 
 fn open() -> (Store, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
@@ -376,5 +376,79 @@ fn a_trickle_ends_at_the_deadline_with_what_arrived() {
             .unwrap()
             .detail
             .contains("took longer than the 2 s allowed")
+    );
+}
+
+/// Regression: markdown escaping stored `MCP_DISCOVERY_CACHE` as `MCP\_DISCOVERY\_CACHE`, so
+/// a literal search for it answered "no hits": a false absence. Scripts and styles were stored,
+/// and the navigation around the content too.
+#[test]
+fn a_docs_page_keeps_its_names_searchable_and_leaves_out_what_no_reader_sees() {
+    let (addr, _log) = start();
+    let (store, _d) = open();
+    let f = get(
+        &store,
+        &format!("http://{addr}/settings"),
+        false,
+        &loopback(),
+    )
+    .unwrap();
+    let stored = text(&store, &f);
+    for name in SETTING_NAMES.into_iter().chain(["SPOOL_CODE_NAME"]) {
+        let hits = search_artifact(
+            &store,
+            &f.meta.reference,
+            &Query {
+                pattern: name.to_owned(),
+                literal: true,
+                case_insensitive: false,
+            },
+            &Paging::default(),
+        )
+        .unwrap();
+        assert_eq!(hits.hit_count, 1, "`{name}` in the stored page:\n{stored}");
+    }
+    for unseen in [
+        "sk_live_tracking_id",
+        "color:red",
+        "hidden_banner_text",
+        "invisible_promo_text",
+        "enable_javascript_text",
+        "Navigation link",
+        "footer_text",
+    ] {
+        assert!(!stored.contains(unseen), "`{unseen}` is stored");
+    }
+    // Tables keep a row a line.
+    assert!(
+        stored
+            .lines()
+            .any(|l| l.contains("MCP_DISCOVERY_CACHE") && l.contains("A setting named as it is")),
+        "{stored}"
+    );
+    let v = f.meta.source.version.fetch().unwrap();
+    assert_eq!(v.main_content.as_deref(), Some("main"));
+    assert!(v.unseen_left_out >= 5, "{v:?}");
+    assert!(
+        f.notes.iter().any(|n| n.contains("main content")),
+        "{:?}",
+        f.notes
+    );
+    // One answer shows part of the page, and says how much of its text in chars.
+    let first = preview(&store, &f);
+    assert!(!first.complete);
+    let banner = spool_core::render::banner(&first, spool_core::render::Dialect::Mcp);
+    let shown: usize = first
+        .content(spool_core::render::Dialect::Mcp)
+        .chars()
+        .count();
+    let total = first.total.chars.unwrap();
+    assert!(
+        banner.contains(&format!(
+            "; {} of {} chars shown",
+            spool_core::render::thousands(shown as u64),
+            spool_core::render::thousands(total)
+        )),
+        "{banner}"
     );
 }

@@ -62,6 +62,54 @@ pub fn long_doc() -> String {
     html
 }
 
+/// The names the settings page holds in plain table cells, written as a reader sees them.
+pub const SETTING_NAMES: [&str; 6] = [
+    "MCP_DISCOVERY_CACHE",
+    "Vec<String>",
+    "a*b*c",
+    "[beta]",
+    "C:\\Users\\agent",
+    "1. Install",
+];
+
+/// A settings page as documentation sites write them: a long navigation, a header, scripts,
+/// styles and hidden elements around a `<main>` whose table names each setting in a plain
+/// cell, and long enough that one answer shows only part of it.
+pub fn settings_page() -> String {
+    let mut html = String::from(
+        "<html><head><title>Settings</title><style>.tracking{color:red}</style>\n\
+         <script>var tracking='sk_live_tracking_id';</script></head><body>\n\
+         <header><a href=\"/\">Home</a> <a href=\"/docs\">Docs</a></header>\n<nav><ul>",
+    );
+    for i in 0..300 {
+        html.push_str(&format!(
+            "<li><a href=\"/docs/page-{i}\">Navigation link {i}</a></li>"
+        ));
+    }
+    html.push_str("</ul></nav>\n<div hidden>hidden_banner_text</div>\n");
+    html.push_str("<div style=\"display: none\">invisible_promo_text</div>\n");
+    html.push_str("<main><h1>Environment variables</h1>\n<table><thead><tr><th>Variable</th><th>Purpose</th></tr></thead><tbody>\n");
+    for i in 0..400 {
+        html.push_str(&format!(
+            "<tr><td>SETTING_NUMBER_{i}</td><td>Controls ordinary behaviour number {i} of the tool.</td></tr>\n"
+        ));
+        if i == 350 {
+            for name in SETTING_NAMES {
+                let cell = name
+                    .replace('&', "&amp;")
+                    .replace('<', "&lt;")
+                    .replace('>', "&gt;");
+                html.push_str(&format!(
+                    "<tr><td>{cell}</td><td>A setting named as it is.</td></tr>\n"
+                ));
+            }
+        }
+    }
+    html.push_str("</tbody></table><p>Use <code>SPOOL_CODE_NAME</code> in code.</p></main>\n");
+    html.push_str("<footer>Copyright footer_text</footer><noscript>enable_javascript_text</noscript></body></html>\n");
+    html
+}
+
 fn with_type(content_type: &'static str, body: Vec<u8>) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
 }
@@ -86,6 +134,7 @@ async fn log_layer(
 fn app(log: Log) -> Router {
     Router::new()
         .route("/doc", get(|| async { with_type("text/html; charset=utf-8", long_doc().into_bytes()) }))
+        .route("/settings", get(|| async { with_type("text/html; charset=utf-8", settings_page().into_bytes()) }))
         .route("/redirect", get(|| async { (StatusCode::FOUND, [(header::LOCATION, "/doc")]).into_response() }))
         .route("/big5", get(|| async {
             let (bytes, _, _) = encoding_rs::BIG5.encode("繁體中文測試：設定說明\n");
