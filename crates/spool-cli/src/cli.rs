@@ -34,6 +34,8 @@ pub enum Command {
     Read(ReadArgs),
     /// Search the whole of a stored artifact or a file.
     Search(SearchArgs),
+    /// Run a jq program over stored JSON (a JSON answer or a list of items).
+    Query(QueryArgs),
     /// List stored artifacts, newest first.
     Artifacts(ArtifactsArgs),
     /// Show recent answers, or everything delivered from one artifact.
@@ -92,6 +94,25 @@ pub struct RunArgs {
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub argv: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The ref (sp_...) of stored JSON: a document, or a JSON value a line (read as their array).
+    #[arg(value_name = "REF")]
+    pub reference: String,
+    /// A jq program, e.g. 'map(select(.status == 504)) | length'.
+    #[arg(value_name = "JQ", allow_hyphen_values = true)]
+    pub jq: String,
+    /// How many output values to show.
+    #[arg(long)]
+    pub limit: Option<u64>,
+    /// Cap of the shown part, in tokens (default 8,000; a few screens when the output is a
+    /// terminal).
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+    #[command(flatten)]
+    pub common: Common,
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@ mod audit;
 mod fetch;
 mod gc;
 mod ls;
+mod query;
 mod read;
 mod run;
 mod search;
@@ -22,6 +23,7 @@ pub fn wants_json(cmd: &Command) -> bool {
         Command::Run(a) => a.common.json,
         Command::Fetch(a) => a.common.json,
         Command::Read(a) => a.common.json,
+        Command::Query(a) => a.common.json,
         Command::Search(a) => a.common.json,
         Command::Artifacts(a) => a.common.json,
         Command::Audit(a) => a.common.json,
@@ -41,6 +43,7 @@ pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error
         Command::Run(a) => run::run(store, &a),
         Command::Fetch(a) => fetch::fetch(store, &a),
         Command::Read(a) => read::read(store, &a),
+        Command::Query(a) => query::query(store, &a),
         Command::Search(a) => search::search(store, &a),
         Command::Artifacts(a) => artifacts::artifacts(store, &a),
         Command::Audit(a) => audit::audit(store, &a),

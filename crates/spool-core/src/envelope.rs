@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 
 mod version;
 pub use version::{
-    ExecVersion, FetchVersion, FileVersion, McpVersion, SearchVersion, TextVersion, Version, ViewOf,
+    ExecVersion, FetchVersion, FileVersion, McpVersion, QueryVersion, SearchVersion, TextVersion,
+    Version, ViewOf,
 };
 
 /// What kind of thing an artifact holds.
@@ -18,6 +19,7 @@ pub enum SourceKind {
     Mcp,
     Search,
     Text,
+    Query,
 }
 
 impl SourceKind {
@@ -29,6 +31,7 @@ impl SourceKind {
             Self::Mcp => "mcp",
             Self::Search => "search",
             Self::Text => "text",
+            Self::Query => "query",
         }
     }
 
@@ -40,6 +43,7 @@ impl SourceKind {
             "mcp" => Self::Mcp,
             "search" => Self::Search,
             "text" => Self::Text,
+            "query" => Self::Query,
             _ => return None,
         })
     }

@@ -298,6 +298,17 @@ fn fill(
             "search",
             [("ref", json!(reference)), ("pattern", json!("<regex>"))],
         ));
+        // To find a record or count them, a jq program beats paging: this one names the
+        // fields a `select` can test.
+        if items.first().is_some_and(Value::is_object) {
+            next.push(NextCall::new(
+                "query",
+                [
+                    ("ref", json!(reference)),
+                    ("jq", json!("map(keys) | add | unique")),
+                ],
+            ));
+        }
     }
     let reason = if complete {
         None

@@ -21,6 +21,7 @@ pub mod list_text;
 pub mod listing;
 pub mod order;
 pub mod page;
+pub mod query;
 pub mod refs;
 pub mod render;
 pub mod roots;

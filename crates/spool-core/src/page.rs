@@ -176,7 +176,7 @@ pub fn artifacts(
         Some(k) => Some(SourceKind::parse(k).ok_or_else(|| {
             Error::invalid(
                 format!("unknown artifact kind `{k}`"),
-                Some("use one of exec, fetch, file, mcp, search, text".to_owned()),
+                Some("use one of exec, fetch, file, mcp, search, text, query".to_owned()),
             )
         })?),
         None => None,

@@ -223,6 +223,18 @@ pub fn cli_text(call: &NextCall) -> String {
                 None => format!("{out} -- {}", argv.join(" ")),
             }
         }
+        "query" => {
+            out.push_str(&format!(
+                "spool query {} {}",
+                text("ref").unwrap_or("REF"),
+                shell_word(text("jq").unwrap_or("."))
+            ));
+            if let Some(limit) = num("limit") {
+                out.push_str(&format!(" --limit {limit}"));
+            }
+            common_flags(a, &mut out);
+            out
+        }
         "audit" => {
             out.push_str("spool audit");
             if let Some(r) = text("ref") {
@@ -398,5 +410,16 @@ mod tests {
         assert_eq!(cli_text(&read), "spool read '/tmp/x y.txt'");
         let page = NextCall::new("read", [("ref", json!("sp_x")), ("cursor", json!("c1"))]);
         assert_eq!(cli_text(&page), "spool read sp_x --cursor c1");
+        let query = NextCall::new(
+            "query",
+            [
+                ("ref", json!("sp_x")),
+                ("jq", json!("map(select(.a == \"b\")) | length")),
+            ],
+        );
+        assert_eq!(
+            cli_text(&query),
+            "spool query sp_x 'map(select(.a == \"b\")) | length'"
+        );
     }
 }

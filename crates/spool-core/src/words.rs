@@ -98,6 +98,10 @@ pub fn describe_source(source: &Source) -> String {
         Version::Mcp(v) => {
             parts.extend(v.called_at.clone());
         }
+        Version::Query(v) => {
+            parts.push(plural(v.values, "value", "values"));
+            parts.push(v.ran_at.clone());
+        }
         Version::Search(_) | Version::Text(_) | Version::Other { .. } => {}
     }
     parts.join(", ")

@@ -27,6 +27,12 @@ hit (`hit_count`), returns a page (`limit`, default 50) and says whether more ex
 git commit. Zero hits say where it looked. A directory's hit list is stored, so every page comes \
 from one snapshot.";
 
+pub const QUERY: &str = "Run a jq program (`jq`, jq syntax) over stored JSON (`ref`): a JSON answer, a \
+fetched JSON page, or a list of items. A ref whose lines are JSON values (an item list) is read \
+as their array, as `jq --slurp`. Use it to find one record or count them instead of paging: \
+`map(select(.status == 504)) | length`. The output is stored, one compact JSON value a line, \
+and answered like `read` (`limit` values shown, the rest by the `next` read).";
+
 pub const LIST: &str = "List a directory inside the allowed roots, sorted by name, one page at a time \
 (`limit`, default 200; `next_cursor`, `has_more`, `total`). `recursive` includes subdirectories \
 (respecting .gitignore); `glob` filters. Pages continue after the last name returned, so \

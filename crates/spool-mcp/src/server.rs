@@ -22,7 +22,7 @@ use crate::answer::{Parts, error_result, into_result};
 use crate::descriptions;
 use crate::schema;
 use spool_core::answer::params::{
-    ArtifactsParams, FetchParams, ListParams, ReadParams, RunParams, SearchParams,
+    ArtifactsParams, FetchParams, ListParams, QueryParams, ReadParams, RunParams, SearchParams,
 };
 use spool_core::answer::{Answer, tools};
 
@@ -314,6 +314,18 @@ impl SpoolServer {
     }
 
     #[tool(
+        name = "query",
+        description = descriptions::QUERY,
+        output_schema = schema::envelope(),
+        annotations(title = "jq over stored JSON", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn query(&self, Parameters(p): Parameters<QueryParams>) -> CallToolResult {
+        let args = args_of(&p);
+        self.blocking("query", args, move |inner| inner.query(&p))
+            .await
+    }
+
+    #[tool(
         name = "list",
         description = descriptions::LIST,
         output_schema = schema::page(),
@@ -426,6 +438,10 @@ impl Inner {
 
     fn search(&self, p: &SearchParams) -> Result<Answer> {
         self.with_context(|cx| tools::search(cx, p))
+    }
+
+    fn query(&self, p: &QueryParams) -> Result<Answer> {
+        self.with_context(|cx| tools::query(cx, p))
     }
 
     fn list(&self, p: &ListParams) -> Result<Answer> {

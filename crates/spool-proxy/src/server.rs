@@ -1,6 +1,6 @@
 //! The proxy as an MCP server: upstream tools, prompts and resources relayed, lists followed
-//! through every upstream page, tool results made honest, and spool's `read`, `search` and
-//! `artifacts` beside them.
+//! through every upstream page, tool results made honest, and spool's `read`, `search`,
+//! `query` and `artifacts` beside them.
 
 mod handler;
 mod routes;
@@ -30,7 +30,7 @@ use crate::relay::{self, Call};
 use crate::upstream::{Failure, Upstream};
 
 /// spool's own tools, offered beside the upstream's.
-pub const SPOOL_TOOLS: [&str; 3] = ["read", "search", "artifacts"];
+pub const SPOOL_TOOLS: [&str; 4] = ["read", "search", "query", "artifacts"];
 
 struct Inner {
     upstreams: Vec<Arc<Upstream>>,

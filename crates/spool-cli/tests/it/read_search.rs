@@ -309,3 +309,36 @@ fn a_docs_page_says_what_it_kept_and_how_many_chars_were_shown() {
     let hits = home.json(&["search", "-F", "MCP_DISCOVERY_CACHE", &reference]);
     assert_eq!(hits["hit_count"], 1, "{hits}");
 }
+
+/// Issue 14: jq over a stored list answers a count in one call; a bad program says where, and
+/// its hint runs.
+#[test]
+fn a_jq_query_counts_a_stored_list_in_one_call() {
+    let home = Home::new();
+    let rows: Vec<String> = (0..30_000)
+        .map(|i| {
+            format!(
+                "{{\"id\":{i},\"status\":{}}}",
+                if i % 7 == 0 { 504 } else { 200 }
+            )
+        })
+        .collect();
+    home.file("rows.json", format!("[{}]", rows.join(",")).as_bytes());
+    let list = reference_of(&home.run(&["read", "rows.json"]));
+    let out = home.run(&["query", &list, "map(select(.status == 504)) | length"]);
+    assert!(out.status.success(), "{}", transcript(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.ends_with("\n4286\n"), "{text}");
+    let bad = home.run(&["query", &list, "map(select(.status == "]);
+    assert_eq!(bad.status.code(), Some(6), "{}", transcript(&bad));
+    let env = home.run(&["query", &list, "env | keys"]);
+    let errors = format!(
+        "{}{}",
+        String::from_utf8_lossy(&bad.stderr),
+        String::from_utf8_lossy(&env.stderr)
+    );
+    settings(&home).bind(|| {
+        assert_snapshot!("query_count", text);
+        assert_snapshot!("query_errors", errors);
+    });
+}

@@ -162,9 +162,29 @@ fn every_call_a_cli_answer_prints_runs_as_printed() {
         vec!["artifacts", "--limit", "0"],
         vec!["search", "x", "doc.txt", "--limit", "0"],
     ];
+    // jq over a stored JSON list: an answer, one too long for its cap, and a bad program.
+    let mut records = String::from("[");
+    for i in 0..2000 {
+        let _ = write!(
+            records,
+            "{}{{\"id\":{i},\"status\":{}}}",
+            if i > 0 { "," } else { "" },
+            if i % 7 == 0 { 504 } else { 200 }
+        );
+    }
+    records.push(']');
+    home.file("records.json", records.as_bytes());
+    let json_ref = crate::support::reference_of(&home.run(&["read", "records.json"]));
+    let queries: Vec<Vec<&str>> = vec![
+        vec!["query", &json_ref, "map(select(.status == 504)) | length"],
+        vec!["query", &json_ref, ".[]", "--max-tokens", "900"],
+        vec!["query", &json_ref, "map(select(.status == "],
+        vec!["query", &json_ref, ".[0].id.x"],
+        vec!["query", "sp_doesnotexist", "."],
+    ];
     let mut seen = BTreeSet::new();
     let mut queue: Vec<(String, String)> = Vec::new();
-    for args in &sessions {
+    for args in sessions.iter().chain(&queries) {
         let out = home.run(args);
         for call in calls_in(&text_of(&out)) {
             queue.push((call, format!("spool {}", args.join(" "))));
@@ -232,6 +252,7 @@ fn every_call_a_cli_answer_prints_runs_as_printed() {
         "spool artifacts",
         "spool run",
         "spool fetch",
+        "spool query",
     ] {
         assert!(
             seen.iter().any(|c| c.starts_with(kind)),

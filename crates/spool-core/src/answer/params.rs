@@ -169,7 +169,7 @@ pub struct ListParams {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ArtifactsParams {
-    /// Only artifacts of this kind: exec, fetch, file, mcp, search, text.
+    /// Only artifacts of this kind: exec, fetch, file, mcp, search, text, query.
     #[serde(default)]
     pub kind: Option<String>,
     /// Artifacts per page (default 50, at most 1000).
@@ -178,6 +178,23 @@ pub struct ArtifactsParams {
     /// The `next_cursor` of the previous page, unchanged.
     #[serde(default)]
     pub cursor: Option<String>,
+    /// Cap of this answer in tokens (default: the server's cap, 8000).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct QueryParams {
+    /// The ref (`sp_...`) of stored JSON: a document, or a value a line (a list of items).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// A jq program, e.g. `map(select(.status == 504)) | length`.
+    pub jq: String,
+    /// How many output values to show (default: as many as the cap holds).
+    #[serde(default)]
+    pub limit: Option<u64>,
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
     pub max_tokens: Option<u64>,

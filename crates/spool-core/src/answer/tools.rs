@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Answer;
-use super::params::{ArtifactsParams, ListParams, ReadParams, RunParams, SearchParams};
+use super::params::{
+    ArtifactsParams, ListParams, QueryParams, ReadParams, RunParams, SearchParams,
+};
 use crate::error::{Error, Result};
 use crate::exec::{RunControl, RunOutcome, RunSpec};
 use crate::fit::Cap;
@@ -212,6 +214,24 @@ pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
     };
     crate::search::fit(&mut answer, cx.store, (cx.cap)(p.max_tokens))?;
     Ok(Answer::Search(Box::new(answer)))
+}
+
+/// `query`: a jq program over stored JSON, its output stored and shown like a read.
+pub fn query(cx: &Context<'_>, p: &QueryParams) -> Result<Answer> {
+    let out = crate::query::run_query(cx.store, &p.reference, &p.jq)?;
+    let request = match p.limit {
+        Some(limit) => WindowRequest::Lines {
+            line: 1,
+            limit: Some(limit),
+        },
+        None => WindowRequest::Preview(None),
+    };
+    Ok(Answer::Envelope(Box::new(read_window(
+        cx.store,
+        &out.reference,
+        request,
+        (cx.cap)(p.max_tokens),
+    )?)))
 }
 
 /// `list`: a page of a directory's entries.

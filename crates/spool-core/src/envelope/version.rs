@@ -20,6 +20,7 @@ pub enum Version {
     Mcp(McpVersion),
     Search(SearchVersion),
     Text(TextVersion),
+    Query(QueryVersion),
     /// A stored version that does not read as its kind's type, kept as it was.
     Other {
         kind: SourceKind,
@@ -167,6 +168,24 @@ pub struct SearchVersion {
     pub extra: Map<String, Value>,
 }
 
+/// The output of a jq program over a stored JSON answer: which artifact, which program, how
+/// the artifact was read, and how many values came out.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QueryVersion {
+    /// The ref of the JSON the program ran over.
+    pub of: String,
+    pub jq: String,
+    /// `document` (one JSON value), or `lines` (a value a line, read as their array, as
+    /// `jq --slurp` reads them).
+    pub read_as: String,
+    pub values: u64,
+    pub ran_at: String,
+    #[serde(flatten)]
+    pub view: ViewOf,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
 /// Text put by a caller: whatever version the caller gave, kept as given.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TextVersion {
@@ -228,6 +247,7 @@ impl Version {
             SourceKind::Mcp => typed(&fields).map(Self::Mcp),
             SourceKind::Search => typed(&fields).map(Self::Search),
             SourceKind::Text => typed(&fields).map(Self::Text),
+            SourceKind::Query => typed(&fields).map(Self::Query),
         };
         parsed.unwrap_or(Self::Other { kind, fields })
     }
@@ -248,6 +268,7 @@ impl Version {
             Self::Mcp(_) => SourceKind::Mcp,
             Self::Search(_) => SourceKind::Search,
             Self::Text(_) => SourceKind::Text,
+            Self::Query(_) => SourceKind::Query,
             Self::Other { kind, .. } => *kind,
         }
     }
@@ -261,6 +282,7 @@ impl Version {
             Self::Mcp(v) => v.view.clone(),
             Self::Search(v) => v.view.clone(),
             Self::Text(v) => v.view.clone(),
+            Self::Query(v) => v.view.clone(),
             Self::Other { fields, .. } => {
                 serde_json::from_value(Value::Object(fields.clone())).unwrap_or_default()
             }
@@ -278,6 +300,7 @@ impl Version {
             Self::Mcp(v) => v.view = view,
             Self::Search(v) => v.view = view,
             Self::Text(v) => v.view = view,
+            Self::Query(v) => v.view = view,
             Self::Other { fields, .. } => {
                 if let Ok(Value::Object(added)) = serde_json::to_value(view) {
                     fields.extend(added);
@@ -354,6 +377,7 @@ impl Serialize for Version {
             Self::Mcp(v) => v.serialize(s),
             Self::Search(v) => v.serialize(s),
             Self::Text(v) => v.serialize(s),
+            Self::Query(v) => v.serialize(s),
             Self::Other { fields, .. } => fields.serialize(s),
         }
     }

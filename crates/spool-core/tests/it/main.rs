@@ -8,6 +8,7 @@ mod git;
 mod integrity;
 mod items;
 mod layers;
+mod query;
 mod render;
 mod search;
 mod store;

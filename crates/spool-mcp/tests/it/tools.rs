@@ -13,7 +13,15 @@ async fn tools_list_is_the_product_copy() {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
         names,
-        ["artifacts", "fetch", "list", "read", "run", "search"]
+        [
+            "artifacts",
+            "fetch",
+            "list",
+            "query",
+            "read",
+            "run",
+            "search"
+        ]
     );
     insta::assert_json_snapshot!("tools_list", tools);
     let info = h.client.peer_info().unwrap();

@@ -12,7 +12,7 @@ use super::{ProxyServer, SPOOL_TOOLS, all_pages};
 use crate::lazy;
 
 /// Names an upstream tool cannot take unprefixed.
-const RESERVED: [&str; 4] = ["read", "search", "artifacts", lazy::DESCRIBE_TOOL];
+const RESERVED: [&str; 5] = ["read", "search", "query", "artifacts", lazy::DESCRIBE_TOOL];
 
 #[derive(Debug, Clone)]
 pub(super) struct Route {

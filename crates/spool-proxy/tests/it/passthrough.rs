@@ -40,7 +40,7 @@ async fn tools_list_arrives_complete_across_upstream_pages() {
         names.len(),
         "no two tools share a name: {names:?}"
     );
-    assert_eq!(names.len(), upstream.len() + 3);
+    assert_eq!(names.len(), upstream.len() + spool_proxy::SPOOL_TOOLS.len());
     // The upstream's own `read` yields its name to spool's and becomes `fake_read`, which the
     // upstream's `fake_read` also is: one of the two is numbered, both stay callable.
     let mut got = Vec::new();

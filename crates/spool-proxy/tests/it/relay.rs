@@ -135,6 +135,31 @@ async fn structured_rows_are_paged_and_the_output_schema_admits_the_page() {
     let r = p.call("query_rows", json!({ "n": 1_500 })).await;
     let v = structured(&r);
     assert_eq!(v["source"]["version"]["items_at"], "rows");
+    // A list offers jq over it, and the call works as given: it names the fields to select on.
+    let offered = v["next"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["tool"] == "query")
+        .unwrap_or_else(|| panic!("no query in {}", v["next"]))
+        .clone();
+    let fields = p.call("query", offered["arguments"].clone()).await;
+    assert_eq!(fields.is_error, Some(false), "{fields:?}");
+    assert!(
+        texts(&fields)
+            .join("")
+            .contains(r#"["id","name","score","tags"]"#)
+    );
+    // One call answers a count exactly, where paging would take 1,500 items.
+    let count = p
+        .call(
+            "query",
+            json!({ "ref": offered["arguments"]["ref"], "jq": "map(select(.score == 3)) | length" }),
+        )
+        .await;
+    let expected = (0..1_500).filter(|i| i % 97 == 3).count();
+    assert_eq!(structured(&count)["complete"], true);
+    assert_eq!(structured(&count)["content"], format!("{expected}\n"));
     let items = follow_items(&p, r).await;
     assert_eq!(Value::Array(items), spool_test_support::rows(1_500));
     // Small structured answers pass through as they are.
