@@ -31,7 +31,7 @@ async def scenario(label, client):
         check(f"{label}: protocol {c.protocol_version}", c.protocol_version is not None)
         tools = await c.list_tools()
         names = sorted(t.name for t in tools.tools)
-        check(f"{label}: tools/list", names == ["artifacts", "fetch", "list", "read", "run", "search"], names)
+        check(f"{label}: tools/list", names == ["artifacts", "fetch", "list", "query", "read", "run", "search"], names)
         run = next(t for t in tools.tools if t.name == "run")
         check(f"{label}: run has an outputSchema", run.output_schema is not None, run)
 
@@ -57,6 +57,18 @@ async def scenario(label, client):
         check(f"{label}: outside the roots is a forbidden tool error", r4.is_error is True
               and (r4.structured_content or {}).get("error", {}).get("code") == "forbidden", r4)
 
+        # jq over a stored JSON answer, and a ranked word search, as a Python SDK client calls them.
+        j = await c.call_tool("run", {"command": "printf '[{\"s\":504},{\"s\":200},{\"s\":504}]'"})
+        r6 = await c.call_tool("query", {"ref": (j.structured_content or {}).get("ref"),
+                                         "jq": "map(select(.s == 504)) | length"})
+        sc6 = r6.structured_content or {}
+        check(f"{label}: query counts in one call", r6.is_error is False and sc6.get("complete") is True
+              and sc6.get("content") == "2\n", sc6)
+        r7 = await c.call_tool("search", {"ref": sc["ref"], "query": "boom failure"})
+        sc7 = r7.structured_content or {}
+        check(f"{label}: a word search ranks passages", r7.is_error is False and sc7.get("hit_count") == 1
+              and "boom" in sc7.get("hits", [{}])[0].get("text", ""), sc7)
+
         r5 = await c.call_tool("list", {"path": ".", "limit": 2})
         sc5 = r5.structured_content or {}
         check(f"{label}: list pages", r5.is_error is False and len(sc5.get("items", [])) == 2
@@ -70,6 +82,8 @@ async def scenario(label, client):
             ("run", r, ["exit 3", "[PARTIAL: lines 1-", "of 3,001 lines"], ["1\n2\n3\n", "3000\nboom\n"]),
             ("search", r3, ["1 hit", "2999"], []),
             ("list", r5, ["[LIST .: 2 entries shown of 3]", "a.txt"], []),
+            ("query", r6, ["[COMPLETE: 1 line", "jq map(select(.s == 504)) | length"], []),
+            ("search", r7, ["1 passage holding any of the words boom, failure", "ranked by BM25"], []),
             ("read", r4, ["forbidden", "hint"], []),
         ]
         for tool, result, facts, once in cases:
@@ -84,8 +98,8 @@ async def scenario(label, client):
                 if result.is_error:
                     continue
                 nxt = hosts.next_call(shape, text)
-                if tool == "search" and nxt is None:
-                    continue  # one hit, all shown: nothing to go on to
+                if tool in ("search", "query") and nxt is None:
+                    continue  # all shown (one hit, one value): nothing to go on to
                 ok = nxt is not None and (await c.call_tool(nxt[0], nxt[1])).is_error is False
                 check(f"{where} names a next call that works", ok, nxt)
 

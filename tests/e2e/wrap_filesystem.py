@@ -125,7 +125,7 @@ async def scenario(label, client, direct_names, big, small, want, total_lines):
     async with client as c:
         tools = await all_tools(c)
         names = sorted(t.name for t in tools)
-        check(f"{label}: tools/list arrives complete", names == sorted(direct_names + ["read", "search", "artifacts"]),
+        check(f"{label}: tools/list arrives complete", names == sorted(direct_names + ["read", "search", "query", "artifacts"]),
               names)
 
         r = await c.call_tool("read_text_file", {"path": big})

@@ -151,11 +151,18 @@ pub struct ReadArgs {
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// A regular expression (or, with --literal, plain text).
-    pub pattern: String,
-    /// An artifact ref (sp_...), a file, or a directory (searched whole, .gitignore respected).
-    #[arg(default_value = ".")]
-    pub target: String,
+    /// A regular expression (or, with --literal, plain text). With --query, leave it out: the
+    /// first argument is then the target.
+    #[arg(value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// An artifact ref (sp_...), a file, or a directory (searched whole, .gitignore respected;
+    /// default `.`).
+    #[arg(value_name = "TARGET")]
+    pub target: Option<String>,
+    /// Words instead of a pattern, when you do not know the exact text: the passages of a ref
+    /// or a file that hold any of them, ranked best first.
+    #[arg(long, value_name = "WORDS", conflicts_with_all = ["literal", "ignore_case", "context", "globs", "hidden"])]
+    pub query: Option<String>,
     /// Only files matching these globs, for a directory (repeatable), e.g. `-g '*.rs'`.
     #[arg(short = 'g', long = "glob")]
     pub globs: Vec<String>,

@@ -127,6 +127,7 @@ fn windows(c: &mut Criterion) {
             pattern: "id=4242424 ".into(),
             literal: true,
             case_insensitive: false,
+            words: None,
         };
         b.iter(|| search_artifact(&store, &reference, &q, &Paging::default()).unwrap());
     });

@@ -2,6 +2,8 @@
 
 mod artifact;
 mod hitlist;
+mod passages;
+mod ranked;
 mod scope;
 mod sink;
 mod text;
@@ -11,6 +13,7 @@ mod walk;
 pub use scope::{ArtifactScope, Scope, Skipped, TreeScope, TreeVersion};
 
 pub use artifact::search_artifact;
+pub use ranked::{search_words, words_of};
 pub use text::{notice, render_answer, structured};
 
 use grep_regex::RegexMatcherBuilder;
@@ -40,6 +43,20 @@ pub struct Query {
     pub literal: bool,
     #[serde(default)]
     pub case_insensitive: bool,
+    /// A ranked word search: the words looked for (`pattern` holds them as given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<WordQuery>,
+}
+
+/// What a ranked word search looked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WordQuery {
+    /// The words, lowercased, names split into their parts (stemmed when matched).
+    pub looked_for: Vec<String>,
+    /// Words left out as too common to rank by.
+    pub left_out: Vec<String>,
+    /// How passages are ranked: `bm25`.
+    pub ranked_by: String,
 }
 
 /// How much of it to return.
@@ -65,6 +82,12 @@ pub struct Hit {
     pub before: Vec<ContextLine>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub after: Vec<ContextLine>,
+    /// A ranked passage's last line (it starts at `line`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u64>,
+    /// A ranked passage's score (BM25; higher is better).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,6 +142,12 @@ enum Resume {
         digest: String,
         first: u64,
     },
+    /// After a ranked passage of an artifact; `first` passages came before this page.
+    Ranked {
+        reference: String,
+        digest: String,
+        first: u64,
+    },
     /// After a hit of a stored hit list.
     Tree {
         hits: String,
@@ -154,6 +183,21 @@ impl SearchAnswer {
                 digest,
                 first,
             } => Some(tree::cursor(store, hits, digest, first + kept as u64)),
+            Resume::Ranked {
+                reference,
+                digest,
+                first,
+            } => Some(cursor::seal(
+                store,
+                &CursorPayload {
+                    k: "words".into(),
+                    r: reference.clone(),
+                    q: digest.clone(),
+                    after: 0,
+                    n: self.hit_count,
+                    i: first + kept as u64,
+                },
+            )),
         }
     }
 

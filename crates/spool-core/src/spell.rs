@@ -120,6 +120,15 @@ pub fn cli_text(call: &NextCall) -> String {
             common_flags(a, &mut out);
             out
         }
+        "search" if text("query").is_some() => {
+            let words = shell_word(text("query").unwrap_or_default());
+            let target = target().unwrap_or_else(|| "REF".into());
+            if let Some(limit) = num("limit") {
+                out.push_str(&format!(" --limit {limit}"));
+            }
+            common_flags(a, &mut out);
+            format!("spool search --query {words} {target}{out}")
+        }
         "search" => {
             let pattern = match text("pattern") {
                 Some("<regex>") | None => "PATTERN".to_owned(),

@@ -225,6 +225,11 @@ impl Store {
             .join(format!("{reference}.streams"))
     }
 
+    /// The word index of an artifact (ranked search builds it on first use).
+    pub(crate) fn words_path(&self, reference: &str) -> PathBuf {
+        self.root.join("content").join(format!("{reference}.words"))
+    }
+
     /// Starts a new artifact. Its row says `capturing` until the writer finishes.
     pub fn create(&self, new: NewArtifact) -> Result<ArtifactWriter<'_>> {
         let mut meta = ArtifactMeta::new(new, self.config.ttl)?;
@@ -262,6 +267,7 @@ impl Store {
             self.content_path(reference),
             self.index_path(reference),
             self.streams_path(reference),
+            self.words_path(reference),
             self.partial_path(reference),
         ] {
             if let Err(e) = std::fs::remove_file(&path)

@@ -25,7 +25,8 @@ pub const SEARCH: &str = "Search the whole of a stored artifact (`ref`), a file,
 hit (`hit_count`), returns a page (`limit`, default 50) and says whether more exist \
 (`truncated`, `next_cursor`). The scope says what was searched: files searched and skipped, the \
 git commit. Zero hits say where it looked. A directory's hit list is stored, so every page comes \
-from one snapshot.";
+from one snapshot. Not sure of the exact word? Give `query` (words) instead of `pattern`: the \
+passages of a `ref` or a file holding any of them, ranked best first, every one counted.";
 
 pub const QUERY: &str = "Run a jq program (`jq`, jq syntax) over stored JSON (`ref`): a JSON answer, a \
 fetched JSON page, or a list of items. A ref whose lines are JSON values (an item list) is read \

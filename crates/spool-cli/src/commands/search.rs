@@ -8,9 +8,27 @@ use crate::cli::SearchArgs;
 use crate::output;
 
 fn params(args: &SearchArgs) -> Result<SearchParams, Error> {
-    let (reference, path) = super::ref_or_path(&args.target)?;
+    // With --query there is no pattern: the one argument is the target.
+    let (pattern, target) = match (&args.query, &args.pattern, &args.target) {
+        (Some(_), Some(_), Some(_)) => {
+            return Err(Error::InvalidArgument {
+                message: "with `--query WORDS`, give only the target (a ref or a file), not a pattern too".into(),
+                hint: Some("for example `spool search --query 'retry timeout' sp_...`".into()),
+            });
+        }
+        (Some(_), first, None) => (None, first.clone()),
+        (None, None, _) => {
+            return Err(Error::InvalidArgument {
+                message: "give a PATTERN to search for, or `--query WORDS`".into(),
+                hint: Some("for example `spool search TODO .`".into()),
+            });
+        }
+        (_, pattern, target) => (pattern.clone(), target.clone()),
+    };
+    let (reference, path) = super::ref_or_path(target.as_deref().unwrap_or("."))?;
     Ok(SearchParams {
-        pattern: args.pattern.clone(),
+        pattern,
+        query: args.query.clone(),
         reference,
         path,
         literal: args.literal,

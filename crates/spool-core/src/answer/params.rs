@@ -101,8 +101,16 @@ pub struct ReadParams {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SearchParams {
-    /// A regular expression (Rust regex syntax), or plain text with `literal: true`.
-    pub pattern: String,
+    /// A regular expression (Rust regex syntax), or plain text with `literal: true`. Give this
+    /// or `query`.
+    #[serde(default)]
+    pub pattern: Option<String>,
+    /// Words, when you do not know the exact text: passages (a table row, a list item, a
+    /// paragraph, a log line) holding any of them, ranked best first (BM25, English stemming,
+    /// `snake_case` and `CamelCase` names split into words). For a `ref` or a file. Give this
+    /// or `pattern`.
+    #[serde(default)]
+    pub query: Option<String>,
     /// Search this stored artifact, all of it. Give this or `path`.
     #[serde(default, rename = "ref")]
     pub reference: Option<String>,

@@ -187,17 +187,49 @@ fn read_request(p: &ReadParams) -> Result<WindowRequest> {
 
 /// `search`: the whole of an artifact, a file, or every file under a directory.
 pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
-    let query = Query {
-        pattern: p.pattern.clone(),
-        literal: p.literal,
-        case_insensitive: p.case_insensitive,
-    };
     let paging = Paging {
         context: p.context.unwrap_or(0),
         limit: p.limit,
         cursor: p.cursor.clone(),
     };
-    let mut answer = match one_of(p.reference.as_deref(), p.path.as_deref(), "search")? {
+    let target = one_of(p.reference.as_deref(), p.path.as_deref(), "search")?;
+    let pattern = match (&p.pattern, &p.query) {
+        (Some(pattern), None) => pattern.clone(),
+        (None, Some(words)) => {
+            let reference = match target {
+                Target::Ref(r) => r.to_owned(),
+                Target::Path(path) => {
+                    // A word search reads one artifact or one file: a directory is refused,
+                    // with the regex search that reads it.
+                    let (file, real) = cx.roots.open_file(path)?;
+                    crate::files::snapshot_file(cx.store, file, &real)?.reference
+                }
+            };
+            let mut answer = crate::search::search_words(cx.store, &reference, words, &paging)?;
+            crate::search::fit(&mut answer, cx.store, (cx.cap)(p.max_tokens))?;
+            return Ok(Answer::Search(Box::new(answer)));
+        }
+        _ => {
+            return Err(Error::invalid_words(
+                Words::text("`search` takes a ")
+                    .arg("search", "pattern")
+                    .then(" (a regex or, with literal, text) or a ")
+                    .arg("search", "query")
+                    .then(" (words, ranked): one of the two"),
+                Words::text("for example ").call(crate::envelope::NextCall::new(
+                    "search",
+                    [("ref", "sp_...".into()), ("query", "retry timeout".into())],
+                )),
+            ));
+        }
+    };
+    let query = Query {
+        pattern,
+        literal: p.literal,
+        case_insensitive: p.case_insensitive,
+        words: None,
+    };
+    let mut answer = match target {
         Target::Ref(r) => crate::search::search_artifact(cx.store, r, &query, &paging)?,
         Target::Path(path) => crate::search::tree::search_tree(
             cx.store,

@@ -13,7 +13,9 @@ use crate::error::{Error, Result};
 use crate::store::Store;
 
 /// Why a search of a stored copy that is not the whole output may miss things.
-fn incomplete_copy(meta: &crate::store::ArtifactMeta) -> Option<crate::envelope::Reason> {
+pub(super) fn incomplete_copy(
+    meta: &crate::store::ArtifactMeta,
+) -> Option<crate::envelope::Reason> {
     use crate::envelope::{ArtifactState, Reason, ReasonCode};
     let detail = || {
         format!(

@@ -76,6 +76,8 @@ pub(super) fn decode(line: &[u8]) -> Result<Hit, String> {
         trimmed,
         before: context(5),
         after: context(6),
+        end_line: None,
+        score: None,
     })
 }
 
@@ -95,6 +97,8 @@ mod tests {
                 text: "fn f() {".into(),
             }],
             after: Vec::new(),
+            end_line: None,
+            score: None,
         }
     }
 

@@ -139,6 +139,8 @@ impl Sink for HitSink<'_> {
                 trimmed,
                 before,
                 after: Vec::new(),
+                end_line: None,
+                score: None,
             });
             self.keeping_after = true;
         } else {

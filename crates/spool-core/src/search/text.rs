@@ -108,6 +108,9 @@ pub fn structured(a: &SearchAnswer, dialect: Dialect) -> Value {
 
 /// The banner of a search answer: the count, the query, where it looked, how to go on.
 pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
+    if let Some(words) = &a.query.words {
+        return ranked_notice(a, words, dialect);
+    }
     let pattern = if a.query.literal {
         format!("\"{}\"", a.query.pattern)
     } else {
@@ -171,6 +174,99 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
     out
 }
 
+/// The banner of a ranked word search: the passages that hold any of the words, how they are
+/// ranked, what was left out of the query, where it looked, and how to go on.
+fn ranked_notice(a: &SearchAnswer, words: &super::WordQuery, dialect: Dialect) -> String {
+    let looked = words.looked_for.join(", ");
+    let left_out = if words.left_out.is_empty() {
+        String::new()
+    } else {
+        format!(" (left out as too common: {})", words.left_out.join(", "))
+    };
+    let (where_, target) = scope_text(a);
+    let at = target.first().cloned().unwrap_or(("ref", Value::Null));
+    if a.hit_count == 0 {
+        let regex = NextCall::new("search", [at, ("pattern", Value::from("<regex>"))]);
+        return format!(
+            "[SEARCH: no passage holds any of the words {looked}{left_out}; searched {where_}. Try other words, or a regex: {}]",
+            crate::spell::call(&regex, dialect)
+        );
+    }
+    let first = a.scope.first_hit_index();
+    let count = format!(
+        "{} {} holding any of the words {looked}{left_out}, ranked by BM25 (best first)",
+        thousands(a.hit_count),
+        if a.hit_count == 1 {
+            "passage"
+        } else {
+            "passages"
+        }
+    );
+    if a.hits.is_empty() {
+        return format!("[SEARCH: {count} in {where_}; no passages after this position.]");
+    }
+    let mut out = format!(
+        "[SEARCH: {count} in {where_}. Showing {}-{}",
+        thousands(first + 1),
+        thousands(first + a.hits.len() as u64)
+    );
+    if let Some(r) = &a.page_reason {
+        out.push_str(&format!(" (this page is cut short: {})", r.detail));
+    }
+    out.push_str(".\n");
+    if let Some(next) = a.next.first() {
+        out.push_str(&format!(
+            " Next passages: {}\n",
+            crate::spell::call(next, dialect)
+        ));
+    }
+    if let Some(name) = a
+        .hits
+        .iter()
+        .find_map(|h| surfaced_name(&h.text, &words.looked_for))
+    {
+        let literal = NextCall::new(
+            "search",
+            [
+                at.clone(),
+                ("pattern", Value::from(name.clone())),
+                ("literal", Value::Bool(true)),
+            ],
+        );
+        out.push_str(&format!(
+            " A name these passages hold, `{name}`, is found everywhere it occurs by a literal search: {}\n",
+            crate::spell::call(&literal, dialect)
+        ));
+    }
+    match first_in_context(a, &target) {
+        Some(see) => out.push_str(&format!(
+            " See the first passage in context: {}.]",
+            crate::spell::call(&see, dialect)
+        )),
+        None => out.push(']'),
+    }
+    out
+}
+
+/// The first name in `text` that the query did not name: a `snake_case`, `kebab-case` or
+/// `CamelCase` identifier, or an upper-case one, the kind of word an agent did not know.
+fn surfaced_name(text: &str, looked_for: &[String]) -> Option<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .map(|w| w.trim_matches(|c| c == '-' || c == '_'))
+        .find(|w| {
+            let named = w.contains('_')
+                || (w.contains('-') && w.chars().any(char::is_alphabetic))
+                || (w.len() >= 4
+                    && w.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+                    && w.chars().any(|c| c.is_ascii_uppercase()))
+                || (w.chars().next().is_some_and(char::is_lowercase)
+                    && w.chars().any(char::is_uppercase));
+            named && w.len() >= 3 && !looked_for.contains(&w.to_lowercase())
+        })
+        .map(str::to_owned)
+}
+
 /// Lines of context on each side of a hit that "see it in context" reads.
 const SEE_AROUND: u64 = 5;
 
@@ -203,6 +299,20 @@ fn first_in_context(a: &SearchAnswer, target: &[(&'static str, Value)]) -> Optio
 pub(crate) fn hit_lines(a: &SearchAnswer) -> String {
     let mut out = String::new();
     for hit in &a.hits {
+        if let Some(end) = hit.end_line {
+            // A ranked passage: where it is and its score, then its text as stored.
+            let lines = if end == hit.line {
+                format!("line {}", hit.line)
+            } else {
+                format!("lines {}-{end}", hit.line)
+            };
+            out.push_str(&format!(
+                "{lines} (score {}):\n{}\n",
+                hit.score.unwrap_or(0.0),
+                hit.text
+            ));
+            continue;
+        }
         let prefix = hit.path.as_ref().map_or(String::new(), |p| format!("{p}:"));
         for c in &hit.before {
             out.push_str(&format!("{prefix}{}-{}\n", c.line, c.text));

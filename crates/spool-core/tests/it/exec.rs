@@ -293,6 +293,7 @@ fn the_timeout_holds_after_the_command_closes_its_output() {
         pattern: "x".into(),
         literal: true,
         case_insensitive: false,
+        words: None,
     };
     let a = spool_core::search::search_artifact(
         &s.store,

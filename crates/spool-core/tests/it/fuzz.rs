@@ -115,7 +115,7 @@ proptest! {
     fn any_text_as_a_cursor_is_refused_clearly(text in cursor_text()) {
         let s = store();
         let meta = put(&s.store, numbered_lines(50).as_bytes());
-        let query = Query { pattern: "line".into(), literal: true, case_insensitive: false };
+        let query = Query { pattern: "line".into(), literal: true, case_insensitive: false, words: None };
         let paging = Paging { context: 0, limit: Some(5), cursor: Some(text.clone()) };
         let err = search_artifact(&s.store, &meta.reference, &query, &paging).unwrap_err();
         assert_clear(&err, "search cursor");
@@ -140,7 +140,7 @@ proptest! {
     fn an_altered_or_misdirected_cursor_is_refused(at in any::<prop::sample::Index>(), with in "[A-Za-z0-9_.-]") {
         let s = store();
         let meta = put(&s.store, numbered_lines(500).as_bytes());
-        let query = Query { pattern: "line".into(), literal: true, case_insensitive: false };
+        let query = Query { pattern: "line".into(), literal: true, case_insensitive: false, words: None };
         let first = search_artifact(&s.store, &meta.reference, &query, &Paging { context: 0, limit: Some(5), cursor: None }).unwrap();
         let real = first.next_cursor.unwrap();
         let i = at.index(real.len());
@@ -151,7 +151,7 @@ proptest! {
             Ok(page) => prop_assert_eq!(&altered, &real, "only the cursor itself is accepted: {:?}", page.hits.first()),
             Err(e) => assert_clear(&e, "altered"),
         }
-        let other = Query { pattern: "lin".into(), literal: true, case_insensitive: false };
+        let other = Query { pattern: "lin".into(), literal: true, case_insensitive: false, words: None };
         let err = search_artifact(&s.store, &meta.reference, &other, &paging(&real)).unwrap_err();
         prop_assert!(err.to_string().contains("issued for another"), "{}", err);
         let view = store_items(&s.store, &meta, None, &[Value::from(1), Value::from(2)]).unwrap();
@@ -164,7 +164,7 @@ proptest! {
     fn any_pattern_searches_or_refuses(pattern in any::<String>(), literal in any::<bool>(), ci in any::<bool>()) {
         let s = store();
         let meta = put(&s.store, "alpha (beta) [gamma] {delta} \\ é😀\n".repeat(20).as_bytes());
-        let query = Query { pattern, literal, case_insensitive: ci };
+        let query = Query { pattern, literal, case_insensitive: ci, words: None };
         match search_artifact(&s.store, &meta.reference, &query, &Paging::default()) {
             Ok(a) => prop_assert!(a.hit_count_exact && a.hits.len() as u64 <= a.hit_count),
             Err(e) => assert_clear(&e, "pattern"),

@@ -146,6 +146,7 @@ fn a_window_over_a_changed_byte_answers_corrupt_at_every_offset_class() {
             pattern: "fox".into(),
             literal: true,
             case_insensitive: false,
+            words: None,
         };
         let err = search_artifact(&ts.store, &meta.reference, &q, &Paging::default()).unwrap_err();
         assert_eq!(err.code(), ErrorCode::Corrupt, "{class}");

@@ -9,6 +9,7 @@ mod integrity;
 mod items;
 mod layers;
 mod query;
+mod ranked;
 mod render;
 mod search;
 mod store;

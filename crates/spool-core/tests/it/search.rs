@@ -11,6 +11,7 @@ fn literal(p: &str) -> Query {
         pattern: p.into(),
         literal: true,
         case_insensitive: false,
+        words: None,
     }
 }
 
@@ -22,6 +23,7 @@ fn counts_every_hit_and_pages_through_all_of_them() {
         pattern: r"line \d*7:".into(),
         literal: false,
         case_insensitive: false,
+        words: None,
     };
     let mut paging = Paging {
         context: 0,
@@ -82,6 +84,7 @@ fn a_match_spanning_a_huge_line_is_shown_in_part() {
         pattern: "a+".into(),
         literal: false,
         case_insensitive: false,
+        words: None,
     };
     let a = search_artifact(&s.store, &meta.reference, &query, &Paging::default()).unwrap();
     assert_eq!(a.hit_count, 1);
@@ -148,6 +151,7 @@ fn bad_regex_and_cursors_from_elsewhere_are_invalid_arguments() {
         pattern: "(unclosed".into(),
         literal: false,
         case_insensitive: false,
+        words: None,
     };
     let err = search_artifact(&s.store, &a.reference, &bad, &Paging::default()).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);

@@ -112,6 +112,7 @@ fn corrupted_content_answers_corrupt_never_wrong_bytes() {
         pattern: "line".into(),
         literal: true,
         case_insensitive: false,
+        words: None,
     };
     let err = search_artifact(&s.store, &meta.reference, &q, &Paging::default()).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Corrupt);

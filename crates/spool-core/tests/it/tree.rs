@@ -48,6 +48,7 @@ fn q(p: &str) -> Query {
         pattern: p.into(),
         literal: false,
         case_insensitive: false,
+        words: None,
     }
 }
 

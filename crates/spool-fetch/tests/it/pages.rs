@@ -82,6 +82,7 @@ fn a_long_page_is_downloaded_once_and_its_answer_found_by_search() {
         pattern: "frobnicate_timeout".into(),
         literal: true,
         case_insensitive: false,
+        words: None,
     };
     let hits = search_artifact(&store, &f.meta.reference, &q, &Paging::default()).unwrap();
     assert_eq!(hits.hit_count, 1);
@@ -402,6 +403,7 @@ fn a_docs_page_keeps_its_names_searchable_and_leaves_out_what_no_reader_sees() {
                 pattern: name.to_owned(),
                 literal: true,
                 case_insensitive: false,
+                words: None,
             },
             &Paging::default(),
         )

@@ -222,7 +222,11 @@ async fn wrong_arguments_are_a_tool_error_naming_the_field() {
     // SEP-1303 (2025-11-25): the model gets an error it can correct, not a protocol error.
     let h = start(Settings::default()).await;
     for (tool, args, field) in [
-        ("search", json!({ "ref": "sp_x" }), "`pattern` is required"),
+        (
+            "search",
+            json!({ "ref": "sp_x", "pattern": 5 }),
+            "`pattern` must be a string or null (got the number 5)",
+        ),
         (
             "read",
             json!({ "ref": "sp_x", "lines": 3 }),
@@ -250,6 +254,15 @@ async fn wrong_arguments_are_a_tool_error_naming_the_field() {
         let text = &texts(&r)[0];
         assert!(text.contains(field) && text.contains("hint:"), "{text}");
     }
+    // A search needs a pattern or words: one of the two, said in the tool's own terms.
+    let r = h.call("search", json!({ "ref": "sp_x" })).await;
+    let e = &structured(&r)["error"];
+    assert_eq!(e["code"], "invalid_argument");
+    assert!(
+        e["message"].as_str().unwrap().contains("`pattern`")
+            && e["message"].as_str().unwrap().contains("`query`"),
+        "{e}"
+    );
     // The server stays up.
     let r = h.call("artifacts", json!({})).await;
     assert_eq!(r.is_error, Some(false));

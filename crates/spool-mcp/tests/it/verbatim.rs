@@ -74,6 +74,10 @@ async fn every_next_call_of_every_answer_runs_through_a_real_client() {
             json!({ "path": "svc", "recursive": true, "limit": 1 }),
         ),
         ("artifacts", json!({ "limit": 1 })),
+        (
+            "search",
+            json!({ "query": "which GET api status", "path": "svc/app.log", "limit": 2 }),
+        ),
     ];
     let mut queue: Vec<(String, Value, String)> = Vec::new();
     for (tool, args) in &first {
@@ -82,6 +86,20 @@ async fn every_next_call_of_every_answer_runs_through_a_real_client() {
         for (t, a) in next_calls(structured(&r)) {
             queue.push((t, a, format!("{tool} {args}")));
         }
+    }
+    // jq over a stored JSON list, its output too long for one answer.
+    let rows: Vec<Value> = (0..3000)
+        .map(|i| json!({ "id": i, "ok": i % 3 == 0 }))
+        .collect();
+    h.write("rows.json", serde_json::to_vec(&rows).unwrap().as_slice());
+    let stored = h.call("read", json!({ "path": "rows.json" })).await;
+    let rows_ref = structured(&stored)["ref"].clone();
+    let args = json!({ "ref": rows_ref, "jq": ".[] | select(.ok) | .id", "max_tokens": 1000 });
+    let r = h.call("query", args.clone()).await;
+    assert_eq!(r.is_error, Some(false), "{:?}", texts(&r));
+    assert_eq!(structured(&r)["complete"], false);
+    for (t, a) in next_calls(structured(&r)) {
+        queue.push((t, a, format!("query {args}")));
     }
     let mut seen = BTreeSet::new();
     let mut failures = Vec::new();
@@ -107,6 +125,11 @@ async fn every_next_call_of_every_answer_runs_through_a_real_client() {
         queue = more;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        seen.iter()
+            .any(|c| c.starts_with("search") && c.contains("\"query\"") && c.contains("cursor")),
+        "no continued word search among {seen:#?}"
+    );
     for tool in ["read", "search", "list", "artifacts"] {
         assert!(
             seen.iter().any(|c| c.starts_with(tool)),
