@@ -128,16 +128,7 @@ pub fn search_artifact(
     } else {
         None
     };
-    let scope = Scope::Artifact(Box::new(ArtifactScope {
-        root: None,
-        reference: reference.to_owned(),
-        source: meta.source.clone(),
-        lines_searched: meta.lines,
-        bytes_searched: meta.bytes,
-        whole: true,
-        first_hit_index: shown_before,
-        duration_ms: started.elapsed().as_millis() as u64,
-    }));
+    let scope = Scope::Artifact(Box::new(ArtifactScope::whole(&meta, shown_before, started)));
     let mut answer = SearchAnswer {
         query: query.clone(),
         scope,

@@ -254,16 +254,7 @@ pub fn search_words(
     if let Some(l) = paging.limit {
         repeat.insert("limit".into(), l.into());
     }
-    let scope = Scope::Artifact(Box::new(ArtifactScope {
-        root: None,
-        reference: reference.to_owned(),
-        source: meta.source.clone(),
-        lines_searched: meta.lines,
-        bytes_searched: meta.bytes,
-        whole: true,
-        first_hit_index: first,
-        duration_ms: started.elapsed().as_millis() as u64,
-    }));
+    let scope = Scope::Artifact(Box::new(ArtifactScope::whole(&meta, first, started)));
     let mut answer = SearchAnswer {
         query,
         scope,

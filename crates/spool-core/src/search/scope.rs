@@ -35,6 +35,26 @@ pub struct ArtifactScope {
     pub duration_ms: u64,
 }
 
+impl ArtifactScope {
+    /// All of the artifact `meta`, searched since `started`; `first` hits came before this page.
+    pub(crate) fn whole(
+        meta: &crate::store::ArtifactMeta,
+        first: u64,
+        started: std::time::Instant,
+    ) -> Self {
+        Self {
+            root: None,
+            reference: meta.reference.clone(),
+            source: meta.source.clone(),
+            lines_searched: meta.lines,
+            bytes_searched: meta.bytes,
+            whole: true,
+            first_hit_index: first,
+            duration_ms: started.elapsed().as_millis() as u64,
+        }
+    }
+}
+
 /// An [`ArtifactScope`] as it is written: the source's version repeated beside it.
 #[derive(Serialize, Deserialize)]
 struct ArtifactScopeWire {
