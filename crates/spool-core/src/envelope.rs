@@ -229,6 +229,12 @@ impl NextCall {
             arguments: args.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
         }
     }
+
+    /// A search of `target` (`("ref", ..)` or `("path", ..)`) by a regex the reader chooses:
+    /// the one placeholder a printed call holds (`PATTERN` in the CLI).
+    pub fn regex_search(target: (&'static str, Value)) -> Self {
+        Self::new("search", [target, ("pattern", Value::from("<regex>"))])
+    }
 }
 
 /// Lifecycle of an artifact.

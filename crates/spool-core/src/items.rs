@@ -294,10 +294,7 @@ fn fill(
         notes.push(
             "the list is stored one item per line: a search hit on line N is item N-1".into(),
         );
-        next.push(NextCall::new(
-            "search",
-            [("ref", json!(reference)), ("pattern", json!("<regex>"))],
-        ));
+        next.push(NextCall::regex_search(("ref", json!(reference))));
         // To find a record or count them, a jq program beats paging: this one names the
         // fields a `select` can test.
         if items.first().is_some_and(Value::is_object) {

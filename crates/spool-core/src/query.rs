@@ -134,10 +134,8 @@ fn input(bytes: &[u8], reference: &str) -> Result<(Val, &'static str)> {
 fn not_json(reference: &str, why: &dyn std::fmt::Display) -> Error {
     Error::invalid_words(
         format!("`{reference}` is not JSON, nor JSON lines: {why}").into(),
-        Words::text("search it instead, e.g. ").call(NextCall::new(
-            "search",
-            [("ref", json!(reference)), ("pattern", json!("<regex>"))],
-        )),
+        Words::text("search it instead, e.g. ")
+            .call(NextCall::regex_search(("ref", json!(reference)))),
     )
 }
 
@@ -159,10 +157,8 @@ pub fn run_query(store: &Store, reference: &str, program: &str) -> Result<Artifa
                 human_bytes(MAX_INPUT)
             )
             .into(),
-            Words::text("find the records by search instead, e.g. ").call(NextCall::new(
-                "search",
-                [("ref", json!(reference)), ("pattern", json!("<regex>"))],
-            )),
+            Words::text("find the records by search instead, e.g. ")
+                .call(NextCall::regex_search(("ref", json!(reference)))),
         ));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.bytes).unwrap_or(0));

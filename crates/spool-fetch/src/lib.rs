@@ -379,6 +379,7 @@ fn download(
             "the server answered HTTP {status}; its body is what is stored"
         ));
     }
+    let cleaned = converted.cleaned.as_ref();
     let mut version = FetchVersion {
         fetched_at: clock::rfc3339(fetched_at),
         final_url,
@@ -389,15 +390,9 @@ fn download(
         sha256,
         format: converted.form.to_owned(),
         charset: converted.charset.map(str::to_owned),
-        unseen_left_out: converted.cleaned.as_ref().map_or(0, |c| c.unseen as u64),
-        main_content: converted
-            .cleaned
-            .as_ref()
-            .and_then(|c| c.main.map(str::to_owned)),
-        main_text_percent: converted
-            .cleaned
-            .as_ref()
-            .and_then(|c| c.main.map(|_| c.main_percent)),
+        unseen_left_out: cleaned.map_or(0, |c| c.unseen as u64),
+        main_content: cleaned.and_then(|c| c.main.map(str::to_owned)),
+        main_text_percent: cleaned.and_then(|c| c.main.map(|_| c.main_percent)),
         bytes_downloaded: body.len() as u64,
         redirects: redirects.lock().map(|r| r.clone()).unwrap_or_default(),
         ..FetchVersion::default()

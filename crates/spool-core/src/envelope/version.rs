@@ -237,19 +237,27 @@ impl Version {
 
     /// Reads a stored version as its kind's type, or keeps it whole when it does not parse.
     pub fn from_fields(kind: SourceKind, fields: Map<String, Value>) -> Self {
-        fn typed<T: serde::de::DeserializeOwned>(fields: &Map<String, Value>) -> Option<T> {
-            serde_json::from_value(Value::Object(fields.clone())).ok()
+        // Read from the object in place: every row loaded passes here, and nothing is copied.
+        fn typed<T: serde::de::DeserializeOwned>(value: &Value) -> Option<T> {
+            T::deserialize(value).ok()
         }
+        let value = Value::Object(fields);
         let parsed = match kind {
-            SourceKind::Exec => typed(&fields).map(Self::Exec),
-            SourceKind::Fetch => typed(&fields).map(Self::Fetch),
-            SourceKind::File => typed(&fields).map(Self::File),
-            SourceKind::Mcp => typed(&fields).map(Self::Mcp),
-            SourceKind::Search => typed(&fields).map(Self::Search),
-            SourceKind::Text => typed(&fields).map(Self::Text),
-            SourceKind::Query => typed(&fields).map(Self::Query),
+            SourceKind::Exec => typed(&value).map(Self::Exec),
+            SourceKind::Fetch => typed(&value).map(Self::Fetch),
+            SourceKind::File => typed(&value).map(Self::File),
+            SourceKind::Mcp => typed(&value).map(Self::Mcp),
+            SourceKind::Search => typed(&value).map(Self::Search),
+            SourceKind::Text => typed(&value).map(Self::Text),
+            SourceKind::Query => typed(&value).map(Self::Query),
         };
-        parsed.unwrap_or(Self::Other { kind, fields })
+        parsed.unwrap_or_else(|| match value {
+            Value::Object(fields) => Self::Other { kind, fields },
+            _ => Self::Other {
+                kind,
+                fields: Map::new(),
+            },
+        })
     }
 
     /// The version as it is written: its JSON object.

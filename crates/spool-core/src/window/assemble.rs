@@ -135,10 +135,7 @@ pub(super) fn assemble(
                 },
             ));
         }
-        let search = NextCall::new(
-            "search",
-            [("ref", json!(reference)), ("pattern", json!("<regex>"))],
-        );
+        let search = NextCall::regex_search(("ref", json!(reference)));
         if meta.source.kind() == crate::envelope::SourceKind::Fetch {
             // "Is X in this page?" is answered by searching the whole copy, not by paging.
             next.insert(0, search);
