@@ -69,6 +69,14 @@ async def scenario(label, client):
         check(f"{label}: a word search ranks passages", r7.is_error is False and sc7.get("hit_count") == 1
               and "boom" in sc7.get("hits", [{}])[0].get("text", ""), sc7)
 
+        # A read whose question is known shows what it finds beside the preview.
+        r8 = await c.call_tool("read", {"ref": sc["ref"], "pattern": "^1500$", "max_tokens": 1000})
+        sc8 = r8.structured_content or {}
+        check(f"{label}: a read with a pattern shows the line found", r8.is_error is False
+              and sc8.get("found", {}).get("hit_count") == 1
+              and sc8.get("found", {}).get("best", [{}])[0].get("shown") is True
+              and "1499\n1500\n1501\n" in sc8.get("content", ""), sc8)
+
         r5 = await c.call_tool("list", {"path": ".", "limit": 2})
         sc5 = r5.structured_content or {}
         check(f"{label}: list pages", r5.is_error is False and len(sc5.get("items", [])) == 2
@@ -84,6 +92,8 @@ async def scenario(label, client):
             ("list", r5, ["[LIST .: 2 entries shown of 3]", "a.txt"], []),
             ("query", r6, ["[COMPLETE: 1 line", "jq map(select(.s == 504)) | length"], []),
             ("search", r7, ["1 passage holding any of the words boom, failure", "ranked by BM25"], []),
+            ("read", r8, ["Found: 1 line of the whole copy matches the regex ^1500$", " and 1,499-1,501 and "],
+             ["1499\n1500\n1501\n"]),
             ("read", r4, ["forbidden", "hint"], []),
         ]
         for tool, result, facts, once in cases:

@@ -139,14 +139,35 @@ pub struct ReadArgs {
     pub stream: Option<String>,
     /// The next page of a list of items (a wrapped server's JSON list): a previous answer's
     /// `next_cursor`.
-    #[arg(long, conflicts_with_all = ["lines", "chars", "bytes", "tail", "preview", "stream"])]
+    #[arg(long, conflicts_with_all = ["lines", "chars", "bytes", "tail", "preview", "stream", "query", "pattern"])]
     pub cursor: Option<String>,
+    #[command(flatten)]
+    pub find: FindArgs,
     /// Cap of the shown part, in tokens (default 8,000; a few screens when the output is a
     /// terminal).
     #[arg(long)]
     pub max_tokens: Option<u64>,
     #[command(flatten)]
     pub common: Common,
+}
+
+/// What a read or fetch shows beside its preview when the question is known.
+#[derive(Debug, Args)]
+pub struct FindArgs {
+    /// Words to find: the answer shows, beside the preview, the passages of the whole that best
+    /// match them (ranked), and how many hold any of them.
+    #[arg(long, value_name = "WORDS", conflicts_with_all = ["pattern", "literal", "ignore_case"])]
+    pub query: Option<String>,
+    /// A regex (or, with -F, plain text) to find: the answer shows, beside the preview, the
+    /// first lines of the whole that match, and how many do.
+    #[arg(long, value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// Find the pattern as plain text.
+    #[arg(short = 'F', long, requires = "pattern")]
+    pub literal: bool,
+    /// Find the pattern in any case.
+    #[arg(short = 'i', long, requires = "pattern")]
+    pub ignore_case: bool,
 }
 
 #[derive(Debug, Args)]
@@ -378,6 +399,8 @@ pub struct FetchArgs {
     /// Allow private, loopback and link-local addresses.
     #[arg(long)]
     pub allow_private_network: bool,
+    #[command(flatten)]
+    pub find: FindArgs,
     /// Cap of the shown part, in tokens (default 8,000; a few screens when the output is a
     /// terminal).
     #[arg(long)]

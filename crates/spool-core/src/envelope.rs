@@ -294,6 +294,10 @@ pub struct Envelope {
     /// Facts about the window the reader should know (a long line windowed by chars, ...).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What a read or fetch given words or a pattern found in the whole artifact, and which of
+    /// it this answer shows beside the preview.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<Found>,
     /// What is shown, in order: each shown range's text, and between two ranges the gap. The
     /// gap's marker is words and a call, written only once the dialect is known.
     #[serde(skip)]
@@ -307,6 +311,63 @@ pub struct Envelope {
     /// The call that produces a fresh copy.
     #[serde(skip)]
     pub redo: Option<NextCall>,
+}
+
+/// What a read or a fetch that was asked for words (`query`) or a `pattern` found in the whole
+/// artifact: how many passages (or matching lines) hold it, and where the best of them are.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Found {
+    /// The words asked for, as given (a ranked word search).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// The regex (or, with `literal`, the text) asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub literal: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub case_insensitive: bool,
+    /// The words looked for (names split into their parts), and those left out as too common.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub looked_for: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+    /// Every passage (for words) or line (for a pattern) of the whole artifact that matched.
+    pub hit_count: u64,
+    /// The best of them, best first (for a pattern: the first), and whether this answer shows
+    /// each.
+    pub best: Vec<FoundAt>,
+    /// The search that lists them all (offered first when this answer does not show them all).
+    #[serde(skip)]
+    pub search: Option<NextCall>,
+}
+
+impl Found {
+    /// What was counted: passages for words, lines for a pattern.
+    pub fn unit(&self) -> (&'static str, &'static str) {
+        if self.query.is_some() {
+            ("passage", "passages")
+        } else {
+            ("line", "lines")
+        }
+    }
+}
+
+/// One passage (or matching line) found, its lines, and whether the answer shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FoundAt {
+    pub start_line: u64,
+    pub end_line: u64,
+    /// BM25, higher is better (words only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    pub shown: bool,
+    /// The lines to show (for a pattern, a line around the one that matched), and their bytes
+    /// `[start, end)` (the end before the last line's newline, as a passage's).
+    #[serde(skip)]
+    pub around: (u64, u64),
+    #[serde(skip)]
+    pub span: (u64, u64),
 }
 
 /// One part of what an envelope shows.

@@ -357,6 +357,7 @@ fn fill(
         next,
         capture: None,
         notes,
+        found: None,
         blocks: if content.is_empty() {
             Vec::new()
         } else {

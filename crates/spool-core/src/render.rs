@@ -4,7 +4,7 @@
 //! separated; the literal next call always given.
 
 use crate::clock;
-use crate::envelope::{Block, Envelope, Gap, Range, SourceKind, Unit};
+use crate::envelope::{Block, Envelope, Found, Gap, Range, SourceKind, Unit};
 use crate::error::Error;
 
 pub use crate::spell::{Dialect, call_text, cli_text, shell_word};
@@ -202,6 +202,9 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
             totals_text(e),
             e.reference
         ));
+        if let Some(found) = &e.found {
+            lines.push(format!("[{}]", found_text(found, e)));
+        }
         return lines.join("\n");
     }
     let why = e
@@ -236,6 +239,9 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
             capture.detail
         ));
     }
+    if let Some(found) = &e.found {
+        lines.push(format!(" {}.", found_text(found, e)));
+    }
     for note in &e.notes {
         lines.push(format!(" Note: {note}."));
     }
@@ -252,6 +258,87 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
             .into(),
     );
     lines.join("\n")
+}
+
+/// What a read or fetch asked to find found in the whole stored copy: how many, the words or
+/// pattern, and which of the best are shown (and where, by line).
+fn found_text(f: &Found, e: &Envelope) -> String {
+    let (one, many) = f.unit();
+    let what = if f.query.is_some() {
+        let mut w = format!("the words {}", f.looked_for.join(", "));
+        if !f.left_out.is_empty() {
+            w.push_str(&format!(
+                " (left out as too common: {})",
+                f.left_out.join(", ")
+            ));
+        }
+        w
+    } else {
+        format!(
+            "{} {}{}",
+            if f.literal { "the text" } else { "the regex" },
+            f.pattern.as_deref().unwrap_or_default(),
+            if f.case_insensitive {
+                " (any case)"
+            } else {
+                ""
+            }
+        )
+    };
+    let verb = if f.query.is_some() { "hold" } else { "match" };
+    if f.hit_count == 0 {
+        let lines = e.total.lines.map_or_else(String::new, |l| {
+            format!(" ({})", plural(l, "line", "lines"))
+        });
+        let verb = if f.query.is_some() {
+            "holds"
+        } else {
+            "matches"
+        };
+        return format!("Found: no {one} {verb} {what}; searched the whole stored copy{lines}");
+    }
+    let count = plural(f.hit_count, one, many);
+    let verb = match (f.hit_count, f.query.is_some()) {
+        (1, true) => "holds",
+        (1, false) => "matches",
+        _ => verb,
+    };
+    // "line 7", "lines 7-9", "lines 12, 7-9"
+    let at = |ats: Vec<&crate::envelope::FoundAt>| {
+        let one = ats.len() == 1 && ats[0].start_line == ats[0].end_line;
+        let spans: Vec<String> = ats
+            .iter()
+            .map(|a| {
+                if a.start_line == a.end_line {
+                    thousands(a.start_line)
+                } else {
+                    format!("{}-{}", thousands(a.start_line), thousands(a.end_line))
+                }
+            })
+            .collect();
+        format!(
+            "{} {}",
+            if one { "line" } else { "lines" },
+            spans.join(", ")
+        )
+    };
+    let order = if f.query.is_some() {
+        "best first"
+    } else {
+        "first in order"
+    };
+    let shown: Vec<_> = f.best.iter().filter(|a| a.shown).collect();
+    let unshown: Vec<_> = f.best.iter().filter(|a| !a.shown).collect();
+    let mut out = format!("Found: {count} of the whole copy {verb} {what}");
+    if shown.is_empty() {
+        out.push_str(&format!("; none shown here ({order}: {})", at(unshown)));
+        return out;
+    }
+    out.push_str(&format!("; shown here, {order}: {}", at(shown)));
+    if !unshown.is_empty() {
+        out.push_str(&format!("; too long to show here: {}", at(unshown)));
+    }
+    out
 }
 
 /// The banner, then the content.

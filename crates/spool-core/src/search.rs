@@ -1,6 +1,7 @@
 //! Search over a whole artifact: every hit counted, a page of them returned, the rest by cursor.
 
 mod artifact;
+mod find;
 mod hitlist;
 mod passages;
 mod ranked;
@@ -13,6 +14,7 @@ mod walk;
 pub use scope::{ArtifactScope, Scope, Skipped, TreeScope, TreeVersion};
 
 pub use artifact::search_artifact;
+pub use find::{BEST, Find, find};
 pub use ranked::{search_words, words_of};
 pub use text::{notice, render_answer, structured};
 
@@ -88,6 +90,9 @@ pub struct Hit {
     /// A ranked passage's score (BM25; higher is better).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// A ranked passage's end (exclusive) in the artifact's bytes: what a read shows of it.
+    #[serde(skip)]
+    pub end_byte: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -117,6 +117,7 @@ pub fn cli_text(call: &NextCall) -> String {
             if let Some(stream) = text("stream") {
                 out.push_str(&format!(" --stream {}", shell_word(stream)));
             }
+            find_flags(a, &mut out);
             common_flags(a, &mut out);
             out
         }
@@ -207,6 +208,7 @@ pub fn cli_text(call: &NextCall) -> String {
             if flag("refresh") {
                 out.push_str(" --refresh");
             }
+            find_flags(a, &mut out);
             common_flags(a, &mut out);
             out
         }
@@ -253,6 +255,26 @@ pub fn cli_text(call: &NextCall) -> String {
         }
         "gc" => "spool gc".to_owned(),
         _ => call_text(call),
+    }
+}
+
+/// What a `read` or `fetch` asks to find, as flags: `--query WORDS`, or `--pattern P` with
+/// `-F` and `-i`.
+fn find_flags(a: &serde_json::Map<String, Value>, out: &mut String) {
+    let text = |k: &str| a.get(k).and_then(Value::as_str);
+    let flag = |k: &str| a.get(k).and_then(Value::as_bool) == Some(true);
+    if let Some(words) = text("query") {
+        out.push_str(&format!(" --query {}", shell_word(words)));
+    }
+    if let Some(pattern) = text("pattern") {
+        // `=` keeps a pattern that starts with `-` a value.
+        out.push_str(&format!(" --pattern={}", shell_word(pattern)));
+        if flag("literal") {
+            out.push_str(" -F");
+        }
+        if flag("case_insensitive") {
+            out.push_str(" -i");
+        }
     }
 }
 
@@ -371,8 +393,8 @@ fn arg(tool: &str, name: &str, value: Option<&str>, dialect: Dialect) -> String 
         ("read", "line") => "--lines".to_owned(),
         ("read", "char_offset") => "--chars".to_owned(),
         ("read", "byte_offset") => "--bytes".to_owned(),
-        ("search", "literal") => return "`-F`".to_owned(),
-        ("search", "case_insensitive") => return "`-i`".to_owned(),
+        ("search" | "read" | "fetch", "literal") => return "`-F`".to_owned(),
+        ("search" | "read" | "fetch", "case_insensitive") => return "`-i`".to_owned(),
         ("search", "context") => "-C".to_owned(),
         ("search", "glob") => "-g".to_owned(),
         ("run", "timeout_s") => "--timeout".to_owned(),

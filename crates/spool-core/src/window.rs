@@ -1,11 +1,12 @@
 //! Honest windows: the part of an artifact that fits an answer, and the exact words for the rest.
 
 mod assemble;
+mod found;
 mod pieces;
 
 use serde_json::Value;
 
-use crate::envelope::{Block, Envelope};
+use crate::envelope::{Block, Envelope, Found};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Forms, Size};
 use crate::render;
@@ -104,7 +105,34 @@ pub fn window_with_notes(
     cap: impl Into<Cap>,
     notes: &[String],
 ) -> Result<Envelope> {
-    let cap = cap.into();
+    window_inner(reader, request, None, cap.into(), notes)
+}
+
+/// A preview that also shows what a search of the whole artifact `found`: its best passages
+/// beside the head (or the tail), as many as fit, and in `found` which of them are shown.
+pub fn window_found(
+    reader: &ArtifactReader,
+    preview: Option<Preview>,
+    found: &Found,
+    cap: impl Into<Cap>,
+    notes: &[String],
+) -> Result<Envelope> {
+    window_inner(
+        reader,
+        WindowRequest::Preview(preview),
+        Some(found),
+        cap.into(),
+        notes,
+    )
+}
+
+fn window_inner(
+    reader: &ArtifactReader,
+    request: WindowRequest,
+    found: Option<&Found>,
+    cap: Cap,
+    notes: &[String],
+) -> Result<Envelope> {
     let max_tokens = cap.tokens;
     check_cap(max_tokens)?;
     let meta = reader.meta();
@@ -120,6 +148,12 @@ pub fn window_with_notes(
     // byte, so half of it is a fair first guess, and the measure below is exact.
     let in_json = cap.forms != Forms::Text;
     let notes_bytes = notes.iter().map(|n| n.len() as u64).sum::<u64>();
+    // What was found is said in the banner (and again in the structured form).
+    // (counted twice below when the JSON is sent: a quarter each is about what it costs)
+    let found_bytes = found.map_or(0, |f| {
+        serde_json::to_string(f).map_or(0, |s| s.len() as u64) / 4
+    });
+    let notes_bytes = notes_bytes + found_bytes;
     let mut reserve =
         RESERVE_TOKENS + render::describe_source(&meta.source).len() as u64 + notes_bytes;
     if in_json {
@@ -143,8 +177,15 @@ pub fn window_with_notes(
     // and cut again smaller in the rare case one of them passes the cap. Content tokens below
     // a sixteenth of the least cap are not worth another cut: the banner alone is the problem.
     let fitted = fit::shrink_to_fit(cap, max_tokens - reserve, MIN_MAX_TOKENS / 16, |budget| {
-        let (pieces, requested, cut_by_cap) =
-            cut(reader, request, Budget::new(budget, meta.binary))?;
+        let budget = Budget::new(budget, meta.binary);
+        let (pieces, requested, cut_by_cap, shown_found) =
+            if let (Some(found), WindowRequest::Preview(preview)) = (found, request) {
+                let (pieces, cut_by_cap, found) = found::cut_found(reader, preview, found, budget)?;
+                (pieces, false, cut_by_cap, Some(found))
+            } else {
+                let (pieces, requested, cut_by_cap) = cut(reader, request, budget)?;
+                (pieces, requested, cut_by_cap, None)
+            };
         let whole = pieces.len() == 1 && pieces[0].span == (0, meta.bytes) || meta.bytes == 0;
         if whole {
             let bytes = reader.read_at(0, meta.bytes as usize)?;
@@ -159,6 +200,24 @@ pub fn window_with_notes(
             &cap.detail(cut_by_chars),
         );
         envelope.notes.splice(0..0, notes.iter().cloned());
+        if shown_found.is_some() {
+            // Reading on after the last piece and after the head; each other gap's marker
+            // carries its own read.
+            let mut reads = 0;
+            envelope.next.retain(|c| {
+                reads += usize::from(c.tool == "read");
+                c.tool != "read" || reads <= 2
+            });
+        }
+        if let Some(found) = &shown_found
+            && let Some(search) = &found.search
+            && !envelope.complete
+            && found.hit_count > found.best.iter().filter(|b| b.shown).count() as u64
+        {
+            // Everything found, listed: before any read on.
+            envelope.next.insert(0, search.clone());
+        }
+        envelope.found = shown_found;
         let size = cap.forms.pick(
             || text_size(&envelope, &pieces, cap),
             || json_size(&envelope, cap),

@@ -163,14 +163,30 @@ pub fn answer(
     progress: &mut dyn FnMut(u64, Option<u64>),
 ) -> Result<spool_core::answer::Answer> {
     let format = p.format.map_or(Format::Markdown, Into::into);
-    let fetched = fetch(store, &p.url, format, p.refresh, opts, progress)?;
-    let reader = store.open_artifact(&fetched.meta.reference)?;
-    let envelope = spool_core::window::window_with_notes(
-        &reader,
-        spool_core::window::WindowRequest::Preview(None),
-        cap,
-        &fetched.notes,
+    // What to find is checked first: a bad regex fetches nothing.
+    let find = spool_core::search::Find::from_args(
+        "fetch",
+        p.query.as_deref(),
+        p.pattern.as_deref(),
+        p.literal,
+        p.case_insensitive,
     )?;
+    if let Some(f) = &find {
+        f.check("fetch")?;
+    }
+    let fetched = fetch(store, &p.url, format, p.refresh, opts, progress)?;
+    let reference = &fetched.meta.reference;
+    let envelope = if let Some(find) = &find {
+        spool_core::answer::tools::found_window(store, reference, find, None, cap, &fetched.notes)?
+    } else {
+        let reader = store.open_artifact(reference)?;
+        spool_core::window::window_with_notes(
+            &reader,
+            spool_core::window::WindowRequest::Preview(None),
+            cap,
+            &fetched.notes,
+        )?
+    };
     Ok(spool_core::answer::Answer::Envelope(Box::new(envelope)))
 }
 

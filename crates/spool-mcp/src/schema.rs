@@ -100,6 +100,29 @@ pub fn envelope_shape() -> Value {
             },
             "capture": { "type": "object" },
             "notes": { "type": "array", "items": { "type": "string" } },
+            "found": {
+                "type": "object",
+                "description": "what a read or fetch given `query` or `pattern` found in the whole artifact: every passage (or line) counted, the best with their lines and whether shown here",
+                "properties": {
+                    "query": { "type": "string" },
+                    "pattern": { "type": "string" },
+                    "hit_count": { "type": "integer" },
+                    "best": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "start_line": { "type": "integer" },
+                                "end_line": { "type": "integer" },
+                                "score": { "type": "number" },
+                                "shown": { "type": "boolean" }
+                            },
+                            "required": ["start_line", "end_line", "shown"]
+                        }
+                    }
+                },
+                "required": ["hit_count", "best"]
+            },
             "content": { "type": "string", "description": "the text of the shown ranges, a gap marker line between two" },
             "items": { "type": "array", "description": "a page of a list: the items shown" },
             "next_cursor": { "type": ["string", "null"], "description": "a page of a list: pass to read with the same ref for the next page" },

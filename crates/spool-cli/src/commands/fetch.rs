@@ -24,6 +24,10 @@ pub fn fetch(store: &Store, args: &FetchArgs) -> Result<u8, Error> {
             format: Some(args.format.into()),
             refresh: args.refresh,
             max_tokens: args.max_tokens,
+            query: args.find.query.clone(),
+            pattern: args.find.pattern.clone(),
+            literal: args.find.literal,
+            case_insensitive: args.find.ignore_case,
         })
     };
     let mut answer = super::answered_as(

@@ -42,6 +42,10 @@ pub fn params(args: &ReadArgs) -> Result<ReadParams, Error> {
         stream: args.stream.clone(),
         cursor: args.cursor.clone(),
         max_tokens: args.max_tokens,
+        query: args.find.query.clone(),
+        pattern: args.find.pattern.clone(),
+        literal: args.find.literal,
+        case_insensitive: args.find.ignore_case,
     };
     if let Some(s) = &args.lines {
         let (a, b) = parse_span("lines", s)?;

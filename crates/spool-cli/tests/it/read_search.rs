@@ -308,6 +308,42 @@ fn a_docs_page_says_what_it_kept_and_how_many_chars_were_shown() {
     let reference = reference_of(&out);
     let hits = home.json(&["search", "-F", "MCP_DISCOVERY_CACHE", &reference]);
     assert_eq!(hits["hit_count"], 1, "{hits}");
+    // When the question is known, the first answer holds what answers it, beside the head.
+    let out = home.run(&[
+        "read",
+        &reference,
+        "--query",
+        "skip discovery",
+        "--max-tokens",
+        "1200",
+    ]);
+    assert!(out.status.success(), "{}", transcript(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .any(|l| l.contains("MCP_DISCOVERY_CACHE"))
+    );
+    settings(&home).bind(|| {
+        assert_snapshot!(
+            "read_with_query",
+            transcript(&out).replace(&base, "http://[HOST]")
+        );
+    });
+    let out = home.run(&[
+        "read",
+        &reference,
+        "--pattern",
+        "SETTING_1[0-9]9\\b",
+        "--max-tokens",
+        "1200",
+    ]);
+    assert!(out.status.success(), "{}", transcript(&out));
+    settings(&home).bind(|| {
+        assert_snapshot!(
+            "read_with_pattern",
+            transcript(&out).replace(&base, "http://[HOST]")
+        );
+    });
 }
 
 /// Issue 14: jq over a stored list answers a count in one call; a bad program says where, and

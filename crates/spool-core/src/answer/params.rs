@@ -88,6 +88,22 @@ pub struct ReadParams {
     /// Only this stream of a command's output: `stdout` or `stderr`.
     #[serde(default)]
     pub stream: Option<String>,
+    /// Words to find, when the question is known: this answer then shows, beside the preview,
+    /// the passages of the whole artifact that best match them (ranked as `search` with
+    /// `query`), and how many hold any of them.
+    #[serde(default)]
+    pub query: Option<String>,
+    /// A regex (or, with `literal`, plain text) to find: this answer then shows, beside the
+    /// preview, the first lines of the whole artifact that match, and how many do.
+    #[serde(default)]
+    pub pattern: Option<String>,
+    /// Treat `pattern` as plain text.
+    #[serde(default)]
+    pub literal: bool,
+    /// Match `pattern` in any case.
+    #[serde(default)]
+    pub case_insensitive: bool,
+
     /// The next page of a list of items: the `next_cursor` of its previous page (with the same
     /// `ref`; `limit` then counts items).
     #[serde(default)]
@@ -230,6 +246,21 @@ pub struct FetchParams {
     /// copy fetched in the last 5 minutes.
     #[serde(default)]
     pub refresh: bool,
+    /// Words to find, when the question is known: this answer then shows, beside the head,
+    /// the passages of the whole page that best match them (ranked as `search` with
+    /// `query`), and how many hold any of them.
+    #[serde(default)]
+    pub query: Option<String>,
+    /// A regex (or, with `literal`, plain text) to find: this answer then shows, beside the
+    /// head, the first lines of the whole page that match, and how many do.
+    #[serde(default)]
+    pub pattern: Option<String>,
+    /// Treat `pattern` as plain text.
+    #[serde(default)]
+    pub literal: bool,
+    /// Match `pattern` in any case.
+    #[serde(default)]
+    pub case_insensitive: bool,
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
     pub max_tokens: Option<u64>,

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::exec::{RunControl, RunOutcome, RunSpec};
 use crate::fit::Cap;
 use crate::roots::Roots;
-use crate::search::{Paging, Query};
+use crate::search::{Find, Paging, Query};
 use crate::spell::Words;
 use crate::store::{Store, Stream};
 use crate::window::{WindowRequest, read_window, window};
@@ -114,6 +114,17 @@ pub fn run(cx: &Context<'_>, p: RunParams, control: RunControl) -> Result<(Answe
 /// `read`: a window of an artifact or a file, or the next page of a list of items.
 pub fn read(cx: &Context<'_>, p: &ReadParams) -> Result<Answer> {
     if let Some(cursor) = &p.cursor {
+        if p.query.is_some() || p.pattern.is_some() {
+            return Err(Error::invalid_words(
+                Words::default()
+                    .arg("read", "cursor")
+                    .then(" pages a list of items; it does not go with ")
+                    .arg("read", "query")
+                    .then(" or ")
+                    .arg("read", "pattern"),
+                Words::text("search the list's ref instead, or leave them out"),
+            ));
+        }
         let Some(reference) = p.reference.as_deref().filter(|_| p.path.is_none()) else {
             return Err(Error::invalid(
                 "`cursor` continues a list of items: give it with the list's `ref`",
@@ -129,6 +140,8 @@ pub fn read(cx: &Context<'_>, p: &ReadParams) -> Result<Answer> {
             (cx.cap)(p.max_tokens),
         )?)));
     }
+    // Checked before a file is read: a bad regex snapshots nothing.
+    let find = find_of_read(p)?;
     let mut reference = match one_of(p.reference.as_deref(), p.path.as_deref(), "read")? {
         Target::Ref(r) => r.to_owned(),
         Target::Path(path) => {
@@ -141,12 +154,71 @@ pub fn read(cx: &Context<'_>, p: &ReadParams) -> Result<Answer> {
             crate::streams::stream_view(cx.store, &reference, Stream::parse(stream)?)?.reference;
     }
     let request = read_request(p)?;
+    if let Some(find) = find {
+        let WindowRequest::Preview(preview) = request else {
+            return Err(Error::invalid_words(
+                Words::default()
+                    .arg("read", "query")
+                    .then(" and ")
+                    .arg("read", "pattern")
+                    .then(" show what they find beside the preview, not inside a range"),
+                Words::text("leave the range out, or search the range's artifact with ").call(
+                    crate::envelope::NextCall::new(
+                        "search",
+                        [
+                            ("ref", reference.as_str().into()),
+                            ("query", "timeout retry".into()),
+                        ],
+                    ),
+                ),
+            ));
+        };
+        let envelope = found_window(
+            cx.store,
+            &reference,
+            &find,
+            preview,
+            (cx.cap)(p.max_tokens),
+            &[],
+        )?;
+        return Ok(Answer::Envelope(Box::new(envelope)));
+    }
     Ok(Answer::Envelope(Box::new(read_window(
         cx.store,
         &reference,
         request,
         (cx.cap)(p.max_tokens),
     )?)))
+}
+
+/// What a `read` asks to find, checked.
+fn find_of_read(p: &ReadParams) -> Result<Option<Find>> {
+    let find = Find::from_args(
+        "read",
+        p.query.as_deref(),
+        p.pattern.as_deref(),
+        p.literal,
+        p.case_insensitive,
+    )?;
+    if let Some(f) = &find {
+        f.check("read")?;
+    }
+    Ok(find)
+}
+
+/// The preview of `reference` with what `find` finds in all of it beside it: the answer of a
+/// `read` or `fetch` whose question is known.
+pub fn found_window(
+    store: &Store,
+    reference: &str,
+    find: &Find,
+    preview: Option<crate::window::Preview>,
+    cap: Cap,
+    notes: &[String],
+) -> Result<crate::envelope::Envelope> {
+    let found = crate::search::find(store, reference, find)?;
+    let reader = store.open_artifact(reference)?;
+    crate::window::window_found(&reader, preview, &found, cap, notes)
 }
 
 /// The window a `read` asks for; ranges of different units cannot be mixed.

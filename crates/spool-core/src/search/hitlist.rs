@@ -78,6 +78,7 @@ pub(super) fn decode(line: &[u8]) -> Result<Hit, String> {
         after: context(6),
         end_line: None,
         score: None,
+        end_byte: None,
     })
 }
 
@@ -99,6 +100,7 @@ mod tests {
             after: Vec::new(),
             end_line: None,
             score: None,
+            end_byte: None,
         }
     }
 

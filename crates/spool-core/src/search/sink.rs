@@ -141,6 +141,7 @@ impl Sink for HitSink<'_> {
                 after: Vec::new(),
                 end_line: None,
                 score: None,
+                end_byte: None,
             });
             self.keeping_after = true;
         } else {

@@ -175,6 +175,7 @@ pub(super) fn assemble(
         next,
         capture,
         notes,
+        found: None,
         blocks,
         delivered,
         created_at: meta.created_at,

@@ -3,6 +3,7 @@
 
 mod escape;
 mod exec;
+mod found;
 mod fuzz;
 mod git;
 mod integrity;

@@ -1,33 +1,10 @@
 //! Ranked word search: the passage an agent describes without knowing its name comes first,
 //! every passage holding a word is counted, and the answer says what it looked for and where.
 
-use std::fmt::Write as _;
-
 use spool_core::render::Dialect;
 use spool_core::search::{Paging, notice, search_words};
 
-use crate::support::{put, store};
-
-/// A settings page: 300 ordinary rows, distractors that share words with the question, and
-/// the row that answers it, named by a variable the question does not name.
-fn settings_page() -> String {
-    let mut page = String::from("# Environment variables\n\n| Variable | Purpose |\n|---|---|\n");
-    for i in 0..300 {
-        let _ = writeln!(
-            page,
-            "| SETTING_{i} | Controls ordinary behaviour number {i}. |"
-        );
-        if i == 260 {
-            page.push_str("| CONNECT_TIMEOUT_MS | How long connecting to a server may take. |\n");
-            page.push_str("| STARTUP_BANNER | Skip the banner shown at startup. |\n");
-            page.push_str("| REMOTE_LOG_LEVEL | Log level of remote servers. |\n");
-            page.push_str("| MCP_DISCOVERY_CACHE | Set to 1 to skip connecting to remote MCP servers at every startup; their tools load from the cache. |\n");
-            page.push_str("| SERVER_LIST | The servers to list. |\n");
-        }
-    }
-    page.push_str("\nSome closing paragraph about servers in general.\n");
-    page
-}
+use crate::support::{put, settings_page, store};
 
 #[test]
 fn the_row_a_question_describes_comes_first_without_its_name() {

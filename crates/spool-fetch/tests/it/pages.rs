@@ -8,7 +8,7 @@ use spool_core::window::{WindowRequest, read_window};
 use spool_core::{ErrorCode, Store, StoreConfig};
 use spool_fetch::{FetchOptions, Fetched, Format, fetch};
 
-use crate::server::{SETTING_NAMES, start};
+use crate::server::{DISCOVERY_PURPOSE, SETTING_NAMES, start};
 
 fn open() -> (Store, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
@@ -425,7 +425,7 @@ fn a_docs_page_keeps_its_names_searchable_and_leaves_out_what_no_reader_sees() {
     assert!(
         stored
             .lines()
-            .any(|l| l.contains("MCP_DISCOVERY_CACHE") && l.contains("A setting named as it is")),
+            .any(|l| l.contains("MCP_DISCOVERY_CACHE") && l.contains(DISCOVERY_PURPOSE)),
         "{stored}"
     );
     let v = f.meta.source.version.fetch().unwrap();
@@ -452,5 +452,75 @@ fn a_docs_page_keeps_its_names_searchable_and_leaves_out_what_no_reader_sees() {
             spool_core::render::thousands(total)
         )),
         "{banner}"
+    );
+}
+
+/// Issue 14: when the question is known, the first answer of `fetch` holds the row that
+/// answers it, though the question does not name it and other rows share its words.
+#[test]
+fn a_fetch_given_the_question_answers_it_in_its_first_answer() {
+    let (addr, log) = start();
+    let (store, _d) = open();
+    let url = format!("http://{addr}/settings");
+    let question = "skip connecting to remote servers at startup";
+    let p = spool_core::answer::params::FetchParams {
+        url: url.clone(),
+        format: None,
+        refresh: false,
+        max_tokens: None,
+        query: Some(question.to_owned()),
+        pattern: None,
+        literal: false,
+        case_insensitive: false,
+    };
+    let answer = spool_fetch::answer(
+        &store,
+        &p,
+        &loopback(),
+        spool_core::Cap::new(8_000),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let spool_core::answer::Answer::Envelope(e) = answer else {
+        panic!("not an envelope")
+    };
+    assert!(!e.complete, "the page is longer than one answer");
+    let content = e.content(spool_core::render::Dialect::Mcp);
+    assert!(
+        content
+            .lines()
+            .any(|l| l.contains("MCP_DISCOVERY_CACHE") && l.contains(DISCOVERY_PURPOSE)),
+        "the row is not in the first answer:\n{content}"
+    );
+    let found = e.found.as_ref().unwrap();
+    assert!(found.best[0].shown);
+    // The four distractors and the row, each a passage holding some of the words.
+    assert!(found.hit_count >= 5, "{found:?}");
+    let said = spool_core::render::banner(&e, spool_core::render::Dialect::Mcp);
+    assert!(said.contains("Found: "), "{said}");
+    assert!(
+        said.contains(" chars shown"),
+        "a partial page states its chars: {said}"
+    );
+    // A bad regex is refused before anything is downloaded.
+    let before = log.requests.lock().unwrap().len();
+    let bad = spool_core::answer::params::FetchParams {
+        query: None,
+        pattern: Some("(".into()),
+        ..p
+    };
+    let err = spool_fetch::answer(
+        &store,
+        &bad,
+        &loopback(),
+        spool_core::Cap::new(8_000),
+        &mut |_, _| {},
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument);
+    assert_eq!(
+        log.requests.lock().unwrap().len(),
+        before,
+        "nothing fetched"
     );
 }

@@ -72,6 +72,9 @@ pub const SETTING_NAMES: [&str; 6] = [
     "1. Install",
 ];
 
+/// What the `MCP_DISCOVERY_CACHE` row says: the answer to a question that does not name it.
+pub const DISCOVERY_PURPOSE: &str = "Set to 1 to skip connecting to remote MCP servers at every startup; their tools load from the cache.";
+
 /// A settings page as documentation sites write them: a long navigation, a header, scripts,
 /// styles and hidden elements around a `<main>` whose table names each setting in a plain
 /// cell, and long enough that one answer shows only part of it.
@@ -93,15 +96,33 @@ pub fn settings_page() -> String {
         html.push_str(&format!(
             "<tr><td>SETTING_NUMBER_{i}</td><td>Controls ordinary behaviour number {i} of the tool.</td></tr>\n"
         ));
+        if i == 200 {
+            // Distractors: each shares words with the question the MCP_DISCOVERY_CACHE row
+            // answers ("skip connecting to remote servers at startup").
+            for (name, purpose) in [
+                (
+                    "CONNECT_TIMEOUT_MS",
+                    "How long connecting to a server may take.",
+                ),
+                ("STARTUP_BANNER", "Skip the banner shown at startup."),
+                ("REMOTE_LOG_LEVEL", "Log level of remote servers."),
+                ("SERVER_LIST", "The servers to list."),
+            ] {
+                html.push_str(&format!("<tr><td>{name}</td><td>{purpose}</td></tr>\n"));
+            }
+        }
         if i == 350 {
             for name in SETTING_NAMES {
                 let cell = name
                     .replace('&', "&amp;")
                     .replace('<', "&lt;")
                     .replace('>', "&gt;");
-                html.push_str(&format!(
-                    "<tr><td>{cell}</td><td>A setting named as it is.</td></tr>\n"
-                ));
+                let purpose = if name == "MCP_DISCOVERY_CACHE" {
+                    DISCOVERY_PURPOSE
+                } else {
+                    "A setting named as it is."
+                };
+                html.push_str(&format!("<tr><td>{cell}</td><td>{purpose}</td></tr>\n"));
             }
         }
     }

@@ -78,6 +78,14 @@ async fn every_next_call_of_every_answer_runs_through_a_real_client() {
             "search",
             json!({ "query": "which GET api status", "path": "svc/app.log", "limit": 2 }),
         ),
+        (
+            "read",
+            json!({ "path": "svc/app.log", "query": "status 504 api", "max_tokens": 1500 }),
+        ),
+        (
+            "read",
+            json!({ "path": "svc/app.log", "pattern": "status=504", "literal": true }),
+        ),
     ];
     let mut queue: Vec<(String, Value, String)> = Vec::new();
     for (tool, args) in &first {
