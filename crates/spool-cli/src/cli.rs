@@ -180,9 +180,9 @@ pub struct SearchArgs {
     /// default `.`).
     #[arg(value_name = "TARGET")]
     pub target: Option<String>,
-    /// Words instead of a pattern, when you do not know the exact text: the passages of a ref
-    /// or a file that hold any of them, ranked best first.
-    #[arg(long, value_name = "WORDS", conflicts_with_all = ["literal", "ignore_case", "context", "globs", "hidden"])]
+    /// Words instead of a pattern, when you do not know the exact text: the passages of a ref,
+    /// a file or a directory's files that hold any of them, ranked best first.
+    #[arg(long, value_name = "WORDS", conflicts_with_all = ["literal", "ignore_case", "context"])]
     pub query: Option<String>,
     /// Only files matching these globs, for a directory (repeatable), e.g. `-g '*.rs'`.
     #[arg(short = 'g', long = "glob")]

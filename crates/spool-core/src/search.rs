@@ -5,6 +5,7 @@ mod find;
 mod hitlist;
 mod passages;
 mod ranked;
+mod ranked_tree;
 mod scope;
 mod sink;
 mod text;
@@ -16,6 +17,7 @@ pub use scope::{ArtifactScope, Scope, Skipped, TreeScope, TreeVersion};
 pub use artifact::search_artifact;
 pub use find::{BEST, Find, find};
 pub use ranked::{search_words, words_of};
+pub use ranked_tree::search_words_tree;
 pub use text::{notice, render_answer, structured};
 
 use grep_regex::RegexMatcherBuilder;
@@ -153,6 +155,12 @@ enum Resume {
         digest: String,
         first: u64,
     },
+    /// After a ranked passage of a tree's stored passages; `first` came before this page.
+    RankedTree {
+        passages: String,
+        digest: String,
+        first: u64,
+    },
     /// After a hit of a stored hit list.
     Tree {
         hits: String,
@@ -188,6 +196,16 @@ impl SearchAnswer {
                 digest,
                 first,
             } => Some(tree::cursor(store, hits, digest, first + kept as u64)),
+            Resume::RankedTree {
+                passages,
+                digest,
+                first,
+            } => Some(ranked_tree::cursor(
+                store,
+                passages,
+                digest,
+                first + kept as u64,
+            )),
             Resume::Ranked {
                 reference,
                 digest,

@@ -124,6 +124,10 @@ pub fn cli_text(call: &NextCall) -> String {
         "search" if text("query").is_some() => {
             let words = shell_word(text("query").unwrap_or_default());
             let target = target().unwrap_or_else(|| "REF".into());
+            if flag("hidden") {
+                out.push_str(" --hidden");
+            }
+            glob_flags(a, &mut out);
             if let Some(limit) = num("limit") {
                 out.push_str(&format!(" --limit {limit}"));
             }
@@ -148,15 +152,7 @@ pub fn cli_text(call: &NextCall) -> String {
             if let Some(context) = num("context").filter(|c| *c > 0) {
                 out.push_str(&format!(" -C {context}"));
             }
-            for glob in a
-                .get("glob")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-            {
-                out.push_str(&format!(" -g {}", shell_word(glob)));
-            }
+            glob_flags(a, &mut out);
             if let Some(limit) = num("limit") {
                 out.push_str(&format!(" --limit {limit}"));
             }
@@ -255,6 +251,19 @@ pub fn cli_text(call: &NextCall) -> String {
         }
         "gc" => "spool gc".to_owned(),
         _ => call_text(call),
+    }
+}
+
+/// A search's globs, as `-g GLOB` flags.
+fn glob_flags(a: &serde_json::Map<String, Value>, out: &mut String) {
+    for glob in a
+        .get("glob")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        out.push_str(&format!(" -g {}", shell_word(glob)));
     }
 }
 

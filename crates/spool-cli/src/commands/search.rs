@@ -12,7 +12,7 @@ fn params(args: &SearchArgs) -> Result<SearchParams, Error> {
     let (pattern, target) = match (&args.query, &args.pattern, &args.target) {
         (Some(_), Some(_), Some(_)) => {
             return Err(Error::InvalidArgument {
-                message: "with `--query WORDS`, give only the target (a ref or a file), not a pattern too".into(),
+                message: "with `--query WORDS`, give only the target (a ref, a file or a directory), not a pattern too".into(),
                 hint: Some("for example `spool search --query 'retry timeout' sp_...`".into()),
             });
         }

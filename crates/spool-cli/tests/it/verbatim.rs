@@ -172,6 +172,7 @@ fn every_call_a_cli_answer_prints_runs_as_printed() {
         ],
         vec!["read", "doc.txt", "--query", "paragraph", "--lines", "3:4"],
         vec!["read", "doc.txt", "--pattern", "("],
+        vec!["search", "--query", "status note", "svc", "--limit", "1"],
         vec!["search", "--", "-x", "doc.txt"],
         vec!["ls", "svc", "--limit", "1"],
         vec!["ls", "-r", "svc", "--limit", "1"],

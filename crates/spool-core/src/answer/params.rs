@@ -123,8 +123,8 @@ pub struct SearchParams {
     pub pattern: Option<String>,
     /// Words, when you do not know the exact text: passages (a table row, a list item, a
     /// paragraph, a log line) holding any of them, ranked best first (BM25, English stemming,
-    /// `snake_case` and `CamelCase` names split into words). For a `ref` or a file. Give this
-    /// or `pattern`.
+    /// `snake_case` and `CamelCase` names split into words). For a `ref`, a file, or every file
+    /// under a directory (indexed once while its files are unchanged). Give this or `pattern`.
     #[serde(default)]
     pub query: Option<String>,
     /// Search this stored artifact, all of it. Give this or `path`.

@@ -270,9 +270,23 @@ pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
         (None, Some(words)) => {
             let reference = match target {
                 Target::Ref(r) => r.to_owned(),
+                Target::Path(path) if cx.roots.resolve(path)?.is_dir() => {
+                    let mut answer = crate::search::search_words_tree(
+                        cx.store,
+                        cx.roots,
+                        path,
+                        words,
+                        &crate::search::tree::Filter {
+                            globs: &p.glob,
+                            hidden: p.hidden,
+                        },
+                        &paging,
+                        cx.search_budget,
+                    )?;
+                    crate::search::fit(&mut answer, cx.store, (cx.cap)(p.max_tokens))?;
+                    return Ok(Answer::Search(Box::new(answer)));
+                }
                 Target::Path(path) => {
-                    // A word search reads one artifact or one file: a directory is refused,
-                    // with the regex search that reads it.
                     let (file, real) = cx.roots.open_file(path)?;
                     crate::files::snapshot_file(cx.store, file, &real)?.reference
                 }

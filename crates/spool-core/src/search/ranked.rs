@@ -89,7 +89,7 @@ fn camel_parts(run: &str) -> Vec<&str> {
 
 /// The text a passage is indexed by: itself, and the parts of the names in it, so that
 /// `skipMcpDiscovery` is found by "discovery".
-fn indexed(text: &str) -> String {
+pub(super) fn indexed(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     out.push_str(text);
     for run in text.split(|c: char| !c.is_alphanumeric()) {
@@ -152,12 +152,22 @@ fn ensure_index(reader: &ArtifactReader, path: &Path, log: bool) -> Result<()> {
 }
 
 /// The FTS5 query for `words`: any of them, each quoted (no word is read as an operator).
-fn fts_query(words: &[String]) -> String {
+pub(super) fn fts_query(words: &[String]) -> String {
     words
         .iter()
         .map(|w| format!("\"{}\"", w.replace('"', "")))
         .collect::<Vec<_>>()
         .join(" OR ")
+}
+
+/// A query with no word to look for: what to give instead, for the same target.
+pub(super) fn no_words(text: &str, target: (&'static str, serde_json::Value)) -> Error {
+    Error::invalid_words(
+        format!("`{text}` has no words to look for (only words too common to rank by)").into(),
+        Words::text("give the words the passage would hold, e.g. ").call(
+            crate::envelope::NextCall::new("search", [target, ("query", "timeout retry".into())]),
+        ),
+    )
 }
 
 /// Searches artifact `reference` for passages holding any of the words of `text`.
@@ -170,15 +180,7 @@ pub fn search_words(
     let limit = page_limit(paging)?;
     let (looked_for, left_out) = words_of(text);
     if looked_for.is_empty() {
-        return Err(Error::invalid_words(
-            format!("`{text}` has no words to look for (only words too common to rank by)").into(),
-            Words::text("give the words the passage would hold, e.g. ").call(
-                crate::envelope::NextCall::new(
-                    "search",
-                    [("ref", reference.into()), ("query", "timeout retry".into())],
-                ),
-            ),
-        ));
+        return Err(no_words(text, ("ref", reference.into())));
     }
     let digest = cursor::digest(&["words", &looked_for.join(" ")]);
     let first = match &paging.cursor {

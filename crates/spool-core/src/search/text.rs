@@ -306,8 +306,12 @@ pub(crate) fn hit_lines(a: &SearchAnswer) -> String {
             } else {
                 format!("lines {}-{end}", hit.line)
             };
+            let file = hit
+                .path
+                .as_ref()
+                .map_or(String::new(), |p| format!("{p}, "));
             out.push_str(&format!(
-                "{lines} (score {}):\n{}\n",
+                "{file}{lines} (score {}):\n{}\n",
                 hit.score.unwrap_or(0.0),
                 hit.text
             ));

@@ -216,25 +216,15 @@ fn run_search(
         }
         n.searched += 1;
     }
-    // What the walk left out, by why: hidden (unless asked for) apart from ignored.
-    let left_out = if timed_out.is_none() {
-        walk::count_all(
+    let (ignored, hidden) = if timed_out.is_none() {
+        left_out(
             dir,
-            budget
-                .saturating_sub(started.elapsed())
-                .min(Duration::from_secs(2)),
+            filter,
+            walked.files.len(),
+            budget.saturating_sub(started.elapsed()),
         )
-        .map(|(all, hidden)| {
-            let hidden = if filter.hidden { 0 } else { hidden };
-            let unwalked = all.saturating_sub(walked.files.len() as u64);
-            (unwalked.saturating_sub(hidden), hidden.min(unwalked))
-        })
     } else {
-        None
-    };
-    let (ignored, hidden) = match left_out {
-        Some((ignored, hidden)) => (Some(ignored), (!filter.hidden).then_some(hidden)),
-        None => (None, None),
+        (None, None)
     };
     let scope = TreeScope {
         root: root_shown,
@@ -269,6 +259,25 @@ fn run_search(
         Some(Version::Search(version)),
     )?;
     Ok(meta.reference)
+}
+
+/// What the walk left out, by why: (ignored, hidden), hidden only when hidden files were not
+/// asked for; unknown when counting them would take longer than what is left of the budget.
+pub(super) fn left_out(
+    dir: &Path,
+    filter: &Filter<'_>,
+    walked: usize,
+    left: Duration,
+) -> (Option<u64>, Option<u64>) {
+    let counted = walk::count_all(dir, left.min(Duration::from_secs(2))).map(|(all, hidden)| {
+        let hidden = if filter.hidden { 0 } else { hidden };
+        let unwalked = all.saturating_sub(walked as u64);
+        (unwalked.saturating_sub(hidden), hidden.min(unwalked))
+    });
+    match counted {
+        Some((ignored, hidden)) => (Some(ignored), (!filter.hidden).then_some(hidden)),
+        None => (None, None),
+    }
 }
 
 /// What a directory search did with the files the walk found.
@@ -369,7 +378,7 @@ fn is_binary(file: &std::fs::File) -> bool {
 /// The version of the searched tree: the git commit (and whether the tree differs from it) of
 /// the repository holding `dir`, read from git's files (running git would run the repository's
 /// configured programs), and always the digest of the files the search read.
-fn tree_version(dir: &Path, digest: &str) -> TreeVersion {
+pub(super) fn tree_version(dir: &Path, digest: &str) -> TreeVersion {
     let mut v = TreeVersion {
         files_digest: digest.to_owned(),
         ..TreeVersion::default()

@@ -490,3 +490,185 @@ fn a_hit_list_of_short_lines_is_stored_compactly() {
     assert_eq!(a.hits[0].text, "7");
     assert_eq!(a.hits[0].path.as_deref(), Some("nums.txt"));
 }
+
+/// Issue 14: a ranked word search of a directory reads the files a regex search would (ignored,
+/// hidden and binary files left out and counted), stores their passages once, finds the
+/// passage a question describes, pages by cursor from that copy, and makes a new copy only
+/// when a file changed.
+#[test]
+fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
+    use spool_core::search::search_words_tree;
+    use spool_core::search::tree::Filter;
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    write(root, ".gitignore", b"target/\n");
+    write(
+        root,
+        "src/retry.rs",
+        b"/// Retries with exponential backoff when the upstream times out.\nfn backoff() {}\n",
+    );
+    write(
+        root,
+        "docs/config.md",
+        b"# Config\n\n| Name | Use |\n|---|---|\n| UPSTREAM_TIMEOUT | How long the upstream may take. |\n",
+    );
+    write(root, "target/out.txt", b"exponential backoff upstream\n");
+    write(root, ".env.md", b"exponential backoff upstream\n");
+    write(root, "blob.bin", b"exponential\0backoff upstream\n");
+    let roots = Roots::new(&[root.to_path_buf()]).unwrap();
+    let filter = Filter {
+        globs: &[],
+        hidden: false,
+    };
+    let question = "exponential backoff when upstream times out";
+    let a = search_words_tree(
+        &s.store,
+        &roots,
+        ".",
+        question,
+        &filter,
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert_eq!(
+        a.hits[0].path.as_deref(),
+        Some("src/retry.rs"),
+        "{:#?}",
+        a.hits
+    );
+    assert_eq!(a.hits[0].line, 1);
+    assert!(
+        a.hits[0]
+            .text
+            .starts_with("/// Retries with exponential backoff")
+    );
+    // The docs row shares "upstream" and "timeout" (stemmed "times"): counted, ranked lower.
+    assert_eq!(a.hit_count, 2, "{:#?}", a.hits);
+    assert_eq!(a.hits[1].path.as_deref(), Some("docs/config.md"));
+    let spool_core::search::Scope::Tree(scope) = &a.scope else {
+        panic!("not a tree scope: {:?}", a.scope)
+    };
+    // src/retry.rs and docs/config.md; .gitignore and .env.md are hidden.
+    assert_eq!(scope.files_searched, 2, "{scope:?}");
+    assert_eq!(scope.files_skipped.binary, 1);
+    assert_eq!(scope.files_skipped.hidden, Some(2));
+    assert!(scope.files_skipped.ignored.unwrap() >= 1, "{scope:?}");
+    let notice = spool_core::search::notice(&a, spool_core::render::Dialect::Cli);
+    assert!(
+        notice.contains(
+            "2 passages holding any of the words exponential, backoff, upstream, times, out"
+        ),
+        "{notice}"
+    );
+    assert!(notice.contains("2 files under `.`"), "{notice}");
+    // Unchanged files: the same stored copy answers; a page continues from it.
+    let paging = Paging {
+        limit: Some(1),
+        ..Paging::default()
+    };
+    let first = search_words_tree(
+        &s.store,
+        &roots,
+        ".",
+        question,
+        &filter,
+        &paging,
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert_eq!(first.reference, a.reference);
+    assert!(first.truncated);
+    let second = search_words_tree(
+        &s.store,
+        &roots,
+        ".",
+        question,
+        &filter,
+        &Paging {
+            cursor: first.next_cursor.clone(),
+            ..paging.clone()
+        },
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert_eq!(second.hits[0].path.as_deref(), Some("docs/config.md"));
+    assert!(!second.truncated);
+    // A cursor of another query is refused, not restarted.
+    let err = search_words_tree(
+        &s.store,
+        &roots,
+        ".",
+        "config name",
+        &filter,
+        &Paging {
+            cursor: first.next_cursor.clone(),
+            ..paging.clone()
+        },
+        DEFAULT_BUDGET,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument);
+    // A changed file makes a new copy, and its words are found.
+    write(
+        root,
+        "src/retry.rs",
+        b"fn jitter() {} // adds exponential jitter\n",
+    );
+    let changed = search_words_tree(
+        &s.store,
+        &roots,
+        ".",
+        "jitter",
+        &filter,
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert_ne!(changed.reference, a.reference);
+    assert_eq!(changed.hit_count, 1);
+    // Hidden files when asked for.
+    let hidden = Filter {
+        globs: &[],
+        hidden: true,
+    };
+    let with_hidden = search_words_tree(
+        &s.store,
+        &roots,
+        ".",
+        "exponential",
+        &hidden,
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert!(
+        with_hidden
+            .hits
+            .iter()
+            .any(|h| h.path.as_deref() == Some(".env.md")),
+        "{:#?}",
+        with_hidden.hits
+    );
+    // Out of time: the answer says what the index covered, and that the count is not exact.
+    let late = search_words_tree(
+        &s.store,
+        &roots,
+        ".",
+        "config",
+        &Filter {
+            globs: &["*.md".to_owned()],
+            hidden: true,
+        },
+        &Paging::default(),
+        Duration::ZERO,
+    )
+    .unwrap();
+    assert!(!late.hit_count_exact);
+    assert_eq!(
+        late.reason.as_ref().unwrap().code,
+        spool_core::envelope::ReasonCode::Timeout
+    );
+}

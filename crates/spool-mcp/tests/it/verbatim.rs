@@ -86,6 +86,10 @@ async fn every_next_call_of_every_answer_runs_through_a_real_client() {
             "read",
             json!({ "path": "svc/app.log", "pattern": "status=504", "literal": true }),
         ),
+        (
+            "search",
+            json!({ "query": "status noted", "path": "svc", "limit": 1 }),
+        ),
     ];
     let mut queue: Vec<(String, Value, String)> = Vec::new();
     for (tool, args) in &first {

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Finding instead of paging (issue 14), side by side in one run:
+#   a 156,000-char docs page and a 1 GiB log (SIZE_MB to change), each stored once, then
+#   - the ranked word index: built on first use (first `search --query`), time and peak RSS
+#   - a warm word query: a rare word, and words that many passages hold
+#   - a read that shows what it finds beside the preview (`read REF --query`)
+#   - the literal search of the whole artifact beside `rg -c` on the same file
+# Needs hyperfine, ripgrep and GNU time (apt-get install hyperfine ripgrep time).
+# Results go to bench/out/find.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZE_MB=${SIZE_MB:-1024}
+RUNS=${RUNS:-10}
+OUT=bench/out
+mkdir -p "$OUT"
+for tool in hyperfine rg /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "bench: needs $tool (apt-get install hyperfine ripgrep time)" >&2; exit 2; }
+done
+cargo build --release -q -p spool-cli
+S=$PWD/target/release/spool
+export SPOOL_HOME=$PWD/$OUT/find-home
+rm -rf "$SPOOL_HOME"
+RESULTS=$OUT/find.md
+
+# The docs page: a settings table of ~156,000 chars, the row that answers the question at 88%
+# of it, named by a variable the question does not name, among rows that share its words.
+PAGE=$OUT/settings-page.md
+awk 'BEGIN {
+  print "# Environment variables\n\n| Variable | Purpose |\n|---|---|"
+  for (i = 0; i < 2400; i++) {
+    printf "| SETTING_NUMBER_%d | Controls ordinary behaviour number %d of the tool. |\n", i, i
+    if (i == 2112) {
+      print "| CONNECT_TIMEOUT_MS | How long connecting to a server may take. |"
+      print "| STARTUP_BANNER | Skip the banner shown at startup. |"
+      print "| REMOTE_LOG_LEVEL | Log level of remote servers. |"
+      print "| MCP_DISCOVERY_CACHE | Set to 1 to skip connecting to remote MCP servers at every startup; their tools load from the cache. |"
+      print "| SERVER_LIST | The servers to list. |"
+    }
+  }
+}' > "$PAGE"
+
+LOG=$OUT/big-${SIZE_MB}m.txt
+if [ ! -s "$LOG" ]; then
+  echo "generating $LOG ..." >&2
+  # The same log as bench/run.sh: ~100-byte lines, one NEEDLE line in every 100,000.
+  awk -v mb="$SIZE_MB" 'BEGIN {
+    target = mb * 1024 * 1024; n = 0; i = 0
+    while (n < target) {
+      i++
+      if (i % 100000 == 0) line = sprintf("%09d WARN  request id=%d NEEDLE upstream timeout after 30s, retrying with backoff", i, i)
+      else line = sprintf("%09d INFO  request id=%d path=/api/v1/items/%d status=200 bytes=%d took=%dms", i, i, i % 977, (i * 37) % 65536, i % 97)
+      print line; n += length(line) + 1
+    }
+  }' > "$LOG"
+fi
+
+ref_of() { sed -n 's/^  "ref": "\(sp_[a-z0-9]*\)".*/\1/p' | head -1; }
+PAGE_REF=$("$S" read "$PAGE" --json | ref_of)
+LOG_REF=$("$S" run --json -- cat "$LOG" | ref_of)
+QUESTION="skip connecting to remote servers at startup"
+
+{
+  echo "# find instead of page ($(date -u +%F), $(nproc) cores)"
+  echo
+  echo "docs page: $(wc -c < "$PAGE") bytes, $(wc -l < "$PAGE") lines; log: $(wc -c < "$LOG") bytes, $(wc -l < "$LOG") lines"
+  echo
+  echo "## building the word index (first word search of each artifact)"
+  echo
+  echo "| artifact | build + first query | peak RSS | index size |"
+  echo "| --- | ---: | ---: | ---: |"
+} > "$RESULTS"
+for which in page log; do
+  if [ "$which" = page ]; then R=$PAGE_REF; Q=$QUESTION; else R=$LOG_REF; Q="upstream timeout retrying"; fi
+  rm -f "$SPOOL_HOME"/*/"$R".words 2>/dev/null || true
+  START=$(date +%s.%N)
+  RSS=$( { /usr/bin/time -f %M "$S" search --query "$Q" "$R" --json > /dev/null ; } 2>&1 | tail -1 )
+  END=$(date +%s.%N)
+  SIZE=$(find "$SPOOL_HOME" -name "$R.words" -printf '%s\n' | head -1)
+  printf '| %s | %.2f s | %s MiB | %s MiB |\n' "$which" "$(echo "$END - $START" | bc)" \
+    "$(( RSS / 1024 ))" "$(( ${SIZE:-0} / 1048576 ))" >> "$RESULTS"
+done
+
+echo >> "$RESULTS"
+echo "## the docs page: warm queries, and the literal case beside rg" >> "$RESULTS"
+hyperfine -N --warmup 2 --runs "$RUNS" --export-markdown "$OUT/find-page.md" \
+  -n "rg -c MCP_DISCOVERY_CACHE" "rg -c MCP_DISCOVERY_CACHE $PAGE" \
+  -n "spool search -F MCP_DISCOVERY_CACHE" "$S search -F MCP_DISCOVERY_CACHE $PAGE_REF --json" \
+  -n "spool search --query (question)" "$S search --query '$QUESTION' $PAGE_REF --json" \
+  -n "spool read --query (question)" "$S read $PAGE_REF --query '$QUESTION' --json"
+cat "$OUT/find-page.md" >> "$RESULTS"
+
+echo >> "$RESULTS"
+echo "## the log: warm queries, and the literal case beside rg" >> "$RESULTS"
+hyperfine -N --warmup 1 --runs "$RUNS" --export-markdown "$OUT/find-log.md" \
+  -n "rg -c NEEDLE" "rg -c NEEDLE $LOG" \
+  -n "spool search -F NEEDLE" "$S search -F NEEDLE $LOG_REF --json" \
+  -n "spool search --query NEEDLE (rare: 1 line in 100,000)" "$S search --query NEEDLE $LOG_REF --json" \
+  -n "spool read --query NEEDLE (tail beside the passages)" "$S read $LOG_REF --query NEEDLE --json" \
+  -n "spool search --query 'backoff retrying'" "$S search --query 'backoff retrying' $LOG_REF --json"
+cat "$OUT/find-log.md" >> "$RESULTS"
+cat "$RESULTS"

@@ -1,0 +1,374 @@
+//! Ranked word search over a directory: the files the regex search would read (`.gitignore`
+//! respected, hidden files and globs as asked), cut into passages once, and the passages
+//! stored as one artifact (a passage a line: path, lines, offset, text) with its word index
+//! beside it. Every query of the same unchanged tree reads that copy: hits are the stored text,
+//! pinned to the tree's version, and pages continue by cursor from the same copy.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, OpenFlags, params};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::ranked::{fts_query, indexed, no_words};
+use super::{
+    Hit, Paging, Query, Resume, Scope, SearchAnswer, Skipped, TreeScope, WordQuery, page_limit,
+    walk, words_of,
+};
+use crate::cursor;
+use crate::envelope::{ArtifactState, SearchVersion, Source, Version};
+use crate::error::{Error, Result};
+use crate::roots::Roots;
+use crate::store::{ArtifactReader, Store};
+
+/// Bumped when the stored passages or their index change: a copy of another version is made
+/// again.
+const TREE_INDEX_VERSION: u32 = 1;
+
+/// Files larger than this are not indexed (counted as too large).
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Indexing reads every file once: it may take this many times the search budget.
+const BUILD_BUDGET_FACTOR: u32 = 3;
+
+#[derive(Serialize, Deserialize)]
+struct TreeWordsCursor {
+    k: String,
+    r: String,
+    q: String,
+    i: u64,
+}
+
+/// Searches every file under the directory `path` for passages holding any of the words of
+/// `text`, best first.
+pub fn search_words_tree(
+    store: &Store,
+    roots: &Roots,
+    path: &str,
+    text: &str,
+    filter: &super::tree::Filter<'_>,
+    paging: &Paging,
+    budget: Duration,
+) -> Result<SearchAnswer> {
+    let limit = page_limit(paging)?;
+    let (looked_for, left_out) = words_of(text);
+    if looked_for.is_empty() {
+        return Err(no_words(text, ("path", path.into())));
+    }
+    let dir = roots.resolve(path)?;
+    let digest = cursor::digest(&[
+        "words-tree",
+        &dir.display().to_string(),
+        &looked_for.join(" "),
+        &filter.globs.join("\u{1}"),
+        if filter.hidden { "h" } else { "-" },
+    ]);
+    let (copy, first) = match &paging.cursor {
+        Some(c) => {
+            let p: TreeWordsCursor = cursor::open(store, c)?;
+            if p.k != "words-tree" || p.q != digest {
+                return Err(cursor::mismatch("another search"));
+            }
+            (p.r, p.i)
+        }
+        None => (
+            stored_passages(store, roots, path, &dir, filter, budget)?,
+            0,
+        ),
+    };
+    let reader = store.open_artifact(&copy)?;
+    let meta = reader.meta().clone();
+    let v = meta.source.version.search();
+    let mut scope: TreeScope = v
+        .and_then(|v| serde_json::from_value(v.scope.clone()).ok())
+        .ok_or_else(|| Error::Corrupt {
+            reference: copy.clone(),
+            expected: "stored passages that name their scope".into(),
+            actual: "no scope in its version".into(),
+        })?;
+    scope.first_hit_index = first;
+    let timed_out = v.is_some_and(|v| v.timed_out);
+    let conn =
+        Connection::open_with_flags(store.words_path(&copy), OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let fts = fts_query(&looked_for);
+    let hit_count = conn.query_row("SELECT count(*) FROM p WHERE p MATCH ?1", [&fts], |r| {
+        r.get::<_, i64>(0)
+    })? as u64;
+    let mut stmt = conn.prepare(
+        "SELECT rowid, bm25(p) FROM p WHERE p MATCH ?1 ORDER BY bm25(p), rowid LIMIT ?2 OFFSET ?3",
+    )?;
+    let rows = stmt.query_map(params![fts, limit as i64 + 1, first as i64], |r| {
+        Ok((r.get::<_, i64>(0)? as u64, r.get::<_, f64>(1)?))
+    })?;
+    let mut hits = Vec::new();
+    for row in rows {
+        let (line, bm25) = row?;
+        let mut hit = passage_at(&reader, line)?;
+        // BM25 as SQLite gives it is lower for better: the score is higher for better.
+        hit.score = Some((-bm25 * 100.0).round() / 100.0);
+        hits.push(hit);
+    }
+    let truncated = hits.len() > limit;
+    hits.truncate(limit);
+    let mut repeat = Map::new();
+    repeat.insert("path".into(), path.into());
+    repeat.insert("query".into(), text.into());
+    if !filter.globs.is_empty() {
+        repeat.insert("glob".into(), Value::from(filter.globs.to_vec()));
+    }
+    if filter.hidden {
+        repeat.insert("hidden".into(), Value::Bool(true));
+    }
+    if let Some(l) = paging.limit {
+        repeat.insert("limit".into(), l.into());
+    }
+    let reason = timed_out.then(|| crate::envelope::Reason {
+        code: crate::envelope::ReasonCode::Timeout,
+        detail: scope.covered.as_deref().map_or_else(
+            || "indexing ran out of time".to_owned(),
+            |c| format!("indexing ran out of time; it covered {c}"),
+        ),
+    });
+    let mut answer = SearchAnswer {
+        query: Query {
+            pattern: text.to_owned(),
+            literal: false,
+            case_insensitive: true,
+            words: Some(WordQuery {
+                looked_for,
+                left_out,
+                ranked_by: "bm25".into(),
+            }),
+        },
+        scope: Scope::Tree(scope),
+        hits,
+        hit_count,
+        hit_count_exact: !timed_out,
+        truncated,
+        next_cursor: None,
+        reference: Some(copy.clone()),
+        reason,
+        next: Vec::new(),
+        page_reason: None,
+        repeat,
+        resume: Resume::RankedTree {
+            passages: copy,
+            digest,
+            first,
+        },
+    };
+    if truncated {
+        answer.next_cursor = answer.cursor_after(store, answer.hits.len());
+    }
+    answer.set_next();
+    Ok(answer)
+}
+
+/// The cursor that continues a tree's ranked passages at passage `at` (0-based).
+pub(super) fn cursor(store: &Store, passages: &str, digest: &str, at: u64) -> String {
+    cursor::seal(
+        store,
+        &TreeWordsCursor {
+            k: "words-tree".into(),
+            r: passages.to_owned(),
+            q: digest.to_owned(),
+            i: at,
+        },
+    )
+}
+
+/// The passage stored at line `line` of the copy: `[path, start_line, end_line, byte, text]`.
+fn passage_at(reader: &ArtifactReader, line: u64) -> Result<Hit> {
+    let corrupt = |actual: String| Error::Corrupt {
+        reference: reader.meta().reference.clone(),
+        expected: "one passage a line".into(),
+        actual,
+    };
+    let start = reader.line_start(line)?.byte;
+    let end = if line >= reader.meta().lines {
+        reader.size()
+    } else {
+        reader.line_start(line + 1)?.byte
+    };
+    let bytes = reader.read_at(start, (end - start) as usize)?;
+    let (path, start_line, end_line, byte, text): (String, u64, u64, u64, String) =
+        serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
+    Ok(Hit {
+        path: Some(path),
+        line: start_line,
+        byte_offset: byte,
+        text,
+        trimmed: None,
+        before: Vec::new(),
+        after: Vec::new(),
+        end_line: Some(end_line),
+        score: None,
+        end_byte: None,
+    })
+}
+
+/// The ref of the stored passages of the tree as it is now: reused when its files are
+/// unchanged (by path, size and modification time), else cut and indexed once.
+fn stored_passages(
+    store: &Store,
+    roots: &Roots,
+    shown_root: &str,
+    dir: &Path,
+    filter: &super::tree::Filter<'_>,
+    budget: Duration,
+) -> Result<String> {
+    let started = Instant::now();
+    let walked = walk::walk(dir, filter.globs, filter.hidden)?;
+    let key = format!(
+        "words-tree:{TREE_INDEX_VERSION}:{}:{}:{}:{}",
+        dir.display(),
+        filter.globs.join("\u{1}"),
+        filter.hidden,
+        walked.digest
+    );
+    if let Some(found) = store.find_by_dedup(&key)?
+        && store.words_path(&found.reference).exists()
+    {
+        return Ok(found.reference);
+    }
+    let root_shown = if shown_root.is_empty() {
+        ".".to_owned()
+    } else {
+        shown_root.to_owned()
+    };
+    let mut new = crate::store::NewArtifact::new(Source::new(
+        format!("word index of {root_shown}"),
+        Version::Search(SearchVersion::default()),
+    ));
+    new.dedup_key = Some(key);
+    let mut writer = store.create(new)?;
+    let final_path = store.words_path(writer.reference());
+    let building = final_path.with_extension(format!("building-{}", std::process::id()));
+    let _ = std::fs::remove_file(&building);
+    let conn = Connection::open(&building)?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+         CREATE VIRTUAL TABLE p USING fts5(body, content = '', tokenize = 'porter unicode61 remove_diacritics 2');",
+    )?;
+    let tx = conn.unchecked_transaction()?;
+    let deadline = budget * BUILD_BUDGET_FACTOR;
+    let mut n = Counts::default();
+    let mut timed_out = None;
+    let mut last_path = String::new();
+    {
+        let mut body = tx.prepare("INSERT INTO p (rowid, body) VALUES (?1, ?2)")?;
+        for file in &walked.files {
+            if n.looked_at() > 0 && started.elapsed() >= deadline {
+                timed_out = Some(last_path.clone());
+                break;
+            }
+            last_path.clone_from(&file.rel);
+            if file.len > MAX_FILE_BYTES {
+                n.too_large += 1;
+                continue;
+            }
+            // Opened again beneath its root, not by name (see `beneath.rs`).
+            let Some(opened) = roots
+                .split(&file.path)
+                .ok()
+                .and_then(|(root, rel)| crate::beneath::open_file(root, rel).ok())
+            else {
+                n.unreadable += 1;
+                continue;
+            };
+            let head = head_of(&opened);
+            if memchr::memchr(0, &head).is_some() {
+                n.binary += 1;
+                continue;
+            }
+            let log = crate::files::reads_as_log(&file.path, &head);
+            let outcome = super::passages::split(&opened, log, &mut |p| {
+                n.passages += 1;
+                // Strings and numbers: writing them as JSON cannot fail.
+                let line = serde_json::to_vec(&(
+                    &file.rel,
+                    p.start_line,
+                    p.end_line,
+                    p.start_byte,
+                    &p.text,
+                ))
+                .unwrap_or_default();
+                writer.write(&line);
+                writer.write(b"\n");
+                body.execute(params![n.passages as i64, indexed(&p.text)])?;
+                Ok(())
+            });
+            if outcome.is_err() {
+                n.unreadable += 1;
+                continue;
+            }
+            n.searched += 1;
+        }
+    }
+    tx.commit()?;
+    drop(conn);
+    let (ignored, hidden) = if timed_out.is_none() {
+        super::tree::left_out(dir, filter, walked.files.len(), budget)
+    } else {
+        (None, None)
+    };
+    let scope = TreeScope {
+        root: root_shown,
+        reference: None,
+        version: super::tree::tree_version(dir, &walked.digest),
+        files_searched: n.searched,
+        files_skipped: Skipped {
+            binary: n.binary,
+            ignored,
+            hidden,
+            too_large: n.too_large,
+            unreadable: n.unreadable,
+        },
+        duration_ms: started.elapsed().as_millis() as u64,
+        covered: timed_out.as_ref().map(|last| {
+            format!("files in path order up to and including `{last}`; the files after it were not indexed")
+        }),
+        first_hit_index: 0,
+    };
+    let version = SearchVersion {
+        globs: Some(filter.globs.to_vec()),
+        hidden: filter.hidden,
+        scope: serde_json::to_value(&scope).unwrap_or(Value::Null),
+        hit_count: Some(n.passages),
+        timed_out: timed_out.is_some(),
+        ..SearchVersion::default()
+    };
+    let meta = writer.finish(
+        ArtifactState::Complete,
+        None,
+        Some(Version::Search(version)),
+    )?;
+    std::fs::rename(&building, &final_path).map_err(|e| Error::io(&final_path, e))?;
+    Ok(meta.reference)
+}
+
+/// The first 8 KiB of a file, read at its offset (the file's position stays at 0).
+fn head_of(file: &std::fs::File) -> Vec<u8> {
+    use std::os::unix::fs::FileExt;
+    let mut head = vec![0u8; 8192];
+    let n = file.read_at(&mut head, 0).unwrap_or(0);
+    head.truncate(n);
+    head
+}
+
+/// What indexing did with the files the walk found.
+#[derive(Default)]
+struct Counts {
+    searched: u64,
+    binary: u64,
+    too_large: u64,
+    unreadable: u64,
+    passages: u64,
+}
+
+impl Counts {
+    fn looked_at(&self) -> u64 {
+        self.searched + self.binary + self.too_large + self.unreadable
+    }
+}
