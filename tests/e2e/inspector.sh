@@ -22,7 +22,7 @@ json_has() { # file, python expression over `d`
 out=$(mktemp)
 
 "${INSPECT[@]}" "$SPOOL" serve --root "$ROOT" --method tools/list > "$out" 2>/dev/null
-check "stdio: tools/list names the seven tools" json_has "$out" 'sorted(t["name"] for t in d["tools"]) == ["artifacts","fetch","list","query","read","run","search"]'
+check "stdio: tools/list names the eight tools" json_has "$out" 'sorted(t["name"] for t in d["tools"]) == ["artifacts","ci_log","fetch","list","query","read","run","search"]'
 
 "${INSPECT[@]}" "$SPOOL" serve --root "$ROOT" --method tools/call --tool-name run --tool-arg 'command=seq 1 5000' --tool-arg max_tokens=600 > "$out" 2>/dev/null
 check "stdio: run answers a partial envelope" json_has "$out" 'd["structuredContent"]["complete"] is False and d["content"][0]["text"].startswith("[PARTIAL")'
@@ -47,7 +47,7 @@ server=$!
 url=$(wait_for_url "$log")
 check "http: server announced its address" test -n "$url"
 "${INSPECT[@]}" --server-url "$url" --transport http --method tools/list > "$out" 2>/dev/null
-check "http: tools/list" json_has "$out" 'len(d["tools"]) == 7'
+check "http: tools/list" json_has "$out" 'len(d["tools"]) == 8'
 "${INSPECT[@]}" --server-url "$url" --transport http --method tools/call --tool-name list --tool-arg path=. > "$out" 2>/dev/null
 check "http: list" json_has "$out" 'd["structuredContent"]["items"][0]["name"] == "notes.txt"'
 kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
@@ -60,7 +60,7 @@ status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: applic
   -H 'Accept: application/json, text/event-stream' --data '{"jsonrpc":"2.0","id":1,"method":"ping"}' "$url")
 check "http: no bearer token is 401 (got $status)" test "$status" = 401
 "${INSPECT[@]}" --server-url "$url" --transport http --header "Authorization: Bearer s3cret" --method tools/list > "$out" 2>/dev/null
-check "http: the bearer token is accepted" json_has "$out" 'len(d["tools"]) == 7'
+check "http: the bearer token is accepted" json_has "$out" 'len(d["tools"]) == 8'
 kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
 
 # spool wrap in front of the real filesystem server: its tools plus read/search/artifacts, and a

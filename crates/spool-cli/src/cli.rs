@@ -36,6 +36,9 @@ pub enum Command {
     Search(SearchArgs),
     /// Run a jq program over stored JSON (a JSON answer or a list of items).
     Query(QueryArgs),
+    /// Read a GitHub Actions job's log, pinned to its run and attempt.
+    #[command(name = "ci-log")]
+    CiLog(CiLogArgs),
     /// List stored artifacts, newest first.
     Artifacts(ArtifactsArgs),
     /// Show recent answers, or everything delivered from one artifact.
@@ -143,6 +146,29 @@ pub struct ReadArgs {
     pub cursor: Option<String>,
     #[command(flatten)]
     pub find: FindArgs,
+    /// Cap of the shown part, in tokens (default 8,000; a few screens when the output is a
+    /// terminal).
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct CiLogArgs {
+    /// The repository, `owner/name`.
+    pub repo: String,
+    /// The workflow run's id (the number in `.../actions/runs/ID`).
+    pub run_id: u64,
+    /// The attempt (default: the run's latest, read first and pinned).
+    #[arg(long, value_name = "N")]
+    pub attempt: Option<u64>,
+    /// The job, by name or id (default: the first failed job, else the first).
+    #[arg(long, value_name = "NAME|ID")]
+    pub job: Option<String>,
+    /// Allow a log's signed URL on a private, loopback or link-local address.
+    #[arg(long)]
+    pub allow_private_network: bool,
     /// Cap of the shown part, in tokens (default 8,000; a few screens when the output is a
     /// terminal).
     #[arg(long)]

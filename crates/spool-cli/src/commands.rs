@@ -2,6 +2,7 @@
 
 mod artifacts;
 mod audit;
+mod ci_log;
 mod fetch;
 mod gc;
 mod ls;
@@ -24,6 +25,7 @@ pub fn wants_json(cmd: &Command) -> bool {
         Command::Fetch(a) => a.common.json,
         Command::Read(a) => a.common.json,
         Command::Query(a) => a.common.json,
+        Command::CiLog(a) => a.common.json,
         Command::Search(a) => a.common.json,
         Command::Artifacts(a) => a.common.json,
         Command::Audit(a) => a.common.json,
@@ -44,6 +46,7 @@ pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error
         Command::Fetch(a) => fetch::fetch(store, &a),
         Command::Read(a) => read::read(store, &a),
         Command::Query(a) => query::query(store, &a),
+        Command::CiLog(a) => ci_log::ci_log(store, &a),
         Command::Search(a) => search::search(store, &a),
         Command::Artifacts(a) => artifacts::artifacts(store, &a),
         Command::Audit(a) => audit::audit(store, &a),

@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 
 mod version;
 pub use version::{
-    ExecVersion, FetchVersion, FileVersion, McpVersion, QueryVersion, SearchVersion, TextVersion,
-    Version, ViewOf,
+    CiVersion, ExecVersion, FetchVersion, FileVersion, McpVersion, QueryVersion, SearchVersion,
+    TextVersion, Version, ViewOf,
 };
 
 /// What kind of thing an artifact holds.
@@ -20,6 +20,8 @@ pub enum SourceKind {
     Search,
     Text,
     Query,
+    /// A CI job's log (GitHub Actions), pinned to its run and attempt.
+    Ci,
 }
 
 impl SourceKind {
@@ -32,6 +34,7 @@ impl SourceKind {
             Self::Search => "search",
             Self::Text => "text",
             Self::Query => "query",
+            Self::Ci => "ci",
         }
     }
 
@@ -44,6 +47,7 @@ impl SourceKind {
             "search" => Self::Search,
             "text" => Self::Text,
             "query" => Self::Query,
+            "ci" => Self::Ci,
             _ => return None,
         })
     }

@@ -109,6 +109,15 @@ pub enum Error {
         hint: String,
     },
 
+    /// A remote service's refusal or absence (a CI provider's 401, 404, 410, rate limit),
+    /// said as the contract's code, with what to check.
+    #[error("{message}")]
+    Remote {
+        code: ErrorCode,
+        message: String,
+        hint: String,
+    },
+
     #[error("i/o error at `{}`: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -191,6 +200,7 @@ impl Error {
             | Self::StoreFull { .. }
             | Self::UpstreamUnavailable { .. } => ErrorCode::Unavailable,
             Self::Timeout { .. } | Self::UpstreamTimeout { .. } => ErrorCode::Timeout,
+            Self::Remote { code, .. } => *code,
             Self::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
                 ErrorCode::Forbidden
             }
@@ -223,9 +233,9 @@ impl Error {
                 None => "the content is gone; produce it again from its source".into(),
             }),
             Self::InvalidArgument { hint, .. } => hint.clone(),
-            Self::UpstreamUnavailable { hint, .. } | Self::UpstreamTimeout { hint, .. } => {
-                Some(hint.as_str().into())
-            }
+            Self::UpstreamUnavailable { hint, .. }
+            | Self::UpstreamTimeout { hint, .. }
+            | Self::Remote { hint, .. } => Some(hint.as_str().into()),
             Self::Corrupt { .. } => {
                 Some("the stored copy cannot be trusted; produce it again from its source".into())
             }

@@ -205,6 +205,19 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
         if let Some(found) = &e.found {
             lines.push(format!("[{}]", found_text(found, e)));
         }
+        // What the caller added (a reused copy, a CI run's other jobs) is said even when the
+        // answer is whole.
+        for note in &e.notes {
+            lines.push(format!("[Note: {note}.]"));
+        }
+        if !e.next.is_empty() {
+            let calls: Vec<String> = e
+                .next
+                .iter()
+                .map(|c| crate::spell::call(c, dialect))
+                .collect();
+            lines.push(format!("[Next: {}]", calls.join(", or ")));
+        }
         return lines.join("\n");
     }
     let why = e

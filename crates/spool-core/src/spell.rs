@@ -242,6 +242,21 @@ pub fn cli_text(call: &NextCall) -> String {
             common_flags(a, &mut out);
             out
         }
+        "ci_log" => {
+            out.push_str(&format!(
+                "spool ci-log {} {}",
+                shell_word(text("repo").unwrap_or("OWNER/REPO")),
+                num("run_id").map_or_else(|| "RUN_ID".to_owned(), |n| n.to_string())
+            ));
+            if let Some(attempt) = num("attempt") {
+                out.push_str(&format!(" --attempt {attempt}"));
+            }
+            if let Some(job) = text("job") {
+                out.push_str(&format!(" --job {}", shell_word(job)));
+            }
+            common_flags(a, &mut out);
+            out
+        }
         "audit" => {
             out.push_str("spool audit");
             if let Some(r) = text("ref") {

@@ -105,7 +105,19 @@ pub fn window_with_notes(
     cap: impl Into<Cap>,
     notes: &[String],
 ) -> Result<Envelope> {
-    window_inner(reader, request, None, cap.into(), notes)
+    window_inner(reader, request, None, cap.into(), notes, &[])
+}
+
+/// The same, with calls of the caller's (the other jobs of a CI run, ...) offered after the
+/// window's own, and measured with the answer.
+pub fn window_with_calls(
+    reader: &ArtifactReader,
+    request: WindowRequest,
+    cap: impl Into<Cap>,
+    notes: &[String],
+    calls: &[crate::envelope::NextCall],
+) -> Result<Envelope> {
+    window_inner(reader, request, None, cap.into(), notes, calls)
 }
 
 /// A preview that also shows what a search of the whole artifact `found`: its best passages
@@ -123,6 +135,7 @@ pub fn window_found(
         Some(found),
         cap.into(),
         notes,
+        &[],
     )
 }
 
@@ -132,6 +145,7 @@ fn window_inner(
     found: Option<&Found>,
     cap: Cap,
     notes: &[String],
+    calls: &[crate::envelope::NextCall],
 ) -> Result<Envelope> {
     let max_tokens = cap.tokens;
     check_cap(max_tokens)?;
@@ -153,7 +167,11 @@ fn window_inner(
     let found_bytes = found.map_or(0, |f| {
         serde_json::to_string(f).map_or(0, |s| s.len() as u64) / 4
     });
-    let notes_bytes = notes_bytes + found_bytes;
+    let calls_bytes = calls
+        .iter()
+        .map(|c| serde_json::to_string(c).map_or(0, |s| s.len() as u64))
+        .sum::<u64>();
+    let notes_bytes = notes_bytes + found_bytes + calls_bytes;
     let mut reserve =
         RESERVE_TOKENS + render::describe_source(&meta.source).len() as u64 + notes_bytes;
     if in_json {
@@ -200,6 +218,7 @@ fn window_inner(
             &cap.detail(cut_by_chars),
         );
         envelope.notes.splice(0..0, notes.iter().cloned());
+        envelope.next.extend(calls.iter().cloned());
         if shown_found.is_some() {
             // Reading on after the last piece and after the head; each other gap's marker
             // carries its own read.

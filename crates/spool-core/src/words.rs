@@ -102,6 +102,19 @@ pub fn describe_source(source: &Source) -> String {
             parts.push(plural(v.values, "value", "values"));
             parts.push(v.ran_at.clone());
         }
+        Version::Ci(v) => {
+            parts.push(format!(
+                "attempt {} of {}",
+                v.attempt,
+                v.latest_attempt.max(v.attempt)
+            ));
+            parts.push(format!(
+                "commit {}",
+                &v.head_sha[..v.head_sha.len().min(12)]
+            ));
+            parts.push(v.conclusion.clone().unwrap_or_else(|| v.status.clone()));
+            parts.push(v.fetched_at.clone());
+        }
         Version::Search(_) | Version::Text(_) | Version::Other { .. } => {}
     }
     parts.join(", ")

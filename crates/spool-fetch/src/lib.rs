@@ -7,6 +7,7 @@ mod bounded;
 mod convert;
 #[cfg(test)]
 mod fuzz;
+pub mod github;
 pub mod guard;
 mod page;
 
@@ -197,7 +198,7 @@ fn refusal(url: &str, refused: &guard::Refused) -> Error {
     }
 }
 
-fn client(
+pub(crate) fn client(
     opts: &FetchOptions,
     redirects: Arc<Mutex<Vec<String>>>,
 ) -> Result<reqwest::blocking::Client> {
@@ -237,7 +238,7 @@ fn client(
 }
 
 /// Maps a transport failure to the contract's codes, naming what was reached.
-fn transport_error(url: &str, e: &reqwest::Error, opts: &FetchOptions) -> Error {
+pub(crate) fn transport_error(url: &str, e: &reqwest::Error, opts: &FetchOptions) -> Error {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
         if let Some(refused) = s.downcast_ref::<guard::Refused>() {

@@ -50,3 +50,11 @@ something in it, `search` the ref (the first `next` call) rather than paging, th
 around the hit. The same URL within 5 minutes reuses the stored copy; `refresh: true` asks the \
 server again and says whether the page changed. HTTP errors are answers with their status; \
 private and loopback addresses are refused unless the server allows them.";
+
+pub const CI_LOG: &str = "Read a GitHub Actions job's log, pinned to its run and attempt. Without `attempt` the \
+run's latest is read first and pinned; a re-run is a new attempt under the same run id, and \
+reading on (`read` the ref) stays on the attempt stored, never splicing two executions. The \
+answer shows the log's tail, names the step that failed and the first `##[error]` line, lists \
+the attempt's jobs (failed first) and the other attempts, each as a ready call. A finished \
+job's log is stored once and reused. Token from GITHUB_TOKEN or GH_TOKEN; API from \
+GITHUB_API_URL.";

@@ -22,7 +22,8 @@ use crate::answer::{Parts, error_result, into_result};
 use crate::descriptions;
 use crate::schema;
 use spool_core::answer::params::{
-    ArtifactsParams, FetchParams, ListParams, QueryParams, ReadParams, RunParams, SearchParams,
+    ArtifactsParams, CiLogParams, FetchParams, ListParams, QueryParams, ReadParams, RunParams,
+    SearchParams,
 };
 use spool_core::answer::{Answer, tools};
 
@@ -42,6 +43,9 @@ pub struct Settings {
     /// Send structured content (and declare output schemas) beside the text blocks. Off for a
     /// host that forwards both parts to the model: it then gets the text blocks alone.
     pub structured: bool,
+    /// Where `ci_log` reads GitHub Actions, and with which token (default: `GITHUB_API_URL`,
+    /// `GITHUB_TOKEN` or `GH_TOKEN` when the call is made).
+    pub ci: Option<spool_fetch::github::CiOptions>,
 }
 
 impl Settings {
@@ -77,6 +81,7 @@ impl Default for Settings {
             search_budget: spool_core::search::tree::DEFAULT_BUDGET,
             allow_private_network: false,
             structured: true,
+            ci: None,
         }
     }
 }
@@ -290,6 +295,18 @@ impl SpoolServer {
     }
 
     #[tool(
+        name = "ci_log",
+        description = descriptions::CI_LOG,
+        output_schema = schema::envelope(),
+        annotations(title = "Read a CI job's log, pinned to its attempt", read_only_hint = true, open_world_hint = true)
+    )]
+    async fn ci_log(&self, Parameters(p): Parameters<CiLogParams>) -> CallToolResult {
+        let args = args_of(&p);
+        self.blocking("ci_log", args, move |inner| inner.ci_log(&p))
+            .await
+    }
+
+    #[tool(
         name = "read",
         description = descriptions::READ,
         output_schema = schema::envelope(),
@@ -430,6 +447,16 @@ impl Inner {
             self.settings.cap(p.max_tokens),
             progress,
         )
+    }
+
+    fn ci_log(&self, p: &CiLogParams) -> Result<Answer> {
+        let mut opts = self
+            .settings
+            .ci
+            .clone()
+            .unwrap_or_else(spool_fetch::github::CiOptions::from_env);
+        opts.fetch.allow_private |= self.settings.allow_private_network;
+        spool_fetch::github::answer(&self.store, p, &opts, self.settings.cap(p.max_tokens))
     }
 
     fn read(&self, p: &ReadParams) -> Result<Answer> {

@@ -2,6 +2,7 @@
 //! ([`weed`]), and big answers. The fake upstream MCP server is the binary `fake-upstream`; tests
 //! of other crates find it with [`fake_upstream`].
 
+pub mod actions;
 pub mod hosts;
 pub mod pages;
 pub mod weed;

@@ -265,3 +265,23 @@ pub struct FetchParams {
     #[serde(default)]
     pub max_tokens: Option<u64>,
 }
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CiLogParams {
+    /// The repository, `owner/name`.
+    pub repo: String,
+    /// The workflow run's id (the number in `.../actions/runs/ID`).
+    pub run_id: u64,
+    /// The attempt (1 for the first run, 2 after one re-run, ...). Default: the run's latest,
+    /// read first and pinned, so that reading on never mixes two attempts.
+    #[serde(default)]
+    pub attempt: Option<u64>,
+    /// The job, by name or id. Default: the first failed job of the attempt, else its first.
+    #[serde(default)]
+    pub job: Option<String>,
+    /// Cap of this answer in tokens (default: the server's cap, 8000).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+}

@@ -11,6 +11,9 @@ use serde_json::{Map, Value};
 
 use super::SourceKind;
 
+mod ci;
+pub use ci::CiVersion;
+
 /// The version of one artifact's source.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Version {
@@ -21,6 +24,7 @@ pub enum Version {
     Search(SearchVersion),
     Text(TextVersion),
     Query(QueryVersion),
+    Ci(CiVersion),
     /// A stored version that does not read as its kind's type, kept as it was.
     Other {
         kind: SourceKind,
@@ -250,6 +254,7 @@ impl Version {
             SourceKind::Search => typed(&value).map(Self::Search),
             SourceKind::Text => typed(&value).map(Self::Text),
             SourceKind::Query => typed(&value).map(Self::Query),
+            SourceKind::Ci => typed(&value).map(Self::Ci),
         };
         parsed.unwrap_or_else(|| match value {
             Value::Object(fields) => Self::Other { kind, fields },
@@ -277,6 +282,7 @@ impl Version {
             Self::Search(_) => SourceKind::Search,
             Self::Text(_) => SourceKind::Text,
             Self::Query(_) => SourceKind::Query,
+            Self::Ci(_) => SourceKind::Ci,
             Self::Other { kind, .. } => *kind,
         }
     }
@@ -291,6 +297,7 @@ impl Version {
             Self::Search(v) => v.view.clone(),
             Self::Text(v) => v.view.clone(),
             Self::Query(v) => v.view.clone(),
+            Self::Ci(v) => v.view.clone(),
             Self::Other { fields, .. } => {
                 serde_json::from_value(Value::Object(fields.clone())).unwrap_or_default()
             }
@@ -309,6 +316,7 @@ impl Version {
             Self::Search(v) => v.view = view,
             Self::Text(v) => v.view = view,
             Self::Query(v) => v.view = view,
+            Self::Ci(v) => v.view = view,
             Self::Other { fields, .. } => {
                 if let Ok(Value::Object(added)) = serde_json::to_value(view) {
                     fields.extend(added);
@@ -335,6 +343,13 @@ impl Version {
     pub fn file(&self) -> Option<&FileVersion> {
         match self {
             Self::File(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn ci(&self) -> Option<&CiVersion> {
+        match self {
+            Self::Ci(v) => Some(v),
             _ => None,
         }
     }
@@ -386,6 +401,7 @@ impl Serialize for Version {
             Self::Search(v) => v.serialize(s),
             Self::Text(v) => v.serialize(s),
             Self::Query(v) => v.serialize(s),
+            Self::Ci(v) => v.serialize(s),
             Self::Other { fields, .. } => fields.serialize(s),
         }
     }

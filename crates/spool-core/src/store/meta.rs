@@ -42,6 +42,8 @@ impl NewArtifact {
     pub fn new(source: Source) -> Self {
         let preview = match source.kind() {
             SourceKind::Exec => Preview::HeadTail,
+            // A CI log is read as a log: its end says how the job ended.
+            SourceKind::Ci => Preview::Tail,
             _ => Preview::Head,
         };
         Self {

@@ -1,5 +1,6 @@
 //! fetch against a real HTTP server (axum) on 127.0.0.1, started by the tests.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod github;
 mod pages;
 mod server;

@@ -331,3 +331,64 @@ async fn tools_tell_hosts_the_chars_an_answer_may_take() {
         Some(&json!(200_000))
     );
 }
+
+/// Issue 16: a CI job's log, pinned to its attempt, as each host's model sees it: the attempt,
+/// the failed step and the error line, the tail once, and calls to the other jobs that work.
+#[tokio::test]
+async fn a_ci_log_in_every_host() {
+    use spool_test_support::actions::{self, Actions, TOKEN, job};
+    let state = std::sync::Arc::new(std::sync::Mutex::new(Actions::default()));
+    state.lock().unwrap().runs.insert(
+        7,
+        vec![
+            vec![job(101, "build", true, 1)],
+            vec![job(201, "build", true, 2), job(202, "lint", false, 2)],
+        ],
+    );
+    let addr = actions::start(std::sync::Arc::clone(&state));
+    let h = start(Settings {
+        max_tokens: CAP,
+        ci: Some(spool_fetch::github::CiOptions {
+            api: format!("http://{addr}"),
+            token: Some(spool_fetch::github::Token(TOKEN.to_owned())),
+            fetch: spool_fetch::FetchOptions::default(),
+        }),
+        ..Settings::default()
+    })
+    .await;
+    let r = h
+        .call("ci_log", json!({ "repo": "acme/widgets", "run_id": 7 }))
+        .await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let views = check(
+        &r,
+        &[
+            "attempt 2 of 2 of run 7 (the latest, read first and pinned)",
+            "earlier attempts exist (1 to 1)",
+            "the step that failed: `Run cargo test`",
+            "attempt 2 has 2 jobs: build (failure; this log), lint (success)",
+        ],
+        &["##[error]Process completed with exit code 101.\n"],
+    );
+    for next in follow_each(&h, &views).await {
+        assert_eq!(next.is_error, Some(false), "{next:?}");
+    }
+    // Every next call the answer carries works, the other job and attempt among them.
+    let next = structured(&r)["next"].as_array().unwrap().clone();
+    let mut tools = Vec::new();
+    for call in next {
+        let tool = call["tool"].as_str().unwrap().to_owned();
+        let done = h.call_owned(tool.clone(), call["arguments"].clone()).await;
+        assert_eq!(done.is_error, Some(false), "{call}: {done:?}");
+        tools.push(tool);
+    }
+    assert!(
+        tools.iter().filter(|t| *t == "ci_log").count() >= 2,
+        "{tools:?}"
+    );
+    let err = h
+        .call("ci_log", json!({ "repo": "acme/widgets", "run_id": 999 }))
+        .await;
+    assert_eq!(err.is_error, Some(true));
+    assert_eq!(structured(&err)["error"]["code"], "not_found");
+}

@@ -15,6 +15,7 @@ async fn tools_list_is_the_product_copy() {
         names,
         [
             "artifacts",
+            "ci_log",
             "fetch",
             "list",
             "query",

@@ -1,0 +1,319 @@
+//! A loopback server that plays GitHub's Actions REST API: a run and its attempts, the jobs of
+//! each attempt (paged), each job's log as a redirect to a signed URL, and GitHub's error
+//! answers (401 bad credentials, 404, 410 for logs past retention, 403 with a used-up rate
+//! limit). Its JSON follows the published description (`@octokit/openapi`: `workflow-run`,
+//! `job`).
+
+#![expect(
+    clippy::unwrap_used,
+    clippy::missing_panics_doc,
+    reason = "a test server: a poisoned lock or a failed bind is a failed test"
+)]
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
+
+pub const TOKEN: &str = "ghp_test_token";
+pub const HEAD_SHA: &str = "0123456789abcdef0123456789abcdef01234567";
+
+#[derive(Clone)]
+pub struct FakeJob {
+    pub id: u64,
+    pub name: String,
+    pub status: String,
+    pub conclusion: Option<String>,
+    /// (name, conclusion) of each step.
+    pub steps: Vec<(String, String)>,
+    pub log: String,
+    /// Past retention: the log endpoint answers 410.
+    pub gone: bool,
+}
+
+#[derive(Default)]
+pub struct Actions {
+    /// run id → attempts, each its jobs.
+    pub runs: HashMap<u64, Vec<Vec<FakeJob>>>,
+    /// Every path asked for, in order.
+    pub seen: Vec<String>,
+    pub rate_limited: bool,
+}
+
+pub type Shared = Arc<Mutex<Actions>>;
+
+/// A log as the Actions runner writes it: timestamped lines, steps in groups, and an error line.
+pub fn log_of(attempt: u64, failing: bool) -> String {
+    let mut log = String::new();
+    let ts = "2026-11-30T09:00:00.0000000Z";
+    log.push_str(&format!("{ts} ##[group]Run actions/checkout@v4\n{ts} attempt {attempt} checkout\n{ts} ##[endgroup]\n"));
+    log.push_str(&format!("{ts} ##[group]Run cargo test\n"));
+    for i in 1..=3000 {
+        log.push_str(&format!("{ts} attempt {attempt} test case_{i} ... ok\n"));
+    }
+    if failing {
+        log.push_str(&format!(
+            "{ts} attempt {attempt} test retry_backoff ... FAILED\n"
+        ));
+        log.push_str(&format!(
+            "{ts} ##[error]Process completed with exit code 101.\n"
+        ));
+    }
+    log.push_str(&format!(
+        "{ts} ##[endgroup]\n{ts} Cleaning up orphan processes\n"
+    ));
+    log
+}
+
+pub fn job(id: u64, name: &str, failing: bool, attempt: u64) -> FakeJob {
+    FakeJob {
+        id,
+        name: name.to_owned(),
+        status: "completed".into(),
+        conclusion: Some(if failing { "failure" } else { "success" }.into()),
+        steps: vec![
+            ("Set up job".into(), "success".into()),
+            ("Run actions/checkout@v4".into(), "success".into()),
+            (
+                "Run cargo test".into(),
+                if failing { "failure" } else { "success" }.into(),
+            ),
+        ],
+        log: log_of(attempt, failing),
+        gone: false,
+    }
+}
+
+fn error(status: StatusCode, message: &str) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
+        json!({ "message": message, "documentation_url": "https://docs.github.com/rest", "status": status.as_u16().to_string() })
+            .to_string(),
+    )
+        .into_response()
+}
+
+/// The refusals every endpoint shares: a wrong token, a used-up rate limit.
+fn refused(state: &Actions, headers: &HeaderMap) -> Option<Response> {
+    if let Some(auth) = headers.get(header::AUTHORIZATION)
+        && auth.to_str().ok() != Some(&format!("Bearer {TOKEN}"))
+    {
+        return Some(error(StatusCode::UNAUTHORIZED, "Bad credentials"));
+    }
+    if state.rate_limited {
+        let mut r = error(
+            StatusCode::FORBIDDEN,
+            "API rate limit exceeded for 127.0.0.1.",
+        );
+        let h = r.headers_mut();
+        h.insert("x-ratelimit-limit", "60".parse().unwrap());
+        h.insert("x-ratelimit-remaining", "0".parse().unwrap());
+        h.insert("x-ratelimit-reset", "1796112000".parse().unwrap());
+        return Some(r);
+    }
+    None
+}
+
+fn run_json(
+    addr: SocketAddr,
+    owner: &str,
+    repo: &str,
+    id: u64,
+    attempts: &[Vec<FakeJob>],
+) -> Value {
+    let latest = attempts.last().map(Vec::as_slice).unwrap_or_default();
+    let done = latest.iter().all(|j| j.status == "completed");
+    let failed = latest
+        .iter()
+        .any(|j| j.conclusion.as_deref() == Some("failure"));
+    let api = format!("http://{addr}/repos/{owner}/{repo}");
+    json!({
+        "id": id,
+        "name": "CI",
+        "node_id": "WFR_kwLOtest",
+        "head_branch": "main",
+        "head_sha": HEAD_SHA,
+        "path": ".github/workflows/ci.yml",
+        "display_title": "ci: run the tests",
+        "run_number": 42,
+        "event": "push",
+        "status": if done { "completed" } else { "in_progress" },
+        "conclusion": if !done { Value::Null } else if failed { json!("failure") } else { json!("success") },
+        "workflow_id": 9,
+        "url": format!("{api}/actions/runs/{id}"),
+        "html_url": format!("https://github.invalid/{owner}/{repo}/actions/runs/{id}"),
+        "pull_requests": [],
+        "created_at": "2026-11-30T09:00:00Z",
+        "updated_at": "2026-11-30T09:10:00Z",
+        "run_attempt": attempts.len(),
+        "run_started_at": "2026-11-30T09:00:00Z",
+        "jobs_url": format!("{api}/actions/runs/{id}/jobs"),
+        "logs_url": format!("{api}/actions/runs/{id}/logs"),
+        "check_suite_url": format!("{api}/check-suites/1"),
+        "artifacts_url": format!("{api}/actions/runs/{id}/artifacts"),
+        "cancel_url": format!("{api}/actions/runs/{id}/cancel"),
+        "rerun_url": format!("{api}/actions/runs/{id}/rerun"),
+        "workflow_url": format!("{api}/actions/workflows/9"),
+        "head_commit": null,
+        "repository": repo_json(owner, repo),
+        "head_repository": repo_json(owner, repo),
+    })
+}
+
+fn repo_json(owner: &str, repo: &str) -> Value {
+    json!({ "id": 1, "node_id": "R_test", "name": repo, "full_name": format!("{owner}/{repo}"),
+            "private": false, "owner": { "login": owner, "id": 1 } })
+}
+
+fn job_json(
+    addr: SocketAddr,
+    owner: &str,
+    repo: &str,
+    run_id: u64,
+    attempt: u64,
+    j: &FakeJob,
+) -> Value {
+    let api = format!("http://{addr}/repos/{owner}/{repo}");
+    let steps: Vec<Value> = j
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, (name, conclusion))| {
+            json!({ "name": name, "status": "completed", "conclusion": conclusion, "number": i + 1,
+                    "started_at": "2026-11-30T09:00:00Z", "completed_at": "2026-11-30T09:05:00Z" })
+        })
+        .collect();
+    json!({
+        "id": j.id,
+        "run_id": run_id,
+        "run_url": format!("{api}/actions/runs/{run_id}"),
+        "run_attempt": attempt,
+        "node_id": format!("CR_{}", j.id),
+        "head_sha": HEAD_SHA,
+        "url": format!("{api}/actions/jobs/{}", j.id),
+        "html_url": format!("https://github.invalid/{owner}/{repo}/actions/runs/{run_id}/job/{}", j.id),
+        "status": j.status,
+        "conclusion": j.conclusion,
+        "created_at": "2026-11-30T09:00:00Z",
+        "started_at": "2026-11-30T09:00:00Z",
+        "completed_at": if j.status == "completed" { json!("2026-11-30T09:05:00Z") } else { Value::Null },
+        "name": j.name,
+        "steps": steps,
+        "check_run_url": format!("{api}/check-runs/{}", j.id),
+        "labels": ["ubuntu-latest"],
+        "runner_id": 1,
+        "runner_name": "GitHub Actions 1",
+        "runner_group_id": 1,
+        "runner_group_name": "GitHub Actions",
+        "workflow_name": "CI",
+        "head_branch": "main",
+    })
+}
+
+fn app(state: Shared, addr: SocketAddr) -> Router {
+    Router::new()
+        .route(
+            "/repos/{owner}/{repo}/actions/runs/{id}",
+            get(move |State(s): State<Shared>, Path((o, r, id)): Path<(String, String, u64)>, h: HeaderMap| async move {
+                let mut st = s.lock().unwrap();
+                st.seen.push(format!("/repos/{o}/{r}/actions/runs/{id}"));
+                if let Some(no) = refused(&st, &h) {
+                    return no;
+                }
+                match st.runs.get(&id) {
+                    Some(attempts) => axum::Json(run_json(addr, &o, &r, id, attempts)).into_response(),
+                    None => error(StatusCode::NOT_FOUND, "Not Found"),
+                }
+            }),
+        )
+        .route(
+            "/repos/{owner}/{repo}/actions/runs/{id}/logs",
+            get(move |State(s): State<Shared>, Path((o, r, id)): Path<(String, String, u64)>| async move {
+                // The run-id-only log: the latest attempt's. spool must never ask for it.
+                s.lock().unwrap().seen.push(format!("/repos/{o}/{r}/actions/runs/{id}/logs"));
+                error(StatusCode::GONE, "spool must not read the run-id-only log")
+            }),
+        )
+        .route(
+            "/repos/{owner}/{repo}/actions/runs/{id}/attempts/{n}/jobs",
+            get(move |State(s): State<Shared>, Path((o, r, id, n)): Path<(String, String, u64, u64)>, Query(q): Query<HashMap<String, String>>, h: HeaderMap| async move {
+                let mut st = s.lock().unwrap();
+                st.seen.push(format!("/repos/{o}/{r}/actions/runs/{id}/attempts/{n}/jobs"));
+                if let Some(no) = refused(&st, &h) {
+                    return no;
+                }
+                let Some(jobs) = st.runs.get(&id).and_then(|a| a.get(n.wrapping_sub(1) as usize)) else {
+                    return error(StatusCode::NOT_FOUND, "Not Found");
+                };
+                let per: usize = q.get("per_page").and_then(|p| p.parse().ok()).unwrap_or(30);
+                let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+                let shown: Vec<Value> = jobs
+                    .iter()
+                    .skip((page - 1) * per)
+                    .take(per)
+                    .map(|j| job_json(addr, &o, &r, id, n, j))
+                    .collect();
+                axum::Json(json!({ "total_count": jobs.len(), "jobs": shown })).into_response()
+            }),
+        )
+        .route(
+            "/repos/{owner}/{repo}/actions/jobs/{job}/logs",
+            get(move |State(s): State<Shared>, Path((o, r, job)): Path<(String, String, u64)>, h: HeaderMap| async move {
+                let mut st = s.lock().unwrap();
+                st.seen.push(format!("/repos/{o}/{r}/actions/jobs/{job}/logs"));
+                if let Some(no) = refused(&st, &h) {
+                    return no;
+                }
+                let found = st.runs.values().flatten().flatten().find(|j| j.id == job).cloned();
+                match found {
+                    None => error(StatusCode::NOT_FOUND, "Not Found"),
+                    Some(j) if j.gone => error(StatusCode::GONE, "Gone"),
+                    // As GitHub does: a redirect to a short-lived signed URL on another path.
+                    Some(_) => (
+                        StatusCode::FOUND,
+                        [(header::LOCATION, format!("http://{addr}/signed/job-logs/{job}?sig=abc&se=2026-12-01"))],
+                    )
+                        .into_response(),
+                }
+            }),
+        )
+        .route(
+            "/signed/job-logs/{job}",
+            get(move |State(s): State<Shared>, Path(job): Path<u64>| async move {
+                let mut st = s.lock().unwrap();
+                st.seen.push(format!("/signed/job-logs/{job}"));
+                let found = st.runs.values().flatten().flatten().find(|j| j.id == job).cloned();
+                match found {
+                    Some(j) => ([(header::CONTENT_TYPE, "text/plain")], j.log).into_response(),
+                    None => error(StatusCode::NOT_FOUND, "Not Found"),
+                }
+            }),
+        )
+        .with_state(state)
+}
+
+/// Starts the server on a free loopback port.
+pub fn start(state: Shared) -> SocketAddr {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            tx.send(addr).unwrap();
+            axum::serve(listener, app(state, addr)).await.unwrap();
+        });
+    });
+    rx.recv().unwrap()
+}
