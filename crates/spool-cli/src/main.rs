@@ -78,6 +78,49 @@ fn store_section(
     struct File {
         store: Option<spool_s3::StoreSection>,
     }
+    let Some((path, text)) = settings_text(config_file)? else {
+        return Ok(None);
+    };
+    let file: File = toml::from_str(&text).map_err(|e| Error::InvalidArgument {
+        message: format!("`{}`: {e}", path.display()).into(),
+        hint: Some(
+            "`[store]` takes `url` (s3://BUCKET/PREFIX), `endpoint`, `region`, `path_style` and `stale_after_s`; credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".into(),
+        ),
+    })?;
+    Ok(file.store)
+}
+
+/// Where `ci_log` reads GitHub Actions: `GITHUB_API_URL` and `GITHUB_TOKEN` (or `GH_TOKEN`),
+/// or the `[ci]` table of the settings file (`api_url`, and `token_env`: the name of the
+/// variable that holds the token, never the token itself).
+pub fn ci_options() -> Result<spool_fetch::github::CiOptions, Error> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        ci: Option<spool_fetch::github::CiSection>,
+    }
+    let section = match settings_text(None)? {
+        Some((path, text)) => {
+            toml::from_str::<File>(&text)
+                .map_err(|e| Error::InvalidArgument {
+                    message: format!("`{}`: {e}", path.display()).into(),
+                    hint: Some(
+                        "`[ci]` takes `api_url` and `token_env` (the name of the variable that holds the token)".into(),
+                    ),
+                })?
+                .ci
+        }
+        None => None,
+    };
+    Ok(spool_fetch::github::CiOptions::from_env_and(
+        section.as_ref(),
+    ))
+}
+
+/// The settings file and its text: `SPOOL_CONFIG`, else `config_file`, else
+/// `SPOOL_HOME/spool.toml` if there is one.
+fn settings_text(
+    config_file: Option<&std::path::Path>,
+) -> Result<Option<(std::path::PathBuf, String)>, Error> {
     let named = std::env::var_os("SPOOL_CONFIG").map(std::path::PathBuf::from);
     let must_exist = named.is_some() || config_file.is_some();
     let path = match named {
@@ -87,25 +130,14 @@ fn store_section(
             None => Store::default_home().join("spool.toml"),
         },
     };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => {
-            return Ok(None);
-        }
-        Err(e) => {
-            return Err(Error::InvalidArgument {
-                message: format!("cannot read `{}`: {e}", path.display()).into(),
-                hint: Some("name a readable settings file, or unset `SPOOL_CONFIG`".into()),
-            });
-        }
-    };
-    let file: File = toml::from_str(&text).map_err(|e| Error::InvalidArgument {
-        message: format!("`{}`: {e}", path.display()).into(),
-        hint: Some(
-            "`[store]` takes `url` (s3://BUCKET/PREFIX), `endpoint`, `region`, `path_style` and `stale_after_s`; credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".into(),
-        ),
-    })?;
-    Ok(file.store)
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some((path, text))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => Ok(None),
+        Err(e) => Err(Error::InvalidArgument {
+            message: format!("cannot read `{}`: {e}", path.display()).into(),
+            hint: Some("name a readable settings file, or unset `SPOOL_CONFIG`".into()),
+        }),
+    }
 }
 
 /// How often a long-running command (`serve`, `wrap`) ships its audit rows.

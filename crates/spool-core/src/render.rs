@@ -349,7 +349,10 @@ fn found_text(f: &Found, e: &Envelope) -> String {
     }
     out.push_str(&format!("; shown here, {order}: {}", at(shown)));
     if !unshown.is_empty() {
-        out.push_str(&format!("; too long to show here: {}", at(unshown)));
+        out.push_str(&format!(
+            "; not shown here (no room left in this answer): {}",
+            at(unshown)
+        ));
     }
     out
 }

@@ -51,6 +51,38 @@ impl CiOptions {
     }
 }
 
+/// The `[ci]` table of `spool.toml`: where the API is, and the name of the variable that holds
+/// the token (the token itself is never written in the file). The variables win when set.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CiSection {
+    #[serde(default)]
+    pub api_url: Option<String>,
+    #[serde(default)]
+    pub token_env: Option<String>,
+}
+
+impl CiOptions {
+    /// From the environment, and the settings file's `[ci]` table where a variable is not set:
+    /// the variable `token_env` names is read before `GITHUB_TOKEN` and `GH_TOKEN`.
+    pub fn from_env_and(section: Option<&CiSection>) -> Self {
+        let mut opts = Self::from_env();
+        let Some(section) = section else {
+            return opts;
+        };
+        let set = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        if set("GITHUB_API_URL").is_none()
+            && let Some(api) = &section.api_url
+        {
+            opts.api.clone_from(api);
+        }
+        if let Some(token) = section.token_env.as_deref().and_then(set) {
+            opts.token = Some(Token(token));
+        }
+        opts
+    }
+}
+
 /// A token, never shown: its `Debug` is `Token(***)`.
 #[derive(Clone)]
 pub struct Token(pub String);
@@ -162,15 +194,16 @@ impl<'a> Api<'a> {
             // signed URL of a log).
             request = request.bearer_auth(&token.0);
         }
+        // The error's own URL may be the signed one (a redirect's target): it is not shown.
         request
             .send()
-            .map_err(|e| crate::transport_error(&url, &e, &self.opts.fetch))
+            .map_err(|e| crate::transport_error(&url, &e.without_url(), &self.opts.fetch))
     }
 
     /// GETs `path` and reads its JSON, or says why not in the contract's words.
     fn json<T: DeserializeOwned>(&self, path: &str, what: &str) -> Result<T> {
         let response = self.get(path)?;
-        let response = checked(response, what, self.opts.token.is_some())?;
+        let response = checked(response, what, self.opts.token.is_some(), true)?;
         let url = response.url().to_string();
         // A page of 100 jobs with their steps is well under this.
         let mut body = Vec::new();
@@ -217,10 +250,18 @@ impl<'a> Api<'a> {
     /// The log of one job: the API's redirect followed to the signed URL, the body as a stream.
     pub fn log(&self, repo: &str, job: &Job) -> Result<reqwest::blocking::Response> {
         let response = self.get(&format!("/repos/{repo}/actions/jobs/{}/logs", job.id))?;
+        // A refusal by the signed URL's host is not about the token.
+        let from_api = response.url().host_str() == self.base.host_str()
+            && response.url().port_or_known_default() == self.base.port_or_known_default()
+            && response
+                .url()
+                .path()
+                .starts_with(self.base.path().trim_end_matches('/'));
         checked(
             response,
             &format!("the log of job `{}` ({})", job.name, job.id),
             self.opts.token.is_some(),
+            from_api,
         )
     }
 }
@@ -230,6 +271,7 @@ fn checked(
     response: reqwest::blocking::Response,
     what: &str,
     has_token: bool,
+    from_api: bool,
 ) -> Result<reqwest::blocking::Response> {
     let status = response.status();
     if status.is_success() {
@@ -272,6 +314,13 @@ fn checked(
         )
     } else {
         match status.as_u16() {
+            401 | 403 if !from_api => (
+                ErrorCode::Unavailable,
+                format!(
+                    "the signed URL GitHub redirected to refused {what} (HTTP {status}): it may have expired"
+                ),
+                "call again: each call asks GitHub for a fresh signed URL".to_owned(),
+            ),
             401 => (
                 ErrorCode::Forbidden,
                 format!("GitHub refused the credentials (HTTP 401) reading {what}{said}"),
@@ -284,7 +333,7 @@ fn checked(
             ),
             404 => (
                 ErrorCode::NotFound,
-                format!("GitHub has no {what} (HTTP 404){said}"),
+                format!("not found on GitHub (HTTP 404): {what}{said}"),
                 "check the repository (`owner/name`), the run id (the number in `.../actions/runs/ID`) and the job; GitHub also answers 404 for a private repository the token cannot see".to_owned(),
             ),
             410 => (

@@ -167,9 +167,94 @@ fn run_json(
     })
 }
 
+/// A `minimal-repository` with every field the description requires.
 fn repo_json(owner: &str, repo: &str) -> Value {
-    json!({ "id": 1, "node_id": "R_test", "name": repo, "full_name": format!("{owner}/{repo}"),
-            "private": false, "owner": { "login": owner, "id": 1 } })
+    let api = format!("https://api.github.invalid/repos/{owner}/{repo}");
+    let mut v = serde_json::Map::new();
+    for key in [
+        "archive_url",
+        "assignees_url",
+        "blobs_url",
+        "branches_url",
+        "collaborators_url",
+        "comments_url",
+        "commits_url",
+        "compare_url",
+        "contents_url",
+        "contributors_url",
+        "deployments_url",
+        "downloads_url",
+        "events_url",
+        "forks_url",
+        "git_commits_url",
+        "git_refs_url",
+        "git_tags_url",
+        "hooks_url",
+        "issue_comment_url",
+        "issue_events_url",
+        "issues_url",
+        "keys_url",
+        "labels_url",
+        "languages_url",
+        "merges_url",
+        "milestones_url",
+        "notifications_url",
+        "pulls_url",
+        "releases_url",
+        "stargazers_url",
+        "statuses_url",
+        "subscribers_url",
+        "subscription_url",
+        "tags_url",
+        "teams_url",
+        "trees_url",
+    ] {
+        v.insert(
+            key.into(),
+            json!(format!("{api}/{}", key.trim_end_matches("_url"))),
+        );
+    }
+    let fields = json!({
+        "id": 1, "node_id": "R_test", "name": repo, "full_name": format!("{owner}/{repo}"),
+        "private": false, "fork": false, "description": null,
+        "url": api, "html_url": format!("https://github.invalid/{owner}/{repo}"),
+        "owner": user_json(owner),
+    });
+    if let Value::Object(f) = fields {
+        v.extend(f);
+    }
+    Value::Object(v)
+}
+
+/// A `simple-user` with every field the description requires.
+fn user_json(login: &str) -> Value {
+    let api = format!("https://api.github.invalid/users/{login}");
+    let mut v = serde_json::Map::new();
+    for key in [
+        "events_url",
+        "followers_url",
+        "following_url",
+        "gists_url",
+        "organizations_url",
+        "received_events_url",
+        "repos_url",
+        "starred_url",
+        "subscriptions_url",
+    ] {
+        v.insert(
+            key.into(),
+            json!(format!("{api}/{}", key.trim_end_matches("_url"))),
+        );
+    }
+    let fields = json!({
+        "login": login, "id": 1, "node_id": "U_test", "type": "Organization", "site_admin": false,
+        "avatar_url": "https://avatars.github.invalid/u/1", "gravatar_id": "",
+        "url": api, "html_url": format!("https://github.invalid/{login}"),
+    });
+    if let Value::Object(f) = fields {
+        v.extend(f);
+    }
+    Value::Object(v)
 }
 
 fn job_json(
@@ -296,7 +381,35 @@ fn app(state: Shared, addr: SocketAddr) -> Router {
                 }
             }),
         )
+        .route(
+            "/_fake/rerun/{id}",
+            axum::routing::post(move |State(s): State<Shared>, Path(id): Path<u64>| async move {
+                // What pressing "Re-run all jobs" does: a new attempt under the same run id.
+                let mut st = s.lock().unwrap();
+                let Some(attempts) = st.runs.get_mut(&id) else {
+                    return error(StatusCode::NOT_FOUND, "Not Found");
+                };
+                let n = attempts.len() as u64 + 1;
+                let again: Vec<FakeJob> = attempts[0]
+                    .iter()
+                    .map(|j| job(j.id + 100 * (n - 1), &j.name, j.conclusion.as_deref() == Some("failure"), n))
+                    .collect();
+                attempts.push(again);
+                axum::Json(json!({ "run_attempt": n })).into_response()
+            }),
+        )
         .with_state(state)
+}
+
+/// The run the `fake-actions` binary serves: run 7 of `acme/widgets`, one attempt, a failed
+/// `build` job and a passing `lint`.
+pub fn sample() -> Shared {
+    let state = Shared::default();
+    state.lock().unwrap().runs.insert(
+        7,
+        vec![vec![job(101, "build", true, 1), job(102, "lint", false, 1)]],
+    );
+    state
 }
 
 /// Starts the server on a free loopback port.

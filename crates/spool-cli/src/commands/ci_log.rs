@@ -8,7 +8,7 @@ use crate::output;
 
 pub fn ci_log(store: &Store, args: &CiLogArgs) -> Result<u8, Error> {
     let json = args.common.json;
-    let mut opts = spool_fetch::github::CiOptions::from_env();
+    let mut opts = crate::ci_options()?;
     opts.fetch.allow_private = args.allow_private_network;
     let params = || {
         Ok(CiLogParams {

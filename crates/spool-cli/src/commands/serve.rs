@@ -33,6 +33,7 @@ pub fn serve(store: Arc<Store>, args: &ServeArgs) -> Result<u8, Error> {
         no_run: args.no_run,
         allow_private_network: args.allow_private_network,
         structured: args.structured == crate::cli::OnOff::On,
+        ci: Some(crate::ci_options()?),
         ..Settings::default()
     };
     let server = SpoolServer::new(store, roots, settings);

@@ -227,7 +227,9 @@ fn stored_passages(
         filter.hidden,
         walked.digest
     );
+    // A build that ran out of time is not reused: the next search tries the whole tree again.
     if let Some(found) = store.find_by_dedup(&key)?
+        && !found.source.version.timed_out()
         && store.words_path(&found.reference).exists()
     {
         return Ok(found.reference);
@@ -296,9 +298,23 @@ fn stored_passages(
                 .unwrap_or_default();
                 writer.write(&line);
                 writer.write(b"\n");
+                if let Some(failure) = writer.failure() {
+                    // The store is full: no passage is indexed that is not stored.
+                    return Err(Error::Unavailable {
+                        what: "the store".into(),
+                        cause: format!("storing the passages failed: {failure}"),
+                    });
+                }
                 body.execute(params![n.passages as i64, indexed(&p.text)])?;
                 Ok(())
             });
+            if let Some(failure) = writer.failure() {
+                let _ = std::fs::remove_file(&building);
+                return Err(Error::Unavailable {
+                    what: "the store".into(),
+                    cause: format!("storing the passages of `{}` failed: {failure}", file.rel),
+                });
+            }
             if outcome.is_err() {
                 n.unreadable += 1;
                 continue;

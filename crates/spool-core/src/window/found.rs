@@ -8,7 +8,7 @@
 
 use super::pieces::{self, Budget, Piece};
 use super::{Preview, WindowRequest};
-use crate::envelope::{Found, FoundAt, Unit};
+use crate::envelope::{Found, FoundAt, Range, Unit};
 use crate::error::Result;
 use crate::store::ArtifactReader;
 
@@ -76,8 +76,10 @@ fn passage(reader: &ArtifactReader, at: &FoundAt, budget: Budget) -> Result<Piec
         pieces::lines_forward(reader, first, Some(last - first + 1), budget)
     } else {
         let start = reader.pos_at_byte(at.span.0)?;
+        // A piece of a long line may end inside a character: show that character whole.
         let end = reader.pos_at_byte(at.span.1)?;
-        pieces::chars_forward(reader, start.char, Some(end.char - start.char), budget)
+        let end_char = end.char + u64::from(end.byte < at.span.1);
+        pieces::chars_forward(reader, start.char, Some(end_char - start.char), budget)
     }
 }
 
@@ -134,9 +136,35 @@ fn merge(reader: &ArtifactReader, mut all: Vec<Piece>) -> Result<Vec<Piece>> {
                 continue;
             }
         }
-        if piece.span.0 == last.span.1 && !both_lines {
-            out.push(piece);
+        if piece.span.0 == last.span.1 {
+            // Touching, not both whole lines: one piece of their chars. Both are cut at
+            // character boundaries, so the joined text is exactly the joined bytes.
+            *last = join(last, piece);
         }
+        // Otherwise the later overlaps the earlier by chars: it is left out.
     }
     Ok(out)
+}
+
+/// Two touching pieces as one range of chars.
+fn join(a: &Piece, b: Piece) -> Piece {
+    Piece {
+        range: Range {
+            unit: Unit::Chars,
+            start: a.chars.0,
+            end: b.chars.1,
+            bytes: None,
+        },
+        span: (a.span.0, b.span.1),
+        chars: (a.chars.0, b.chars.1),
+        lines: (a.lines.0, b.lines.1),
+        text: format!("{}{}", a.text, b.text),
+        // A token or two may merge or split across the join: an upper bound, checked exactly
+        // when it does not prove the fit.
+        tokens: a.tokens + b.tokens + 4,
+        tokens_exact: false,
+        cut_by_cap: a.cut_by_cap || b.cut_by_cap,
+        note: a.note.clone().or(b.note),
+        per_answer: a.per_answer.max(b.per_answer),
+    }
 }

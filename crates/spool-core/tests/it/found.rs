@@ -342,3 +342,44 @@ fn the_least_cap_a_found_read_states_is_accepted() {
     }
     assert!(tried > 0, "no cap was too small: the test proves nothing");
 }
+
+/// Regression: passages cut from one long line touch; shown side by side they were two ranges
+/// with a gap marker of 0 chars between them. Touching pieces are now one range.
+#[test]
+fn passages_that_touch_are_shown_as_one_range() {
+    let s = store();
+    let line = "filler needle filler ".repeat(10_000) + "\n";
+    let meta = put(&s.store, line.as_bytes());
+    let e = found(&s.store, &meta.reference, &words("needle"), 3_000);
+    check_honest(&s.store, &e, 3_000);
+    let content = e.content(Dialect::Mcp);
+    assert!(!content.contains("not shown: 0 chars"), "{content}");
+    assert!(
+        e.found
+            .as_ref()
+            .unwrap()
+            .best
+            .iter()
+            .filter(|b| b.shown)
+            .count()
+            >= 2
+    );
+}
+
+/// Regression: a long line is cut into passages every 4 KiB, which may fall inside a
+/// character; such a passage fitted but was never marked shown.
+#[test]
+fn a_passage_that_ends_inside_a_character_is_shown_whole() {
+    let s = store();
+    let mut line = "日本語のテキスト".repeat(3_000);
+    line.push_str(" needle_word ");
+    line.push_str(&"日本語のテキスト".repeat(3_000));
+    line.push('\n');
+    let meta = put(&s.store, line.as_bytes());
+    let e = found(&s.store, &meta.reference, &words("needle"), 3_000);
+    check_honest(&s.store, &e, 3_000);
+    let f = e.found.as_ref().unwrap();
+    assert_eq!(f.hit_count, 1);
+    assert!(f.best[0].shown, "{f:?}");
+    assert!(e.content(Dialect::Mcp).contains("needle_word"));
+}

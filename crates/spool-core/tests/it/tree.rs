@@ -671,4 +671,21 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         late.reason.as_ref().unwrap().code,
         spool_core::envelope::ReasonCode::Timeout
     );
+    // Regression: a build that ran out of time was reused for every later search of the same
+    // tree; the next search with time to spare indexes it whole.
+    let whole = search_words_tree(
+        &s.store,
+        &roots,
+        ".",
+        "config",
+        &Filter {
+            globs: &["*.md".to_owned()],
+            hidden: true,
+        },
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert!(whole.hit_count_exact && whole.reason.is_none());
+    assert_ne!(whole.reference, late.reference);
 }

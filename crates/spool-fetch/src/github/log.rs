@@ -53,9 +53,15 @@ pub fn answer(store: &Store, p: &CiLogParams, opts: &CiOptions, cap: Cap) -> Res
         job.id
     );
     let mut notes = Vec::new();
-    let stored = store
-        .find_by_dedup(&key)?
-        .filter(|m| completed && m.state == ArtifactState::Complete);
+    // Only a finished job's log is final: a copy made while it ran is never reused.
+    let stored = store.find_by_dedup(&key)?.filter(|m| {
+        completed
+            && m.state == ArtifactState::Complete
+            && m.source
+                .version
+                .ci()
+                .is_some_and(|v| v.status == "completed")
+    });
     let meta = if let Some(meta) = stored {
         notes.push(format!(
             "this log was stored at {}; a finished job's log does not change, so it is read from that copy",
@@ -63,7 +69,16 @@ pub fn answer(store: &Store, p: &CiLogParams, opts: &CiOptions, cap: Cap) -> Res
         ));
         meta
     } else {
-        download(store, &api, p, &run, job, attempt, latest, key)?
+        download(
+            store,
+            &api,
+            p,
+            &run,
+            job,
+            attempt,
+            latest,
+            completed.then_some(key),
+        )?
     };
     notes.insert(0, pin_note(p, attempt, latest));
     if let Some(step) = job.failed_step() {
@@ -175,7 +190,7 @@ fn download(
     job: &Job,
     attempt: u64,
     latest: u64,
-    key: String,
+    key: Option<String>,
 ) -> Result<spool_core::store::ArtifactMeta> {
     let fetched_at = clock::now_ms();
     let mut response = api.log(&p.repo, job)?;
@@ -204,14 +219,24 @@ fn download(
             .map_or(String::new(), |n| format!(" ({n})"))
     );
     let mut new = NewArtifact::new(Source::new(desc, Version::Ci(version)));
-    new.dedup_key = Some(key);
+    new.dedup_key = key;
     new.redo = Some(again(p, attempt, Some(job)));
     let mut writer = store.create(new)?;
     let max = api.opts.fetch.max_bytes;
     let mut got = 0u64;
     let mut buf = vec![0u8; 64 * 1024];
     let mut broke = None;
+    // The whole download, however slowly the bytes come (the client's timeout restarts on
+    // every read).
+    let deadline = std::time::Instant::now() + api.opts.fetch.timeout;
     loop {
+        if std::time::Instant::now() >= deadline {
+            broke = Some(format!(
+                "the download took longer than the {} s allowed: {got} bytes arrived",
+                api.opts.fetch.timeout.as_secs_f64()
+            ));
+            break;
+        }
         match response.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {

@@ -236,4 +236,23 @@ fn a_job_still_running_is_partial_and_called_again() {
     let again = ci(&store, &params(None, Some("build")), &opts).unwrap();
     assert_ne!(again.reference, e.reference);
     assert!(again.content(Dialect::Mcp).contains("more"));
+    // Regression: once the job has finished, a copy made while it ran is not taken for its
+    // final log.
+    {
+        let mut st = state.lock().unwrap();
+        let j = &mut st.runs.get_mut(&RUN).unwrap()[0][0];
+        j.status = "completed".into();
+        j.conclusion = Some("failure".into());
+        j.log.push_str("the end\n");
+    }
+    let done = ci(&store, &params(None, Some("build")), &opts).unwrap();
+    assert!(
+        done.content(Dialect::Mcp).contains("the end"),
+        "an early copy was reused"
+    );
+    assert!(!banner(&done, Dialect::Mcp).contains("is read from that copy"));
+    assert_eq!(done.source.version.ci().unwrap().status, "completed");
+    // And that final copy is reused from then on.
+    let reused = ci(&store, &params(None, Some("build")), &opts).unwrap();
+    assert_eq!(reused.reference, done.reference);
 }
