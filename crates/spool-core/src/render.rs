@@ -211,12 +211,7 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
             lines.push(format!("[Note: {note}.]"));
         }
         if !e.next.is_empty() {
-            let calls: Vec<String> = e
-                .next
-                .iter()
-                .map(|c| crate::spell::call(c, dialect))
-                .collect();
-            lines.push(format!("[Next: {}]", calls.join(", or ")));
+            lines.push(format!("[Next: {}]", calls_text(e, dialect)));
         }
         return lines.join("\n");
     }
@@ -259,18 +254,23 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
         lines.push(format!(" Note: {note}."));
     }
     if !e.next.is_empty() {
-        let calls: Vec<String> = e
-            .next
-            .iter()
-            .map(|c| crate::spell::call(c, dialect))
-            .collect();
-        lines.push(format!(" Next: {}", calls.join(", or ")));
+        lines.push(format!(" Next: {}", calls_text(e, dialect)));
     }
     lines.push(
         " Do not conclude that something is absent from the part shown: it may be in the part not shown.]"
             .into(),
     );
     lines.join("\n")
+}
+
+/// The answer's next calls in `dialect`, one after another.
+fn calls_text(e: &Envelope, dialect: Dialect) -> String {
+    let calls: Vec<String> = e
+        .next
+        .iter()
+        .map(|c| crate::spell::call(c, dialect))
+        .collect();
+    calls.join(", or ")
 }
 
 /// What a read or fetch asked to find found in the whole stored copy: how many, the words or

@@ -172,9 +172,6 @@ pub fn answer(
         p.literal,
         p.case_insensitive,
     )?;
-    if let Some(f) = &find {
-        f.check("fetch")?;
-    }
     let fetched = fetch(store, &p.url, format, p.refresh, opts, progress)?;
     let reference = &fetched.meta.reference;
     let envelope = if let Some(find) = &find {

@@ -193,17 +193,13 @@ pub fn read(cx: &Context<'_>, p: &ReadParams) -> Result<Answer> {
 
 /// What a `read` asks to find, checked.
 fn find_of_read(p: &ReadParams) -> Result<Option<Find>> {
-    let find = Find::from_args(
+    Find::from_args(
         "read",
         p.query.as_deref(),
         p.pattern.as_deref(),
         p.literal,
         p.case_insensitive,
-    )?;
-    if let Some(f) = &find {
-        f.check("read")?;
-    }
-    Ok(find)
+    )
 }
 
 /// The preview of `reference` with what `find` finds in all of it beside it: the answer of a

@@ -25,7 +25,8 @@ pub enum Find {
 }
 
 impl Find {
-    /// From the arguments a tool takes: `query` (words) or `pattern` (with its flags), not both.
+    /// From the arguments a tool takes: `query` (words) or `pattern` (with its flags), not both,
+    /// checked before anything is fetched or stored.
     pub fn from_args(
         tool: &'static str,
         query: Option<&str>,
@@ -33,7 +34,7 @@ impl Find {
         literal: bool,
         case_insensitive: bool,
     ) -> Result<Option<Self>> {
-        match (query, pattern) {
+        let find = match (query, pattern) {
             (None, None) if literal || case_insensitive => Err(Error::invalid_words(
                 Words::default()
                     .arg(tool, "literal")
@@ -61,12 +62,15 @@ impl Find {
                     .then(" (a regex or text) cannot be asked for together"),
                 Words::text("give one of the two"),
             )),
+        }?;
+        if let Some(f) = &find {
+            f.check(tool)?;
         }
+        Ok(find)
     }
 
-    /// Checks it before anything is fetched or stored: a bad regex, or only common words, is
-    /// an error the caller can fix.
-    pub fn check(&self, tool: &'static str) -> Result<()> {
+    /// A bad regex, or only common words, is an error the caller can fix.
+    fn check(&self, tool: &'static str) -> Result<()> {
         match self {
             Self::Pattern(q) => build_matcher(q).map(|_| ()),
             Self::Words(text) if words_of(text).0.is_empty() => Err(Error::invalid_words(

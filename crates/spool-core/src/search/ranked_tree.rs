@@ -254,74 +254,46 @@ fn stored_passages(
          CREATE VIRTUAL TABLE p USING fts5(body, content = '', tokenize = 'porter unicode61 remove_diacritics 2');",
     )?;
     let tx = conn.unchecked_transaction()?;
-    let deadline = budget * BUILD_BUDGET_FACTOR;
-    let mut n = Counts::default();
-    let mut timed_out = None;
-    let mut last_path = String::new();
-    {
+    let mut passages = 0u64;
+    let (n, timed_out) = {
         let mut body = tx.prepare("INSERT INTO p (rowid, body) VALUES (?1, ?2)")?;
-        for file in &walked.files {
-            if n.looked_at() > 0 && started.elapsed() >= deadline {
-                timed_out = Some(last_path.clone());
-                break;
-            }
-            last_path.clone_from(&file.rel);
-            if file.len > MAX_FILE_BYTES {
-                n.too_large += 1;
-                continue;
-            }
-            // Opened again beneath its root, not by name (see `beneath.rs`).
-            let Some(opened) = roots
-                .split(&file.path)
-                .ok()
-                .and_then(|(root, rel)| crate::beneath::open_file(root, rel).ok())
-            else {
-                n.unreadable += 1;
-                continue;
-            };
-            let head = head_of(&opened);
-            if memchr::memchr(0, &head).is_some() {
-                n.binary += 1;
-                continue;
-            }
-            let log = crate::files::reads_as_log(&file.path, &head);
-            let outcome = super::passages::split(&opened, log, &mut |p| {
-                n.passages += 1;
-                // Strings and numbers: writing them as JSON cannot fail.
-                let line = serde_json::to_vec(&(
-                    &file.rel,
-                    p.start_line,
-                    p.end_line,
-                    p.start_byte,
-                    &p.text,
-                ))
-                .unwrap_or_default();
-                writer.write(&line);
-                writer.write(b"\n");
-                if let Some(failure) = writer.failure() {
-                    // The store is full: no passage is indexed that is not stored.
-                    return Err(Error::Unavailable {
-                        what: "the store".into(),
-                        cause: format!("storing the passages failed: {failure}"),
-                    });
-                }
-                body.execute(params![n.passages as i64, indexed(&p.text)])?;
-                Ok(())
-            });
-            if let Some(failure) = writer.failure() {
-                let _ = std::fs::remove_file(&building);
-                return Err(Error::Unavailable {
-                    what: "the store".into(),
-                    cause: format!("storing the passages of `{}` failed: {failure}", file.rel),
+        walk::each_file(
+            &walked,
+            roots,
+            MAX_FILE_BYTES,
+            (budget * BUILD_BUDGET_FACTOR).saturating_sub(started.elapsed()),
+            |file, opened, head| {
+                let log = crate::files::reads_as_log(&file.path, head);
+                let outcome = super::passages::split(opened, log, &mut |p| {
+                    passages += 1;
+                    // Strings and numbers: writing them as JSON cannot fail.
+                    let line = serde_json::to_vec(&(
+                        &file.rel,
+                        p.start_line,
+                        p.end_line,
+                        p.start_byte,
+                        &p.text,
+                    ))
+                    .unwrap_or_default();
+                    writer.write(&line);
+                    writer.write(b"\n");
+                    if let Some(failure) = writer.failure() {
+                        // The store is full: no passage is indexed that is not stored.
+                        return Err(store_full(&file.rel, failure));
+                    }
+                    body.execute(params![passages as i64, indexed(&p.text)])?;
+                    Ok(())
                 });
-            }
-            if outcome.is_err() {
-                n.unreadable += 1;
-                continue;
-            }
-            n.searched += 1;
-        }
-    }
+                if let Some(failure) = writer.failure() {
+                    return Err(store_full(&file.rel, failure));
+                }
+                Ok(outcome.is_ok())
+            },
+        )
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&building);
+        })?
+    };
     tx.commit()?;
     drop(conn);
     let (ignored, hidden) = if timed_out.is_none() {
@@ -351,7 +323,7 @@ fn stored_passages(
         globs: Some(filter.globs.to_vec()),
         hidden: filter.hidden,
         scope: serde_json::to_value(&scope).unwrap_or(Value::Null),
-        hit_count: Some(n.passages),
+        hit_count: Some(passages),
         timed_out: timed_out.is_some(),
         ..SearchVersion::default()
     };
@@ -364,27 +336,10 @@ fn stored_passages(
     Ok(meta.reference)
 }
 
-/// The first 8 KiB of a file, read at its offset (the file's position stays at 0).
-fn head_of(file: &std::fs::File) -> Vec<u8> {
-    use std::os::unix::fs::FileExt;
-    let mut head = vec![0u8; 8192];
-    let n = file.read_at(&mut head, 0).unwrap_or(0);
-    head.truncate(n);
-    head
-}
-
-/// What indexing did with the files the walk found.
-#[derive(Default)]
-struct Counts {
-    searched: u64,
-    binary: u64,
-    too_large: u64,
-    unreadable: u64,
-    passages: u64,
-}
-
-impl Counts {
-    fn looked_at(&self) -> u64 {
-        self.searched + self.binary + self.too_large + self.unreadable
+/// Storing the passages failed: the disk (or the quota's file size limit) is full.
+fn store_full(file: &str, failure: &std::io::Error) -> Error {
+    Error::Unavailable {
+        what: "the store".into(),
+        cause: format!("storing the passages of `{file}` failed: {failure}"),
     }
 }

@@ -169,53 +169,27 @@ fn run_search(
     ));
     new.dedup_key = Some(key);
     let mut writer = store.create(new)?;
-    let mut n = Counts::default();
-    let mut timed_out = None;
-    let mut last_path = String::new();
-    for file in &walked.files {
-        if n.looked_at() > 0 && started.elapsed() >= budget {
-            timed_out = Some(last_path.clone());
-            break;
-        }
-        last_path.clone_from(&file.rel);
-        if file.len > MAX_FILE_BYTES {
-            n.too_large += 1;
-            continue;
-        }
-        // Opened again beneath its root, not by name: a directory swapped for a symlink while
-        // the walk runs cannot lead the search outside (see `beneath.rs`).
-        let Some(opened) = roots
-            .split(&file.path)
-            .ok()
-            .and_then(|(root, rel)| crate::beneath::open_file(root, rel).ok())
-        else {
-            n.unreadable += 1;
-            continue;
-        };
-        if is_binary(&opened) {
-            n.binary += 1;
-            continue;
-        }
-        let mut stored = 0u64;
-        let mut store_hit = |hit: Hit| {
-            stored += 1;
-            let mut line = hitlist::encode(&hit);
-            line.push(b'\n');
-            writer.write(&line);
-        };
-        let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
-        sink.path = Some(file.rel.clone());
-        sink.spill = Some(&mut store_hit);
-        let outcome = searcher.search_file(&matcher, &opened, &mut sink);
-        sink.finish();
-        n.hits += stored;
-        if outcome.is_err() {
-            // What it gave before the failure is stored and counted; the file is unreadable.
-            n.unreadable += 1;
-            continue;
-        }
-        n.searched += 1;
-    }
+    let mut hits = 0u64;
+    // The walk's own time counts against the budget.
+    let left = budget.saturating_sub(started.elapsed());
+    let (n, timed_out) =
+        walk::each_file(&walked, roots, MAX_FILE_BYTES, left, |file, opened, _| {
+            let mut stored = 0u64;
+            let mut store_hit = |hit: Hit| {
+                stored += 1;
+                let mut line = hitlist::encode(&hit);
+                line.push(b'\n');
+                writer.write(&line);
+            };
+            let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
+            sink.path = Some(file.rel.clone());
+            sink.spill = Some(&mut store_hit);
+            let outcome = searcher.search_file(&matcher, opened, &mut sink);
+            sink.finish();
+            // What it gave before a failure is stored and counted; the file is then unreadable.
+            hits += stored;
+            Ok(outcome.is_ok())
+        })?;
     let (ignored, hidden) = if timed_out.is_none() {
         left_out(
             dir,
@@ -249,7 +223,7 @@ fn run_search(
         globs: Some(filter.globs.to_vec()),
         hidden: filter.hidden,
         scope: serde_json::to_value(&scope).unwrap_or(Value::Null),
-        hit_count: Some(n.hits),
+        hit_count: Some(hits),
         timed_out: timed_out.is_some(),
         ..SearchVersion::default()
     };
@@ -277,23 +251,6 @@ pub(super) fn left_out(
     match counted {
         Some((ignored, hidden)) => (Some(ignored), (!filter.hidden).then_some(hidden)),
         None => (None, None),
-    }
-}
-
-/// What a directory search did with the files the walk found.
-#[derive(Default)]
-struct Counts {
-    searched: u64,
-    binary: u64,
-    too_large: u64,
-    /// Could not be opened or read (permissions, gone since the walk).
-    unreadable: u64,
-    hits: u64,
-}
-
-impl Counts {
-    fn looked_at(&self) -> u64 {
-        self.searched + self.binary + self.too_large + self.unreadable
     }
 }
 
@@ -365,14 +322,6 @@ fn page_of_hits(
             first,
         },
     })
-}
-
-/// A NUL in the first 8 KiB: binary. Read at its offset, leaving the file's position at 0.
-fn is_binary(file: &std::fs::File) -> bool {
-    use std::os::unix::fs::FileExt;
-    let mut head = [0u8; 8192];
-    let n = file.read_at(&mut head, 0).unwrap_or(0);
-    memchr::memchr(0, &head[..n]).is_some()
 }
 
 /// The version of the searched tree: the git commit (and whether the tree differs from it) of

@@ -109,3 +109,71 @@ pub(super) fn count_all(dir: &Path, limit: Duration) -> Option<(u64, u64)> {
     }
     Some((all, hidden))
 }
+
+/// What a search of a tree did with the files the walk found.
+#[derive(Debug, Default)]
+pub(super) struct Counts {
+    pub searched: u64,
+    pub binary: u64,
+    pub too_large: u64,
+    /// Could not be opened or read (permissions, gone since the walk).
+    pub unreadable: u64,
+}
+
+impl Counts {
+    fn looked_at(&self) -> u64 {
+        self.searched + self.binary + self.too_large + self.unreadable
+    }
+}
+
+/// Opens each walked file in path order, beneath its root, and hands it (with its first 8 KiB)
+/// to `read`, which answers whether it read it whole: files larger than `max_bytes` and binary
+/// ones (a NUL in the first 8 KiB) are counted and left out. Stops once `budget` has passed
+/// (after at least one file) and returns the last file looked at then; an error of `read`
+/// ends the walk.
+pub(super) fn each_file(
+    walked: &Walked,
+    roots: &crate::roots::Roots,
+    max_bytes: u64,
+    budget: Duration,
+    mut read: impl FnMut(&Candidate, &std::fs::File, &[u8]) -> Result<bool>,
+) -> Result<(Counts, Option<String>)> {
+    use std::os::unix::fs::FileExt as _;
+    let started = Instant::now();
+    let mut n = Counts::default();
+    let mut last_path = String::new();
+    for file in &walked.files {
+        if n.looked_at() > 0 && started.elapsed() >= budget {
+            return Ok((n, Some(last_path)));
+        }
+        last_path.clone_from(&file.rel);
+        if file.len > max_bytes {
+            n.too_large += 1;
+            continue;
+        }
+        // Opened again beneath its root, not by name: a directory swapped for a symlink while
+        // the walk runs cannot lead the search outside (see `beneath.rs`).
+        let Some(opened) = roots
+            .split(&file.path)
+            .ok()
+            .and_then(|(root, rel)| crate::beneath::open_file(root, rel).ok())
+        else {
+            n.unreadable += 1;
+            continue;
+        };
+        // Read at its offset: the file's position stays at 0 for `read`.
+        let mut head = vec![0u8; 8192];
+        let got = opened.read_at(&mut head, 0).unwrap_or(0);
+        head.truncate(got);
+        if memchr::memchr(0, &head).is_some() {
+            n.binary += 1;
+            continue;
+        }
+        if read(file, &opened, &head)? {
+            n.searched += 1;
+        } else {
+            n.unreadable += 1;
+        }
+    }
+    Ok((n, None))
+}
