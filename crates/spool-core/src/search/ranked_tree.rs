@@ -13,8 +13,8 @@ use serde_json::{Map, Value};
 
 use super::ranked::{fts_query, indexed, no_words};
 use super::{
-    Hit, Paging, Query, Resume, Scope, SearchAnswer, Skipped, TreeScope, WordQuery, page_limit,
-    walk, words_of,
+    Hit, Paging, Query, Resume, Scope, SearchAnswer, TreeScope, WordQuery, page_limit, walk,
+    words_of,
 };
 use crate::cursor;
 use crate::envelope::{ArtifactState, SearchVersion, Source, Version};
@@ -296,29 +296,19 @@ fn stored_passages(
     };
     tx.commit()?;
     drop(conn);
-    let (ignored, hidden) = if timed_out.is_none() {
-        super::tree::left_out(dir, filter, walked.files.len(), budget)
-    } else {
-        (None, None)
-    };
-    let scope = TreeScope {
-        root: root_shown,
-        reference: None,
-        version: super::tree::tree_version(dir, &walked.digest),
-        files_searched: n.searched,
-        files_skipped: Skipped {
-            binary: n.binary,
-            ignored,
-            hidden,
-            too_large: n.too_large,
-            unreadable: n.unreadable,
+    let scope = super::tree::walked_scope(
+        super::tree::Walk {
+            dir,
+            root: root_shown,
+            filter,
+            walked: &walked,
+            started,
+            budget: budget * BUILD_BUDGET_FACTOR,
         },
-        duration_ms: started.elapsed().as_millis() as u64,
-        covered: timed_out.as_ref().map(|last| {
-            format!("files in path order up to and including `{last}`; the files after it were not indexed")
-        }),
-        first_hit_index: 0,
-    };
+        &n,
+        timed_out.as_deref(),
+        "indexed",
+    );
     let version = SearchVersion {
         globs: Some(filter.globs.to_vec()),
         hidden: filter.hidden,

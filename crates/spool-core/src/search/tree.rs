@@ -190,34 +190,19 @@ fn run_search(
             hits += stored;
             Ok(outcome.is_ok())
         })?;
-    let (ignored, hidden) = if timed_out.is_none() {
-        left_out(
+    let scope = walked_scope(
+        Walk {
             dir,
+            root: root_shown,
             filter,
-            walked.files.len(),
-            budget.saturating_sub(started.elapsed()),
-        )
-    } else {
-        (None, None)
-    };
-    let scope = TreeScope {
-        root: root_shown,
-        reference: None,
-        version: tree_version(dir, &walked.digest),
-        files_searched: n.searched,
-        files_skipped: Skipped {
-            binary: n.binary,
-            ignored,
-            hidden,
-            too_large: n.too_large,
-            unreadable: n.unreadable,
+            walked: &walked,
+            started,
+            budget,
         },
-        duration_ms: started.elapsed().as_millis() as u64,
-        covered: timed_out.as_ref().map(|last| {
-            format!("files in path order up to and including `{last}`; the files after it were not searched")
-        }),
-        first_hit_index: 0,
-    };
+        &n,
+        timed_out.as_deref(),
+        "searched",
+    );
     let version = SearchVersion {
         query: serde_json::to_value(query).unwrap_or(Value::Null),
         globs: Some(filter.globs.to_vec()),
@@ -233,6 +218,55 @@ fn run_search(
         Some(Version::Search(version)),
     )?;
     Ok(meta.reference)
+}
+
+/// What a tree search walked: for the scope its answer states.
+pub(super) struct Walk<'a> {
+    pub dir: &'a Path,
+    /// The root as the caller named it.
+    pub root: String,
+    pub filter: &'a Filter<'a>,
+    pub walked: &'a walk::Walked,
+    pub started: Instant,
+    pub budget: Duration,
+}
+
+/// The scope of a tree search: the root and its version, the files read and skipped by why,
+/// and, when it ran out of time, the files it covered (`verb`: what was done to them).
+pub(super) fn walked_scope(
+    w: Walk<'_>,
+    n: &walk::Counts,
+    timed_out: Option<&str>,
+    verb: &str,
+) -> TreeScope {
+    let (ignored, hidden) = if timed_out.is_none() {
+        left_out(
+            w.dir,
+            w.filter,
+            w.walked.files.len(),
+            w.budget.saturating_sub(w.started.elapsed()),
+        )
+    } else {
+        (None, None)
+    };
+    TreeScope {
+        root: w.root,
+        reference: None,
+        version: tree_version(w.dir, &w.walked.digest),
+        files_searched: n.searched,
+        files_skipped: Skipped {
+            binary: n.binary,
+            ignored,
+            hidden,
+            too_large: n.too_large,
+            unreadable: n.unreadable,
+        },
+        duration_ms: w.started.elapsed().as_millis() as u64,
+        covered: timed_out.map(|last| {
+            format!("files in path order up to and including `{last}`; the files after it were not {verb}")
+        }),
+        first_hit_index: 0,
+    }
 }
 
 /// What the walk left out, by why: (ignored, hidden), hidden only when hidden files were not
