@@ -103,7 +103,7 @@ try {
   } catch (e) {
     refused = `${e.stdout}${e.stderr} exit ${e.status}`;
   }
-  check("a wrong token is forbidden (exit 5)", refused.includes("HTTP 401") && refused.includes("exit 5"), refused);
+  check("a wrong token is forbidden (exit 5), naming its variable", refused.includes("HTTP 401") && refused.includes("exit 5") && refused.includes("`MY_CI_TOKEN`"), refused);
   // Every spool call the CLI answer prints runs as printed.
   const text = execFileSync(spool, ["ci-log", "acme/widgets", "7"], { env }).toString();
   const nextLine = text.split("\n").find((l) => l.startsWith(" Next: ")) ?? "";

@@ -29,6 +29,8 @@ pub struct CiOptions {
     pub api: String,
     /// A token (from `GITHUB_TOKEN` or `GH_TOKEN`); anonymous reads of public runs without it.
     pub token: Option<Token>,
+    /// The variable the token came from, for what an error asks to check (`GITHUB_TOKEN`, ...).
+    pub token_var: Option<String>,
     /// Limits of the downloads; `allow_private` lets a log's signed URL be private (the API
     /// base itself is trusted as configured).
     pub fetch: FetchOptions,
@@ -38,9 +40,15 @@ impl CiOptions {
     /// From the environment: `GITHUB_API_URL`, and `GITHUB_TOKEN` or else `GH_TOKEN`.
     pub fn from_env() -> Self {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        let (token, token_var) = match (var("GITHUB_TOKEN"), var("GH_TOKEN")) {
+            (Some(t), _) => (Some(Token(t)), Some("GITHUB_TOKEN".to_owned())),
+            (None, Some(t)) => (Some(Token(t)), Some("GH_TOKEN".to_owned())),
+            (None, None) => (None, None),
+        };
         Self {
             api: var("GITHUB_API_URL").unwrap_or_else(|| DEFAULT_API.to_owned()),
-            token: var("GITHUB_TOKEN").or_else(|| var("GH_TOKEN")).map(Token),
+            token,
+            token_var,
             fetch: FetchOptions {
                 // A job's log may be far larger than a page.
                 max_bytes: 1 << 30,
@@ -76,8 +84,11 @@ impl CiOptions {
         {
             opts.api.clone_from(api);
         }
-        if let Some(token) = section.token_env.as_deref().and_then(set) {
+        if let Some(name) = &section.token_env
+            && let Some(token) = set(name)
+        {
             opts.token = Some(Token(token));
+            opts.token_var = Some(name.clone());
         }
         opts
     }
@@ -203,7 +214,7 @@ impl<'a> Api<'a> {
     /// GETs `path` and reads its JSON, or says why not in the contract's words.
     fn json<T: DeserializeOwned>(&self, path: &str, what: &str) -> Result<T> {
         let response = self.get(path)?;
-        let response = checked(response, what, self.opts.token.is_some(), true)?;
+        let response = checked(response, what, self.opts.token_var.as_deref(), true)?;
         let url = response.url().to_string();
         // A page of 100 jobs with their steps is well under this.
         let mut body = Vec::new();
@@ -260,7 +271,7 @@ impl<'a> Api<'a> {
         checked(
             response,
             &format!("the log of job `{}` ({})", job.name, job.id),
-            self.opts.token.is_some(),
+            self.opts.token_var.as_deref(),
             from_api,
         )
     }
@@ -270,7 +281,7 @@ impl<'a> Api<'a> {
 fn checked(
     response: reqwest::blocking::Response,
     what: &str,
-    has_token: bool,
+    token_var: Option<&str>,
     from_api: bool,
 ) -> Result<reqwest::blocking::Response> {
     let status = response.status();
@@ -288,10 +299,11 @@ fn checked(
     let reset = header("x-ratelimit-reset").and_then(|r| r.parse::<i64>().ok());
     let retry_after = header("retry-after").and_then(|r| r.parse::<i64>().ok());
     let said = said_by(response);
-    let token_hint = if has_token {
-        "check that `GITHUB_TOKEN` (or `GH_TOKEN`) is valid, not expired, and may read Actions of the repository (`actions: read`, or the `repo` scope for a private one)"
-    } else {
-        "set `GITHUB_TOKEN` (or `GH_TOKEN`) to a token that may read Actions of the repository (`actions: read`, or the `repo` scope for a private one)"
+    let token_hint = match token_var {
+        Some(var) => format!(
+            "check that the token in `{var}` is valid, not expired, and may read Actions of the repository (`actions: read`, or the `repo` scope for a private one)"
+        ),
+        None => "set `GITHUB_TOKEN` (or `GH_TOKEN`) to a token that may read Actions of the repository (`actions: read`, or the `repo` scope for a private one)".to_owned(),
     };
     let limited = status.as_u16() == 429
         || (status.as_u16() == 403 && (remaining.as_deref() == Some("0") || retry_after.is_some()));
@@ -324,12 +336,12 @@ fn checked(
             401 => (
                 ErrorCode::Forbidden,
                 format!("GitHub refused the credentials (HTTP 401) reading {what}{said}"),
-                token_hint.to_owned(),
+                token_hint.clone(),
             ),
             403 => (
                 ErrorCode::Forbidden,
                 format!("GitHub does not let this token read {what} (HTTP 403){said}"),
-                token_hint.to_owned(),
+                token_hint.clone(),
             ),
             404 => (
                 ErrorCode::NotFound,

@@ -28,6 +28,7 @@ fn setup() -> (Store, tempfile::TempDir, Shared, CiOptions) {
     let opts = CiOptions {
         api: format!("http://{addr}"),
         token: Some(spool_fetch::github::Token(TOKEN.to_owned())),
+        token_var: Some("GITHUB_TOKEN".to_owned()),
         fetch: FetchOptions::default(),
     };
     (store, dir, state, opts)

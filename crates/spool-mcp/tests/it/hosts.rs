@@ -351,6 +351,7 @@ async fn a_ci_log_in_every_host() {
         ci: Some(spool_fetch::github::CiOptions {
             api: format!("http://{addr}"),
             token: Some(spool_fetch::github::Token(TOKEN.to_owned())),
+            token_var: Some("GITHUB_TOKEN".to_owned()),
             fetch: spool_fetch::FetchOptions::default(),
         }),
         ..Settings::default()
