@@ -13,9 +13,8 @@ SIZE_MB=${SIZE_MB:-1024}
 RUNS=${RUNS:-10}
 OUT=bench/out
 mkdir -p "$OUT"
-for tool in hyperfine rg /usr/bin/time; do
-  command -v "$tool" >/dev/null || { echo "bench: needs $tool (apt-get install hyperfine ripgrep time)" >&2; exit 2; }
-done
+. bench/lib.sh
+need_bench_tools
 cargo build --release -q -p spool-cli
 S=$PWD/target/release/spool
 export SPOOL_HOME=$PWD/$OUT/find-home
@@ -40,19 +39,7 @@ awk 'BEGIN {
 }' > "$PAGE"
 
 LOG=$OUT/big-${SIZE_MB}m.txt
-if [ -z "${PAGE_ONLY:-}" ] && [ ! -s "$LOG" ]; then
-  echo "generating $LOG ..." >&2
-  # The same log as bench/run.sh: ~100-byte lines, one NEEDLE line in every 100,000.
-  awk -v mb="$SIZE_MB" 'BEGIN {
-    target = mb * 1024 * 1024; n = 0; i = 0
-    while (n < target) {
-      i++
-      if (i % 100000 == 0) line = sprintf("%09d WARN  request id=%d NEEDLE upstream timeout after 30s, retrying with backoff", i, i)
-      else line = sprintf("%09d INFO  request id=%d path=/api/v1/items/%d status=200 bytes=%d took=%dms", i, i, i % 977, (i * 37) % 65536, i % 97)
-      print line; n += length(line) + 1
-    }
-  }' > "$LOG"
-fi
+[ -z "${PAGE_ONLY:-}" ] && make_log "$LOG" "$SIZE_MB"
 
 ref_of() { sed -n 's/^  "ref": "\(sp_[a-z0-9]*\)".*/\1/p' | head -1; }
 PAGE_REF=$("$S" read "$PAGE" --json | ref_of)

@@ -11,25 +11,12 @@ SIZE_MB=${SIZE_MB:-1024}
 RUNS=${RUNS:-5}
 OUT=bench/out
 mkdir -p "$OUT"
-for tool in hyperfine rg /usr/bin/time; do
-  command -v "$tool" >/dev/null || { echo "bench: needs $tool (apt-get install hyperfine ripgrep time)" >&2; exit 2; }
-done
+. bench/lib.sh
+need_bench_tools
 cargo build --release -q -p spool-cli
 S=$PWD/target/release/spool
 DATA=$OUT/big-${SIZE_MB}m.txt
-if [ ! -s "$DATA" ]; then
-  echo "generating $DATA ..." >&2
-  # ~100-byte log lines; one NEEDLE line in every 100,000.
-  awk -v mb="$SIZE_MB" 'BEGIN {
-    target = mb * 1024 * 1024; n = 0; i = 0
-    while (n < target) {
-      i++
-      if (i % 100000 == 0) line = sprintf("%09d WARN  request id=%d NEEDLE upstream timeout after 30s, retrying with backoff", i, i)
-      else line = sprintf("%09d INFO  request id=%d path=/api/v1/items/%d status=200 bytes=%d took=%dms", i, i, i % 977, (i * 37) % 65536, i % 97)
-      print line; n += length(line) + 1
-    }
-  }' > "$DATA"
-fi
+make_log "$DATA" "$SIZE_MB"
 LINES=$(wc -l < "$DATA")
 WIN=$(( LINES * 85 / 100 ))
 [ "$SIZE_MB" -ge 1024 ] && WIN=9000000
