@@ -15,7 +15,7 @@ OUT=bench/out
 mkdir -p "$OUT"
 . bench/lib.sh
 need_bench_tools
-cargo build --release -q -p spool-cli
+cargo build --release -q -p spool-tools
 S=$PWD/target/release/spool
 export SPOOL_HOME=$PWD/$OUT/find-home
 rm -rf "$SPOOL_HOME"

@@ -13,7 +13,7 @@ OUT=bench/out
 mkdir -p "$OUT"
 . bench/lib.sh
 need_bench_tools
-cargo build --release -q -p spool-cli
+cargo build --release -q -p spool-tools
 S=$PWD/target/release/spool
 DATA=$OUT/big-${SIZE_MB}m.txt
 make_log "$DATA" "$SIZE_MB"

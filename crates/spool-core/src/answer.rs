@@ -6,8 +6,12 @@
 //! the typed arguments of [`tools`] and checked there once, so the CLI and MCP agree on
 //! defaults and bounds.
 
+pub mod by_name;
 pub mod params;
+pub mod rendered;
 pub mod tools;
+
+pub use rendered::{Rendered, rendered};
 
 use std::time::Instant;
 

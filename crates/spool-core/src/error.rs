@@ -160,7 +160,7 @@ impl Error {
         }
     }
 
-    pub(crate) fn invalid(message: impl Into<String>, hint: impl Into<Option<String>>) -> Self {
+    pub fn invalid(message: impl Into<String>, hint: impl Into<Option<String>>) -> Self {
         Self::InvalidArgument {
             message: Words::text(message),
             hint: hint.into().map(Words::text),

@@ -1,7 +1,51 @@
 //! `spool-core`: the store that keeps every output whole, the windows that show part of it
 //! honestly, search over all of it, cursors, envelopes and their rendering.
 //!
-//! Sync by design: no async runtime, no protocol. The MCP server and the CLI call into it.
+//! Sync by design: no async runtime, no protocol. The MCP server, the CLI and the Python
+//! package call into it.
+//!
+//! The entry points:
+//!
+//! - [`Store::open`] opens a store; [`Store::put`] stores an output whole (or
+//!   [`Store::create`] streams one in), with its [`Source`] and [`Version`].
+//! - [`window::read_window`] answers a [`WindowRequest`] (a preview, lines, chars, bytes)
+//!   within a [`Cap`], as an [`Envelope`]: what was shown, of how much, why, and the `next`
+//!   calls that read on.
+//! - [`answer::tools`] are the tools every front end shares (read, search, query, list,
+//!   artifacts, run), from their typed arguments ([`answer::params`]) to an [`answer::Answer`];
+//!   [`answer::respond`] times and audits one, and [`answer::rendered`] turns it into the text
+//!   and the structured form a model receives.
+//! - [`render`] and [`wire`] write an envelope in a caller's [`render::Dialect`] (MCP calls or
+//!   CLI syntax).
+//!
+//! ```
+//! use spool_core::envelope::TextVersion;
+//! use spool_core::render::{Dialect, banner};
+//! use spool_core::store::NewArtifact;
+//! use spool_core::window::read_window;
+//! use spool_core::{Cap, Source, Store, StoreConfig, Version, WindowRequest};
+//!
+//! # fn main() -> spool_core::Result<()> {
+//! # let dir = tempfile::tempdir().map_err(|e| spool_core::Error::Unavailable { what: "a temporary directory".into(), cause: e.to_string() })?;
+//! let store = Store::open(dir.path(), StoreConfig::default())?;
+//! let output: String = (1..=5000).map(|i| format!("row {i}\n")).collect();
+//! let source = Source::new("my_tool q=rows", Version::Text(TextVersion::default()));
+//! let meta = store.put(NewArtifact::new(source), output.as_bytes())?;
+//!
+//! let first = read_window(&store, &meta.reference, WindowRequest::Preview(None), Cap::new(1000))?;
+//! assert!(!first.complete);
+//! assert_eq!(first.total.lines, Some(5000));
+//! // The banner says what was shown, of how much, and the call that reads on.
+//! let words = banner(&first, Dialect::Mcp);
+//! assert!(words.starts_with("[PARTIAL: lines 1-"));
+//! assert_eq!(first.next[0].tool, "read");
+//!
+//! let line = first.next[0].arguments["line"].as_u64().unwrap_or(1);
+//! let rest = read_window(&store, &meta.reference, WindowRequest::Lines { line, limit: Some(10) }, Cap::new(1000))?;
+//! assert_eq!(rest.shown[0].start, line);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod access;
 pub mod answer;

@@ -8,12 +8,11 @@
 //! forwards both parts), only the text blocks are sent.
 
 use rmcp::model::{CallToolResult, ContentBlock};
-use serde_json::Value;
-use spool_core::answer::Answer;
+use spool_core::Error;
+use spool_core::answer::{Answer, Rendered, rendered};
 use spool_core::envelope::Envelope;
 use spool_core::items::ItemPage;
 use spool_core::render::{self, Dialect};
-use spool_core::{Error, wire};
 
 /// Which parts a result carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,81 +31,40 @@ impl Parts {
 
 /// An answer as a tool result (it was audited when it was made: `spool_core::answer`).
 pub fn into_result(answer: &Answer, parts: Parts) -> CallToolResult {
-    match answer {
-        Answer::Envelope(e) => envelope_result(e, parts),
-        Answer::Items(p) => items_result(p, parts),
-        Answer::Search(a) => with_parts(
-            vec![spool_core::search::render_answer(a, Dialect::Mcp)],
-            || spool_core::search::structured(a, Dialect::Mcp),
-            parts,
-        ),
-        Answer::List(p, dir) => with_parts(
-            vec![spool_core::list_text::entries_text(p, dir, Dialect::Mcp)],
-            || {
-                spool_core::page::structured(
-                    &**p,
-                    spool_core::list_text::entries_notice(p, dir, Dialect::Mcp),
-                )
-            },
-            parts,
-        ),
-        Answer::Artifacts(p) => with_parts(
-            vec![spool_core::list_text::artifacts_text(p, Dialect::Mcp)],
-            || {
-                spool_core::page::structured(
-                    &**p,
-                    spool_core::list_text::artifacts_notice(p, Dialect::Mcp),
-                )
-            },
-            parts,
-        ),
+    match spool_core::answer::rendered(answer, Dialect::Mcp) {
+        Some(r) => sent(r, parts),
         // Answers of the CLI alone; a server never makes them, and would not send one as if it
         // were a tool's answer.
-        Answer::Gc(..) | Answer::Recent(_) | Answer::OfRef(_) => {
-            CallToolResult::error(vec![ContentBlock::text(
-                "[ERROR internal: this answer is the CLI's alone]",
-            )])
-        }
+        None => CallToolResult::error(vec![ContentBlock::text(
+            "[ERROR internal: this answer is the CLI's alone]",
+        )]),
     }
 }
 
-/// A successful result of these text blocks, and the structured content when it is sent.
-fn with_parts(
-    texts: Vec<String>,
-    structured: impl FnOnce() -> Value,
-    parts: Parts,
-) -> CallToolResult {
-    let mut r = CallToolResult::success(texts.into_iter().map(ContentBlock::text).collect());
+/// A successful result of the text blocks, and the structured content when it is sent.
+fn sent(rendered: Rendered, parts: Parts) -> CallToolResult {
+    let mut r = CallToolResult::success(
+        rendered
+            .blocks
+            .into_iter()
+            .map(ContentBlock::text)
+            .collect(),
+    );
     if parts == Parts::Both {
-        r.structured_content = Some(structured());
+        r.structured_content = Some(rendered.structured);
     }
     r
 }
 
-/// The text blocks of an envelope: the banner, then each shown range and gap marker.
-fn envelope_blocks(e: &Envelope) -> Vec<String> {
-    let mut blocks = vec![render::banner(e, Dialect::Mcp)];
-    blocks.extend(render::block_texts(e, Dialect::Mcp));
-    blocks
-}
-
 /// The envelope as a tool result.
 pub fn envelope_result(e: &Envelope, parts: Parts) -> CallToolResult {
-    with_parts(
-        envelope_blocks(e),
-        || wire::envelope(e, Dialect::Mcp),
-        parts,
-    )
+    sent(rendered::envelope(e, Dialect::Mcp), parts)
 }
 
 /// A page of items as a tool result: the banner, then the items one per line; structured, the
 /// page with its items (their text lines are not sent twice).
 pub fn items_result(p: &ItemPage, parts: Parts) -> CallToolResult {
-    with_parts(
-        envelope_blocks(&p.envelope),
-        || spool_core::items::structured(p, Dialect::Mcp),
-        parts,
-    )
+    sent(rendered::items(p, Dialect::Mcp), parts)
 }
 
 /// An error as a tool result marked `isError`, its text ending with what to do.

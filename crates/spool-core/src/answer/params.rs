@@ -285,3 +285,20 @@ pub struct CiLogParams {
     #[serde(default)]
     pub max_tokens: Option<u64>,
 }
+
+/// `put` (the library's, not a model's tool): a caller's own output, stored whole.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PutParams {
+    /// What produced the output (`my_tool q=...`).
+    pub desc: String,
+    /// What pins this output (a time, an `ETag`, a hash, a query): kept as given.
+    #[serde(default)]
+    pub version: serde_json::Map<String, serde_json::Value>,
+    /// What a plain read shows: `head` (documents, the default), `tail` (logs), `head_tail`.
+    #[serde(default)]
+    pub preview: Option<PreviewArg>,
+    /// Cap of the first answer in tokens (default: the caller's cap).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+}

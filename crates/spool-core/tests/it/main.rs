@@ -1,6 +1,7 @@
 //! Integration tests of spool-core: one binary, one module per area.
 #![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
+mod by_name;
 mod escape;
 mod exec;
 mod found;

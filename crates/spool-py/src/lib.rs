@@ -1,0 +1,32 @@
+//! `spool._native`: the Rust half of the Python package. The Pythonic surface (keyword
+//! arguments, docstrings, `TypedDict`s, `SpoolError`) is `python/spool/__init__.py`; this module
+//! is what it calls: a store that answers a tool call (JSON arguments in, the answer's structured
+//! form as JSON and its text out), stores a harness's output, reads the audit, and runs the
+//! `spool` command itself.
+//!
+//! Every call releases the GIL while it works, and a Ctrl-C in Python stops a running command
+//! the way cancelling an MCP request does: what it printed is kept, marked cancelled.
+
+// PyO3's macros expand to the FFI's unsafe code; this crate writes none of its own.
+#![allow(unsafe_code)]
+
+mod call;
+mod store;
+
+use pyo3::prelude::*;
+
+/// Runs the `spool` command with `argv` (`sys.argv`: the program's name first) and returns its
+/// exit code.
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.detach(move || spool_tools::main_with(argv))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<store::Store>()?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add("DEFAULT_MAX_TOKENS", spool_core::DEFAULT_MAX_TOKENS)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

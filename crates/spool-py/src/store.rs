@@ -1,0 +1,247 @@
+//! `spool._native.Store`: one store, the roots its reads stay inside, and the caps and limits
+//! its answers keep. Confined like `spool serve`: it answers by ref from what it made, from
+//! copies of files inside its roots, and from the principals it trusts.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use serde_json::{Value, json};
+use spool_core::answer::params::{CiLogParams, FetchParams, PutParams};
+use spool_core::answer::{Answer, by_name, respond, tools};
+use spool_core::exec::RunControl;
+use spool_core::fit::Forms;
+use spool_core::roots::Roots;
+use spool_core::{Cap, Error, Result};
+
+use crate::call::{Answered, error, interruptible, rendered};
+
+#[pyclass(frozen, module = "spool._native")]
+pub struct Store {
+    inner: Arc<spool_core::Store>,
+    roots: Roots,
+    max_tokens: u64,
+    allow_private_network: bool,
+    run_timeout: Option<Duration>,
+}
+
+// PyO3 hands Python's lists over as owned vectors.
+#[allow(clippy::needless_pass_by_value)]
+#[pymethods]
+impl Store {
+    #[new]
+    #[pyo3(signature = (home=None, max_tokens=spool_core::DEFAULT_MAX_TOKENS, roots=None, trust=Vec::new(), allow_private_network=false, run_timeout_s=None))]
+    fn new(
+        py: Python<'_>,
+        home: Option<PathBuf>,
+        max_tokens: u64,
+        roots: Option<Vec<PathBuf>>,
+        trust: Vec<String>,
+        allow_private_network: bool,
+        run_timeout_s: Option<f64>,
+    ) -> PyResult<Self> {
+        let opened = py.detach(|| open(home.as_deref(), max_tokens, roots, &trust));
+        let (store, roots) = opened.map_err(|e| error(py, &e))?;
+        let run_timeout = match run_timeout_s {
+            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+            Some(s) => {
+                let err = Error::invalid(
+                    format!("`run_timeout_s` must be a positive number of seconds (got {s})"),
+                    Some("leave it out to let a command run until it ends".into()),
+                );
+                return Err(error(py, &err));
+            }
+            None => None,
+        };
+        Ok(Self {
+            inner: Arc::new(store),
+            roots,
+            max_tokens,
+            allow_private_network,
+            run_timeout,
+        })
+    }
+
+    /// The store's directory.
+    #[getter]
+    fn home(&self) -> PathBuf {
+        self.inner.root().to_path_buf()
+    }
+
+    /// The directories reads stay inside.
+    #[getter]
+    fn roots(&self) -> Vec<PathBuf> {
+        self.roots.dirs().to_vec()
+    }
+
+    /// The cap of an answer that names none, in tokens.
+    #[getter]
+    fn max_tokens(&self) -> u64 {
+        self.max_tokens
+    }
+
+    /// Answers `tool` (`read`, `search`, `query`, `list`, `artifacts`, `run`, `fetch`,
+    /// `ci_log`) called with `args` (a JSON object): the answer's structured form as JSON, and
+    /// its text.
+    fn call(&self, py: Python<'_>, tool: &str, args: &str) -> PyResult<Answered> {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancel);
+        let outcome = interruptible(py, &cancel, || {
+            let args: Value = serde_json::from_str(args).unwrap_or(Value::Null);
+            respond(&self.inner, tool, &args, || self.answer(tool, &args, flag))
+                .and_then(|a| rendered(&a))
+        })?;
+        outcome.map_err(|e| error(py, &e))
+    }
+
+    /// Stores `data` whole as the output of `desc`, with the caller's `version` (a JSON object,
+    /// kept as given), and answers its first window (`preview`: `head`, `tail` or `head_tail`).
+    #[pyo3(signature = (data, desc, version="{}", preview=None, max_tokens=None))]
+    fn put(
+        &self,
+        py: Python<'_>,
+        data: &[u8],
+        desc: &str,
+        version: &str,
+        preview: Option<&str>,
+        max_tokens: Option<u64>,
+    ) -> PyResult<Answered> {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let outcome = interruptible(py, &cancel, || {
+            let fields: Value = serde_json::from_str(version).unwrap_or(Value::Null);
+            let args = json!({
+                "desc": desc,
+                "version": fields,
+                "preview": preview,
+                "max_tokens": max_tokens,
+            });
+            let mut audited = args.clone();
+            audited["bytes"] = Value::from(data.len());
+            respond(&self.inner, "put", &audited, || {
+                let p = by_name::parse::<PutParams>("put", &args)?;
+                self.with_context(|cx| by_name::put(cx, &p, data))
+            })
+            .and_then(|a| rendered(&a))
+        })?;
+        outcome.map_err(|e| error(py, &e))
+    }
+
+    /// What was delivered: the latest answers (newest first), or with `reference` everything
+    /// delivered from that artifact and what never was. JSON.
+    #[pyo3(signature = (reference=None, limit=20))]
+    fn audit(&self, py: Python<'_>, reference: Option<&str>, limit: usize) -> PyResult<String> {
+        let outcome = py.detach(|| -> Result<String> {
+            let args = json!({ "ref": reference, "limit": limit });
+            let answer = respond(&self.inner, "audit", &args, || {
+                Ok(match &reference {
+                    Some(r) => Answer::OfRef(Box::new(spool_core::audit::for_ref(&self.inner, r)?)),
+                    None => Answer::Recent(spool_core::audit::recent(&self.inner, limit, None)?),
+                })
+            })?;
+            Ok(match answer {
+                Answer::OfRef(report) => serde_json::to_string(&report),
+                Answer::Recent(rows) => serde_json::to_string(&rows),
+                _ => Ok(String::from("null")),
+            }
+            .unwrap_or_else(|_| String::from("null")))
+        });
+        outcome.map_err(|e| error(py, &e))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "spool.Store(home={:?}, max_tokens={})",
+            self.inner.root().display().to_string(),
+            self.max_tokens
+        )
+    }
+}
+
+/// Opens the store in `home` (or the default) and the roots (default: the working directory),
+/// confined to them.
+fn open(
+    home: Option<&std::path::Path>,
+    max_tokens: u64,
+    roots: Option<Vec<PathBuf>>,
+    trust: &[String],
+) -> Result<(spool_core::Store, Roots)> {
+    spool_core::window::check_cap(max_tokens)?;
+    let dirs = match roots {
+        Some(dirs) if !dirs.is_empty() => dirs,
+        _ => vec![std::env::current_dir().map_err(|e| Error::Unavailable {
+            what: "the working directory".into(),
+            cause: e.to_string(),
+        })?],
+    };
+    let roots = Roots::new(&dirs)?;
+    let store = spool_tools::open_store(home)?;
+    let principal = spool_core::access::server_principal("python", roots.dirs());
+    store.set_principal(principal.clone());
+    store.confine(spool_core::access::Access::new(
+        principal,
+        roots.dirs(),
+        trust,
+    ));
+    Ok((store, roots))
+}
+
+impl Store {
+    /// The cap of an answer that asked for `asked` tokens: both forms fit it alone, since a
+    /// harness hands the model one of them.
+    fn cap(&self, asked: Option<u64>) -> Cap {
+        Cap::new(asked.unwrap_or(self.max_tokens)).sending(Forms::Both)
+    }
+
+    fn with_context<T>(&self, f: impl FnOnce(&tools::Context<'_>) -> T) -> T {
+        let cap = |asked: Option<u64>| self.cap(asked);
+        let cx = tools::Context {
+            store: &self.inner,
+            roots: &self.roots,
+            cap: &cap,
+            run_timeout: self.run_timeout,
+            run_timeout_max: self.run_timeout,
+            search_budget: spool_core::search::tree::DEFAULT_BUDGET,
+        };
+        f(&cx)
+    }
+
+    fn answer(&self, tool: &str, args: &Value, cancel: Arc<AtomicBool>) -> Result<Answer> {
+        match tool {
+            "fetch" => {
+                let p = by_name::parse::<FetchParams>(tool, args)?;
+                let opts = spool_fetch::FetchOptions {
+                    allow_private: self.allow_private_network,
+                    ..spool_fetch::FetchOptions::default()
+                };
+                spool_fetch::answer(
+                    &self.inner,
+                    &p,
+                    &opts,
+                    self.cap(p.max_tokens),
+                    &mut |_, _| {},
+                )
+            }
+            "ci_log" => {
+                let p = by_name::parse::<CiLogParams>(tool, args)?;
+                let mut opts = spool_tools::ci_options()?;
+                opts.fetch.allow_private |= self.allow_private_network;
+                spool_fetch::github::answer(&self.inner, &p, &opts, self.cap(p.max_tokens))
+            }
+            _ if by_name::CORE_TOOLS.contains(&tool) => {
+                let control = RunControl {
+                    cancel,
+                    progress: None,
+                    started: None,
+                };
+                self.with_context(|cx| by_name::call(cx, tool, args, control))
+            }
+            other => {
+                let mut known = by_name::CORE_TOOLS.to_vec();
+                known.extend(["fetch", "ci_log"]);
+                Err(by_name::unknown(other, &known))
+            }
+        }
+    }
+}

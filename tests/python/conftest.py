@@ -1,0 +1,37 @@
+"""Each test gets its own store (SPOOL_HOME in a temporary directory) and a root of its own."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+# The hosts' forwarding rules (TESTING.md), shared with the MCP end-to-end tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    h = tmp_path / "home"
+    monkeypatch.setenv("SPOOL_HOME", str(h))
+    for var in ("SPOOL_STORE", "SPOOL_CONFIG", "SPOOL_TTL", "SPOOL_QUOTA"):
+        monkeypatch.delenv(var, raising=False)
+    return h
+
+
+@pytest.fixture
+def root(tmp_path):
+    r = tmp_path / "root"
+    r.mkdir()
+    return r
+
+
+@pytest.fixture
+def store(home, root):
+    import spool
+
+    return spool.Store(roots=[root], max_tokens=1000)
+
+
+def lines(n, fmt="line {}"):
+    return "".join(fmt.format(i) + "\n" for i in range(1, n + 1))

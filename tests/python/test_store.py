@@ -1,0 +1,240 @@
+"""The library: put, read, next, search, query, list, run, artifacts, audit, errors."""
+
+import json
+import threading
+import time
+
+import pytest
+
+import spool
+from conftest import lines
+
+
+def shown_lines(answer):
+    return [(r["start"], r["end"]) for r in answer["shown"] if r["unit"] == "lines"]
+
+
+def test_put_stores_the_whole_output_and_says_what_it_showed(store):
+    output = lines(5000)
+    a = store.put(output, desc="my_tool q=rows", version={"called_at": "2026-12-01T09:00:00Z"})
+    assert a["complete"] is False
+    assert a["reason"]["code"] == "token_cap"
+    assert a["total"]["lines"] == 5000
+    assert a["total"]["bytes"] == len(output.encode())
+    assert a["source"] == {
+        "kind": "text",
+        "desc": "my_tool q=rows",
+        "version": {"called_at": "2026-12-01T09:00:00Z"},
+    }
+    (start, end), = shown_lines(a)
+    assert start == 1 and 1 < end < 5000
+    # The content is exactly the lines shown, in both forms.
+    expected = lines(end)
+    assert a["content"] == expected
+    assert expected in a["text"]
+    assert a["text"].startswith("[PARTIAL: lines 1-")
+    assert a["notice"].splitlines()[0] == a["text"].splitlines()[0]
+    assert f"read ref={a['ref']} line={end + 1}" in a["text"]
+
+
+def test_every_next_call_works_verbatim_and_the_pages_cover_everything_once(store):
+    output = lines(3000)
+    a = store.put(output, desc="rows")
+    seen = shown_lines(a)
+    content = a["content"]
+    for _ in range(100):
+        if a["complete"] or a["next"][0]["tool"] != "read":
+            break
+        follow = a["next"][0]
+        assert follow["tool"] == "read"
+        a = store.read(**follow["arguments"])  # the arguments pass straight back
+        seen += shown_lines(a)
+        content += a["content"]
+        if seen[-1][1] == 3000:
+            break
+    assert seen[0][0] == 1 and seen[-1][1] == 3000
+    assert all(b[0] == a_[1] + 1 for a_, b in zip(seen, seen[1:])), seen
+    assert content == output
+    # call/follow reach the same answers by tool name.
+    again = store.follow({"tool": "read", "arguments": {"ref": a["ref"], "line": 2999}})
+    assert again["content"] == "line 2999\nline 3000\n"
+    assert again["complete"] is False and again["reason"]["code"] == "requested_range"
+
+
+def test_bytes_and_invalid_utf8_are_stored_exactly(store):
+    data = b"caf\xc3\xa9\n\xff\xfe broken\nend\n"
+    a = store.put(data, desc="bytes")
+    assert a["total"]["bytes"] == len(data)
+    assert a["complete"] is True
+    w = store.read(ref=a["ref"], byte_offset=0, max_bytes=6)
+    assert w["content"] == "café\n"
+
+
+def test_search_counts_every_hit_of_the_whole_and_pages_by_cursor(store):
+    a = store.put(lines(20000, "row {} status=ok") + "row 20001 status=504\n", desc="rows")
+    s = store.search("status=504", ref=a["ref"], literal=True)
+    assert s["hit_count"] == 1 and s["hit_count_exact"] is True
+    assert s["hits"][0]["line"] == 20001
+    assert s["scope"]["whole"] is True and s["scope"]["lines_searched"] == 20001
+    many = store.search(r"row \d+0 ", ref=a["ref"], limit=10)
+    assert many["hit_count"] == 2000 and many["truncated"] is True
+    assert [h["line"] for h in many["hits"]] == list(range(10, 101, 10))
+    cont = store.follow(many["next"][0])
+    assert [h["line"] for h in cont["hits"]][:2] == [110, 120]
+    none = store.search("absent-word", ref=a["ref"])
+    assert none["hit_count"] == 0 and none["hits"] == []
+    assert "20,001 lines" in none["text"]  # zero hits say where they looked
+
+
+def test_a_word_query_ranks_the_passage_without_its_exact_words(store):
+    doc = lines(400, "filler paragraph {} about nothing in particular")
+    doc += "The connection pool times out after thirty seconds of idle waiting.\n"
+    doc += lines(400, "more filler {} text")
+    a = store.put(doc, desc="docs page")
+    s = store.search(query="pool idle timeout", ref=a["ref"])
+    assert s["hits"][0]["line"] == 401
+    r = store.read(ref=a["ref"], query="connection pool idle")
+    assert r["found"]["best"][0]["start_line"] == 401
+    assert "The connection pool times out" in r["content"]
+
+
+def test_jq_counts_a_stored_list_in_one_call(store):
+    rows = [{"id": i, "status": 504 if i % 7 == 0 else 200} for i in range(3000)]
+    a = store.put(json.dumps(rows), desc="rows as json")
+    q = store.query(a["ref"], "map(select(.status == 504)) | length")
+    assert q["content"].strip() == str(sum(1 for r in rows if r["status"] == 504))
+    assert q["complete"] is True
+
+
+def test_run_keeps_the_real_head_and_tail_and_the_exit_code(store, root):
+    a = store.run("seq 1 3000; echo 'error: the real failure' >&2; exit 3", preview="head_tail")
+    assert a["source"]["kind"] == "exec"
+    assert a["source"]["version"]["exit_code"] == 3
+    assert a["total"]["lines"] == 3001
+    assert "error: the real failure" in a["content"]
+    assert shown_lines(a)[0][0] == 1 and shown_lines(a)[-1][1] == 3001
+    argv = store.run(["printf", "%s\\n", "a b", "c"])
+    assert argv["content"] == "a b\nc\n" and argv["complete"] is True
+    assert store.run("pwd")["content"].strip() == str(root.resolve())
+
+
+def test_read_of_a_file_snapshots_it_once(store, root):
+    f = root / "notes.txt"
+    f.write_text(lines(100))
+    a = store.read(path=str(f))
+    assert a["complete"] is True and a["source"]["kind"] == "file"
+    assert "sha256" in a["source"]["version"]
+    f.write_text("changed\n")
+    # The ref reads the copy it was made from, not the changed file.
+    assert store.read(ref=a["ref"], line=1, limit=1)["content"] == "line 1\n"
+    page = store.list(str(root))
+    assert [e["name"] for e in page["items"]] == ["notes.txt"]
+
+
+def test_artifacts_and_audit_say_what_was_stored_and_delivered(store):
+    a = store.put(lines(3000), desc="audited")
+    store.read(ref=a["ref"], line=10, limit=5)
+    refs = [i["ref"] for i in store.artifacts()["items"]]
+    assert a["ref"] in refs
+    report = store.audit(a["ref"])
+    assert report["ref"] == a["ref"]
+    assert [r["tool"] for r in report["answers"]] == ["put", "read"]
+    assert report["never_delivered_lines"]  # most of it was never shown
+    recent = store.audit()
+    # Newest first; an audit is an answer too.
+    assert [r["tool"] for r in recent[:4]] == ["audit", "artifacts", "read", "put"]
+
+
+@pytest.mark.parametrize(
+    "call, code, words",
+    [
+        (lambda s: s.read(ref="sp_doesnotexist"), "not_found", "sp_doesnotexist"),
+        (lambda s: s.read(path="/etc/passwd"), "forbidden", "outside"),
+        (lambda s: s.search("(unclosed", ref="sp_x"), "invalid_argument", "regex"),
+        (lambda s: s.read(), "invalid_argument", "either `ref` or `path`"),
+        (lambda s: s.call("nosuchtool", {}), "invalid_argument", "no tool"),
+        (lambda s: s.call("read", {"ref": "sp_x", "lines": 3}), "invalid_argument", "lines"),
+        (lambda s: s.put("x", desc="d", preview="middle"), "invalid_argument", "head_tail"),
+        (lambda s: s.put("x", desc="d", max_tokens=10), "invalid_argument", "at least"),
+        (lambda s: s.search(query="the of and", ref="sp_x"), None, None),
+    ],
+)
+def test_bad_input_raises_a_clear_error(store, call, code, words):
+    if code is None:  # a ref that does not exist is found out before the words are
+        with pytest.raises(spool.SpoolError) as err:
+            call(store)
+        assert err.value.code in ("not_found", "invalid_argument")
+        return
+    with pytest.raises(spool.SpoolError) as err:
+        call(store)
+    e = err.value
+    assert e.code == code, e
+    assert words in e.message + (e.hint or "")
+    assert e.text.startswith(f"[ERROR {code}: ")
+    assert e.hint  # every error says what to do
+    # The store stays usable after an error.
+    assert store.put("still here\n", desc="after")["complete"] is True
+
+
+def test_a_store_refuses_a_bad_cap_and_a_root_that_does_not_exist(home, tmp_path):
+    with pytest.raises(spool.SpoolError) as err:
+        spool.Store(max_tokens=5)
+    assert err.value.code == "invalid_argument"
+    with pytest.raises(spool.SpoolError) as err:
+        spool.Store(roots=[tmp_path / "missing"])
+    assert err.value.code == "not_found"
+
+
+def test_errors_pickle(store):
+    import pickle
+
+    with pytest.raises(spool.SpoolError) as err:
+        store.read(ref="sp_doesnotexist")
+    back = pickle.loads(pickle.dumps(err.value))
+    assert (back.code, back.message, back.hint) == (err.value.code, err.value.message, err.value.hint)
+
+
+def test_the_gil_is_released_while_a_command_runs(store):
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.01)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    started = time.monotonic()
+    store.run("sleep 0.5")
+    ended = time.monotonic()
+    stop.set()
+    t.join()
+    during = [x for x in ticks if started < x < ended]
+    assert len(during) >= 10, len(during)
+
+
+def test_ctrl_c_stops_a_running_command_and_keeps_what_it_printed(store):
+    import os
+    import signal
+
+    timer = threading.Timer(0.7, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        store.run("echo before-the-interrupt; sleep 30; echo never")
+    assert time.monotonic() - started < 10
+    newest = store.artifacts(kind="exec")["items"][0]
+    kept = store.read(ref=newest["ref"])
+    assert kept["content"] == "before-the-interrupt\n"
+    assert kept["reason"]["code"] == "cancelled" or "cancel" in kept["text"]
+
+
+def test_honest_returns_the_text_the_model_should_read(home):
+    small = spool.honest("three\nlines\nhere\n", desc="tiny")
+    assert small.startswith("[COMPLETE: 3 lines")
+    assert small.endswith("three\nlines\nhere\n")
+    big = spool.honest(lines(10000), desc="huge", max_tokens=600)
+    first = big.splitlines()[0]
+    assert first.startswith("[PARTIAL: lines 1-") and "of 10,000 lines" in first
+    assert "Do not conclude that something is absent" in big
