@@ -9,7 +9,7 @@ once, with its version; every continuation and search reads that copy.
     st = spool.Store()                       # SPOOL_HOME, else the platform's data directory
     a = st.run("cargo test")                 # the whole output stored, a head-and-tail preview
     print(a["text"])                         # what the model should read
-    more = st.read(**a["next"][0]["arguments"])
+    more = st.follow(a["next"][0])           # or st.read(**a["next"][0]["arguments"])
     hits = st.search("panicked", ref=a["ref"])
 
     text = spool.honest(big_output, desc="my_tool q=...")   # any tool's output, made honest
@@ -77,6 +77,17 @@ def _args(**kwargs: Any) -> Dict[str, Any]:
     return {k: v for k, v in kwargs.items() if v is not None and v is not False}
 
 
+def _many(value: Any) -> "list[Any]":
+    """A list of one or more: a lone string or path is one item, not its characters."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return [value]
+    return list(value)
+
+
+#: The stand-in a printed call holds where the caller chooses a value (a search's regex).
+PLACEHOLDER = "<regex>"
+
+
 class Store:
     """A spool store, the directories its reads stay inside, and the cap of its answers.
 
@@ -87,7 +98,8 @@ class Store:
     the working directory). ``trust``: other processes whose artifacts it reads by ref
     (``"cli"``, ``"serve:*"``, ``"any"``); by default it reads only what it made and copies of
     files inside its roots. ``allow_private_network``: let ``fetch`` reach loopback and private
-    addresses. ``run_timeout_s``: the longest a command may run (default: until it ends).
+    addresses. ``run_timeout_s``: the longest a command may run (default 600 s, as
+    ``spool serve``). ``no_run``: leave ``run`` out (a store whose tools a model calls, read-only).
     """
 
     def __init__(
@@ -95,23 +107,25 @@ class Store:
         home: Optional[PathLike] = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         *,
-        roots: Optional[Sequence[PathLike]] = None,
-        trust: Sequence[str] = (),
+        roots: Union[PathLike, Sequence[PathLike], None] = None,
+        trust: Union[str, Sequence[str]] = (),
         allow_private_network: bool = False,
         run_timeout_s: Optional[float] = None,
+        no_run: bool = False,
     ) -> None:
         self._native = _native.Store(
             None if home is None else os.fspath(home),
             max_tokens,
-            None if roots is None else [os.fspath(r) for r in roots],
-            list(trust),
+            None if roots is None else [os.fspath(r) for r in _many(roots)],
+            [str(t) for t in _many(trust)],
             allow_private_network,
             run_timeout_s,
+            no_run,
         )
 
     @property
     def home(self) -> str:
-        """The store's directory."""
+        """The store's home, as given (``Store(home=st.home)`` opens the same store)."""
         return os.fspath(self._native.home)
 
     @property
@@ -132,12 +146,32 @@ class Store:
     def call(self, tool: str, arguments: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
         """Answers ``tool`` called with ``arguments``, as a model would call it: the way to
         follow any ``next`` entry (``store.call(n["tool"], n["arguments"])``) or to serve these
-        tools to a model under their own names."""
-        return _answer(self._native.call(tool, json.dumps(dict(arguments or {}))))
+        tools to a model under their own names. Arguments that are ``None`` are left out, as a
+        model's explicit ``null`` means "the default"."""
+        given = {k: v for k, v in dict(arguments or {}).items() if v is not None}
+        try:
+            encoded = json.dumps(given, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise SpoolError(
+                "invalid_argument",
+                f"the arguments of `{tool}` are not JSON: {e}",
+                "pass strings, numbers, booleans, lists and dicts",
+            ) from None
+        return _answer(self._native.call(tool, encoded))
 
-    def follow(self, call: NextCall) -> Dict[str, Any]:
-        """Makes one ``next`` call of an earlier answer."""
-        return self.call(call["tool"], call["arguments"])
+    def follow(self, call: NextCall, **fill: Any) -> Dict[str, Any]:
+        """Makes one ``next`` call of an earlier answer. A call that holds a stand-in for a
+        value of yours (a search's ``pattern="<regex>"``) needs it given:
+        ``store.follow(n, pattern="timeout")``."""
+        arguments = {**call["arguments"], **fill}
+        missing = [k for k, v in arguments.items() if v == PLACEHOLDER]
+        if missing:
+            raise SpoolError(
+                "invalid_argument",
+                f"this `{call['tool']}` call holds a stand-in for `{missing[0]}`",
+                f"give it: store.follow(call, {missing[0]}=...)",
+            )
+        return self.call(call["tool"], arguments)
 
     def put(
         self,
@@ -240,7 +274,7 @@ class Store:
                 path=None if path is None else os.fspath(path),
                 literal=literal,
                 case_insensitive=case_insensitive,
-                glob=None if glob is None else list(glob),
+                glob=None if glob is None else _many(glob),
                 hidden=hidden,
                 context=context,
                 limit=limit,
@@ -289,21 +323,25 @@ class Store:
 
     def run(
         self,
-        command: Union[str, Sequence[str]],
+        command: Union[str, Sequence[str], None] = None,
         *,
+        argv: Optional[Sequence[str]] = None,
         cwd: Optional[PathLike] = None,
         timeout_s: Optional[float] = None,
         stdin: Optional[str] = None,
         preview: Optional[str] = None,
         max_tokens: Optional[int] = None,
     ) -> Envelope:
-        """Runs a command (a string, run by ``sh -c``, or an argv list) inside the roots and
-        stores its whole output, stdout and stderr, with its exit code. The preview is the real
-        head and tail; on a failure the last lines are always shown."""
+        """Runs a command (a string, run by ``sh -c``, or an argv list; or ``argv=``) inside the
+        roots and stores its whole output, stdout and stderr, with its exit code. The preview is
+        the real head and tail; on a failure the last lines are always shown."""
+        target: Dict[str, Any] = {}
         if isinstance(command, str):
-            target: Dict[str, Any] = {"command": command}
-        else:
-            target = {"argv": [os.fspath(a) for a in command]}
+            target["command"] = command
+        elif command is not None:
+            target["argv"] = [os.fspath(a) for a in command]
+        if argv is not None:
+            target["argv"] = [os.fspath(a) for a in argv]
         return self.call(
             "run",
             {
@@ -379,9 +417,10 @@ class Store:
         )
 
     def audit(self, ref: Optional[str] = None, limit: int = 20) -> Any:
-        """What was delivered: the latest answers, newest first (a list of rows), or with
-        ``ref`` everything delivered from that artifact and the byte and line spans never
-        delivered (a dict)."""
+        """What was delivered: the latest answers about artifacts this store may read, newest
+        first (a list of rows), or with ``ref`` everything delivered from that artifact and the
+        byte and line spans never delivered (a dict). ``spool audit`` at the command line shows
+        every answer of every process."""
         return json.loads(self._native.audit(ref, limit))
 
 

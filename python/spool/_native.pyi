@@ -17,6 +17,7 @@ class Store:
         trust: List[str] = ...,
         allow_private_network: bool = False,
         run_timeout_s: Optional[float] = None,
+        no_run: bool = False,
     ) -> None: ...
     @property
     def home(self) -> str: ...

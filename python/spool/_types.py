@@ -115,6 +115,7 @@ class Page(TypedDict):
     """A page of a list (``artifacts``, ``list``): opaque keyset cursors from one snapshot."""
 
     notice: str
+    next: List[NextCall]
     next_cursor: Optional[str]
     has_more: bool
     page_size: int

@@ -10,6 +10,16 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 
 
+@pytest.fixture(autouse=True)
+def fresh_default_store():
+    """`spool.honest` keeps one store per process; each test gets its own (its SPOOL_HOME)."""
+    import spool
+
+    spool._default_store = None
+    yield
+    spool._default_store = None
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     h = tmp_path / "home"

@@ -22,7 +22,7 @@ def test_the_command_is_installed_and_runs(home):
     assert run.returncode == 4  # the command's own exit code
     assert run.stdout.startswith("[COMPLETE: 5 lines") and "1\n2\n3\n4\n5\n" in run.stdout
     bad = subprocess.run([SPOOL, "read", "sp_doesnotexist"], capture_output=True, text=True)
-    assert bad.returncode == 3 and "not_found" not in bad.stdout
+    assert bad.returncode == 3 and bad.stdout == ""  # errors go to stderr
     assert "no artifact `sp_doesnotexist`" in bad.stderr
 
 

@@ -42,3 +42,16 @@ def test_a_small_answer_passes_whole(store):
     text = honest.invoke({"region": "us", "count": 3})
     assert text.startswith("[COMPLETE: 3 lines")
     assert text.endswith("order 2 region=us status=ok\n")
+
+
+def test_the_example_runs_and_finds_the_error_past_the_part_shown(home):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "langchain_honest_tool.py"
+    out = subprocess.run([sys.executable, str(example)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "[PARTIAL: lines 1-" in out.stdout and "of 50,000 lines" in out.stdout
+    assert "1 hit" in out.stdout
+    assert "checkout event 41337: ERROR upstream timed out" in out.stdout

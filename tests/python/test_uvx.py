@@ -1,5 +1,6 @@
 """The README's one-liner: `uvx --from <the wheel> spool serve`, in an environment uv makes
-itself, answers an MCP client. scripts/test builds the wheel into target/wheels first."""
+itself, answers an MCP client. scripts/test builds the wheel into target/wheels first;
+SPOOL_WHEEL_DIR names another folder (.ci/run checks the shipped wheel this way)."""
 
 import asyncio
 import os
@@ -8,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-WHEELS = Path(__file__).resolve().parents[2] / "target" / "wheels"
+WHEELS = Path(
+    os.environ.get("SPOOL_WHEEL_DIR") or Path(__file__).resolve().parents[2] / "target" / "wheels"
+).resolve()
 
 
 def wheel():

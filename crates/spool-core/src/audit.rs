@@ -69,7 +69,47 @@ pub(crate) fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
 
 /// The most recent answers, newest first, before row `before` when given. With a shared store
 /// (and no `before`), the answers of every machine: this machine's rows are shipped first.
+///
+/// A confined store (a server's, the Python package's) sees only the answers about artifacts it
+/// may read: the others' arguments (commands, paths, URLs) are not its to see.
 pub fn recent(store: &Store, limit: usize, before: Option<i64>) -> Result<Vec<AuditRow>> {
+    if store.access().is_none() {
+        return recent_rows(store, limit, before);
+    }
+    // Rows about what this process may not read are skipped; a few rounds find `limit` others.
+    let mut kept = Vec::new();
+    let mut before = before;
+    for _ in 0..8 {
+        let rows = recent_rows(store, limit.max(1) * 4, before)?;
+        let Some(last) = rows.last() else { break };
+        let exhausted = rows.len() < limit.max(1) * 4;
+        before = Some(last.id);
+        for row in rows {
+            if readable(store, row.reference.as_deref())? {
+                kept.push(row);
+            }
+        }
+        if kept.len() >= limit || exhausted || store.remote().is_some() {
+            break;
+        }
+    }
+    kept.truncate(limit);
+    Ok(kept)
+}
+
+/// Whether a row about `reference` may be shown to this process.
+fn readable(store: &Store, reference: Option<&str>) -> Result<bool> {
+    let Some(reference) = reference else {
+        return Ok(false);
+    };
+    match store.meta(reference) {
+        Ok(meta) => store.may_read(&meta),
+        Err(Error::NotFound { .. }) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+fn recent_rows(store: &Store, limit: usize, before: Option<i64>) -> Result<Vec<AuditRow>> {
     if let Some(remote) = store.remote()
         && before.is_none()
     {
@@ -99,6 +139,11 @@ pub struct RefAudit {
 
 /// With a shared store, the answers of every machine.
 pub fn for_ref(store: &Store, reference: &str) -> Result<RefAudit> {
+    if !crate::refs::looks_like_ref(reference) {
+        return Err(Error::NotFound {
+            reference: reference.to_owned(),
+        });
+    }
     let meta = match store.meta(reference) {
         // Made on another machine and never read here: its row comes from the shared store.
         Err(Error::NotFound { .. }) => {
@@ -110,6 +155,12 @@ pub fn for_ref(store: &Store, reference: &str) -> Result<RefAudit> {
         }
         other => other?,
     };
+    // A confined process learns nothing of an artifact it may not read, not even its audit.
+    if !store.may_read(&meta)? {
+        return Err(Error::NotYours {
+            reference: reference.to_owned(),
+        });
+    }
     let answers = if let Some(remote) = store.remote() {
         ship(store)?;
         let mut rows = shared::merge(remote.audit_of(reference)?);

@@ -377,7 +377,8 @@ impl ServerHandler for SpoolServer {
         request: rmcp::model::CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
-        /// How rmcp 3.11 words a deserialization failure (pinned; a test guards it).
+        /// How rmcp 3.11 words a deserialization failure (the lockfile pins 3.11 and a test guards
+        /// the wording; should a later rmcp word it otherwise, its own text error goes out).
         const BAD_ARGUMENTS: &str = "failed to deserialize parameters:";
         let tool = request.name.to_string();
         let arguments = request.arguments.clone().unwrap_or_default();

@@ -16,9 +16,10 @@ mod store;
 use pyo3::prelude::*;
 
 /// Runs the `spool` command with `argv` (`sys.argv`: the program's name first) and returns its
-/// exit code.
+/// exit code. For the `spool` command the package installs (`spool._cli`), which is the whole
+/// process: a malformed command line or `--help` exits it, as the binary does.
 #[pyfunction]
-fn main(py: Python<'_>, argv: Vec<String>) -> u8 {
+fn main(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> u8 {
     py.detach(move || spool_tools::main_with(argv))
 }
 

@@ -22,17 +22,24 @@ use crate::call::{Answered, error, interruptible, rendered};
 pub struct Store {
     inner: Arc<spool_core::Store>,
     roots: Roots,
+    /// The home it was opened in (the store itself sits in `home/store-v1`).
+    home: PathBuf,
     max_tokens: u64,
     allow_private_network: bool,
-    run_timeout: Option<Duration>,
+    no_run: bool,
+    run_timeout: Duration,
 }
+
+/// How long a command may run when the store names no limit: `spool serve`'s default.
+const RUN_TIMEOUT: Duration = Duration::from_mins(10);
 
 // PyO3 hands Python's lists over as owned vectors.
 #[allow(clippy::needless_pass_by_value)]
 #[pymethods]
 impl Store {
     #[new]
-    #[pyo3(signature = (home=None, max_tokens=spool_core::DEFAULT_MAX_TOKENS, roots=None, trust=Vec::new(), allow_private_network=false, run_timeout_s=None))]
+    #[pyo3(signature = (home=None, max_tokens=spool_core::DEFAULT_MAX_TOKENS, roots=None, trust=Vec::new(), allow_private_network=false, run_timeout_s=None, no_run=false))]
+    #[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)]
     fn new(
         py: Python<'_>,
         home: Option<PathBuf>,
@@ -41,33 +48,37 @@ impl Store {
         trust: Vec<String>,
         allow_private_network: bool,
         run_timeout_s: Option<f64>,
+        no_run: bool,
     ) -> PyResult<Self> {
-        let opened = py.detach(|| open(home.as_deref(), max_tokens, roots, &trust));
-        let (store, roots) = opened.map_err(|e| error(py, &e))?;
         let run_timeout = match run_timeout_s {
-            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+            None => RUN_TIMEOUT,
+            Some(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
             Some(s) => {
                 let err = Error::invalid(
                     format!("`run_timeout_s` must be a positive number of seconds (got {s})"),
-                    Some("leave it out to let a command run until it ends".into()),
+                    Some("leave it out for 600 seconds".into()),
                 );
                 return Err(error(py, &err));
             }
-            None => None,
         };
+        let home = home.unwrap_or_else(spool_core::Store::default_home);
+        let opened = py.detach(|| open(&home, max_tokens, roots, &trust));
+        let (store, roots) = opened.map_err(|e| error(py, &e))?;
         Ok(Self {
             inner: Arc::new(store),
             roots,
+            home,
             max_tokens,
             allow_private_network,
+            no_run,
             run_timeout,
         })
     }
 
-    /// The store's directory.
+    /// The store's home, as given (or `SPOOL_HOME`, else the platform's data directory).
     #[getter]
     fn home(&self) -> PathBuf {
-        self.inner.root().to_path_buf()
+        self.home.clone()
     }
 
     /// The directories reads stay inside.
@@ -89,7 +100,15 @@ impl Store {
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&cancel);
         let outcome = interruptible(py, &cancel, || {
-            let args: Value = serde_json::from_str(args).unwrap_or(Value::Null);
+            let args: Value = match serde_json::from_str(args) {
+                Ok(args @ (Value::Object(_) | Value::Null)) => args,
+                _ => {
+                    return Err(Error::invalid(
+                        format!("the arguments of `{tool}` must be a JSON object (got `{args}`)"),
+                        Some("pass a dict of the tool's arguments".into()),
+                    ));
+                }
+            };
             respond(&self.inner, tool, &args, || self.answer(tool, &args, flag))
                 .and_then(|a| rendered(&a))
         })?;
@@ -153,7 +172,7 @@ impl Store {
     fn __repr__(&self) -> String {
         format!(
             "spool.Store(home={:?}, max_tokens={})",
-            self.inner.root().display().to_string(),
+            self.home.display().to_string(),
             self.max_tokens
         )
     }
@@ -162,21 +181,30 @@ impl Store {
 /// Opens the store in `home` (or the default) and the roots (default: the working directory),
 /// confined to them.
 fn open(
-    home: Option<&std::path::Path>,
+    home: &std::path::Path,
     max_tokens: u64,
     roots: Option<Vec<PathBuf>>,
     trust: &[String],
 ) -> Result<(spool_core::Store, Roots)> {
     spool_core::window::check_cap(max_tokens)?;
     let dirs = match roots {
-        Some(dirs) if !dirs.is_empty() => dirs,
-        _ => vec![std::env::current_dir().map_err(|e| Error::Unavailable {
+        Some(dirs) if dirs.is_empty() => {
+            return Err(Error::invalid(
+                "`roots` is empty: the store would have nowhere to read",
+                Some(
+                    "name at least one directory, or leave `roots` out for the working directory"
+                        .into(),
+                ),
+            ));
+        }
+        Some(dirs) => dirs,
+        None => vec![std::env::current_dir().map_err(|e| Error::Unavailable {
             what: "the working directory".into(),
             cause: e.to_string(),
         })?],
     };
     let roots = Roots::new(&dirs)?;
-    let store = spool_tools::open_store(home)?;
+    let store = spool_tools::open_store(Some(home))?;
     let principal = spool_core::access::server_principal("python", roots.dirs());
     store.set_principal(principal.clone());
     store.confine(spool_core::access::Access::new(
@@ -200,8 +228,8 @@ impl Store {
             store: &self.inner,
             roots: &self.roots,
             cap: &cap,
-            run_timeout: self.run_timeout,
-            run_timeout_max: self.run_timeout,
+            run_timeout: Some(self.run_timeout),
+            run_timeout_max: Some(self.run_timeout),
             search_budget: spool_core::search::tree::DEFAULT_BUDGET,
         };
         f(&cx)
@@ -225,11 +253,11 @@ impl Store {
             }
             "ci_log" => {
                 let p = by_name::parse::<CiLogParams>(tool, args)?;
-                let mut opts = spool_tools::ci_options()?;
+                let mut opts = spool_tools::ci_options_in(&self.home)?;
                 opts.fetch.allow_private |= self.allow_private_network;
                 spool_fetch::github::answer(&self.inner, &p, &opts, self.cap(p.max_tokens))
             }
-            _ if by_name::CORE_TOOLS.contains(&tool) => {
+            _ if by_name::CORE_TOOLS.contains(&tool) && !(self.no_run && tool == "run") => {
                 let control = RunControl {
                     cancel,
                     progress: None,
@@ -237,8 +265,10 @@ impl Store {
                 };
                 self.with_context(|cx| by_name::call(cx, tool, args, control))
             }
+            // A store opened with `no_run` has no `run`, as `spool serve --no-run` has none.
             other => {
                 let mut known = by_name::CORE_TOOLS.to_vec();
+                known.retain(|t| !(self.no_run && *t == "run"));
                 known.extend(["fetch", "ci_log"]);
                 Err(by_name::unknown(other, &known))
             }

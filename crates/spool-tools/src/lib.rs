@@ -58,11 +58,15 @@ fn store_config() -> Result<StoreConfig, Error> {
 /// `SPOOL_STORE=s3://BUCKET/PREFIX`, or a `[store]` table in `spool.toml`, puts the shared
 /// store behind the local one: artifacts are published there as they are made, and refs made
 /// elsewhere are read through from it.
-fn shared(store: Store, config_file: Option<&std::path::Path>) -> Result<Store, Error> {
+fn shared(
+    store: Store,
+    home: &std::path::Path,
+    config_file: Option<&std::path::Path>,
+) -> Result<Store, Error> {
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let settings = match var("SPOOL_STORE") {
         Some(url) => spool_s3::S3Settings::from_url(&url, var),
-        None => match store_section(config_file)? {
+        None => match store_section(home, config_file)? {
             Some(section) => section.settings(var),
             None => return Ok(store),
         },
@@ -76,13 +80,14 @@ fn shared(store: Store, config_file: Option<&std::path::Path>) -> Result<Store, 
 /// The `[store]` table of the settings file: `SPOOL_CONFIG`, else the file `spool wrap
 /// --config` names, else `SPOOL_HOME/spool.toml` if there is one.
 fn store_section(
+    home: &std::path::Path,
     config_file: Option<&std::path::Path>,
 ) -> Result<Option<spool_s3::StoreSection>, Error> {
     #[derive(serde::Deserialize)]
     struct File {
         store: Option<spool_s3::StoreSection>,
     }
-    let Some((path, text)) = settings_text(config_file)? else {
+    let Some((path, text)) = settings_text(home, config_file)? else {
         return Ok(None);
     };
     let file: File = toml::from_str(&text).map_err(|e| Error::InvalidArgument {
@@ -98,11 +103,16 @@ fn store_section(
 /// or the `[ci]` table of the settings file (`api_url`, and `token_env`: the name of the
 /// variable that holds the token, never the token itself).
 pub fn ci_options() -> Result<spool_fetch::github::CiOptions, Error> {
+    ci_options_in(&Store::default_home())
+}
+
+/// [`ci_options`], with the settings file of the store in `home`.
+pub fn ci_options_in(home: &std::path::Path) -> Result<spool_fetch::github::CiOptions, Error> {
     #[derive(serde::Deserialize)]
     struct File {
         ci: Option<spool_fetch::github::CiSection>,
     }
-    let section = match settings_text(None)? {
+    let section = match settings_text(home, None)? {
         Some((path, text)) => {
             toml::from_str::<File>(&text)
                 .map_err(|e| Error::InvalidArgument {
@@ -121,8 +131,9 @@ pub fn ci_options() -> Result<spool_fetch::github::CiOptions, Error> {
 }
 
 /// The settings file and its text: `SPOOL_CONFIG`, else `config_file`, else
-/// `SPOOL_HOME/spool.toml` if there is one.
+/// `HOME/spool.toml` of the store's home if there is one.
 fn settings_text(
+    home: &std::path::Path,
     config_file: Option<&std::path::Path>,
 ) -> Result<Option<(std::path::PathBuf, String)>, Error> {
     let named = std::env::var_os("SPOOL_CONFIG").map(std::path::PathBuf::from);
@@ -131,7 +142,7 @@ fn settings_text(
         Some(p) => p,
         None => match config_file {
             Some(p) => p.to_owned(),
-            None => Store::default_home().join("spool.toml"),
+            None => home.join("spool.toml"),
         },
     };
     match std::fs::read_to_string(&path) {
@@ -186,11 +197,11 @@ pub(crate) fn command_line() -> Vec<String> {
 
 /// Opens the store the command uses: in `home` (default: `SPOOL_HOME`, else the platform's
 /// data directory), sized by `SPOOL_TTL`, `SPOOL_QUOTA` and `SPOOL_CACHE`, with the shared
-/// store of `SPOOL_STORE` or `spool.toml` behind it.
+/// store of `SPOOL_STORE`, `SPOOL_CONFIG` or `home/spool.toml` behind it.
 pub fn open_store(home: Option<&std::path::Path>) -> Result<Store, Error> {
     let home = home.map_or_else(Store::default_home, std::path::Path::to_path_buf);
     let store = Store::open(&home, store_config()?)?;
-    shared(store, None)
+    shared(store, &home, None)
 }
 
 /// Runs the `spool` command with `args` (the first is the program's name) and returns its
@@ -227,7 +238,7 @@ where
     let as_json = commands::wants_json(&cli.command);
     let result = store_config()
         .and_then(|config| Store::open(&Store::default_home(), config))
-        .and_then(|store| shared(store, wrap_config(&cli.command)))
+        .and_then(|store| shared(store, &Store::default_home(), wrap_config(&cli.command)))
         .and_then(|store| {
             let store = std::sync::Arc::new(store);
             if store.is_shared() {

@@ -76,8 +76,11 @@ def honest_tool(
 
 def spool_tools(store: Optional[Store] = None) -> List[StructuredTool]:
     """``read``, ``search`` and ``query`` over ``store``, for the model to follow the calls an
-    honest answer prints. An error is returned as text the model reads (``[ERROR code: ...]``
-    and a hint), not raised into the harness."""
+    honest answer prints, every argument those calls use included. An error is returned as text
+    the model reads (``[ERROR code: ...]`` and a hint), not raised into the harness.
+
+    ``read(path=...)`` and ``search(path=...)`` reach the store's roots: give a ``Store`` whose
+    roots are what the model may read (the default store's root is the working directory)."""
     st_of = lambda: store if store is not None else _default()  # noqa: E731
 
     def text_of(call) -> str:
@@ -94,12 +97,22 @@ def spool_tools(store: Optional[Store] = None) -> List[StructuredTool]:
         tail: Optional[int] = None,
         char_offset: Optional[int] = None,
         max_chars: Optional[int] = None,
+        byte_offset: Optional[int] = None,
+        max_bytes: Optional[int] = None,
+        preview: Optional[str] = None,
+        stream: Optional[str] = None,
         query: Optional[str] = None,
         pattern: Optional[str] = None,
+        literal: bool = False,
+        case_insensitive: bool = False,
+        cursor: Optional[str] = None,
+        max_tokens: Optional[int] = None,
     ) -> str:
         """Reads a window of a stored output (ref) or a file (path): line and limit (1-based
-        lines), tail (the last lines), char_offset and max_chars (inside a long line); query
-        (words) or pattern (a regex) also shows what a search of the whole found."""
+        lines), tail (the last lines), char_offset and max_chars (inside a long line),
+        byte_offset and max_bytes; preview (head, tail, head_tail); stream (stdout or stderr of
+        a command); cursor (the next page of a list). query (words) or pattern (a regex, or a
+        string with literal) also shows what a search of the whole found."""
         return text_of(
             lambda: st_of().read(
                 ref=ref,
@@ -109,8 +122,16 @@ def spool_tools(store: Optional[Store] = None) -> List[StructuredTool]:
                 tail=tail,
                 char_offset=char_offset,
                 max_chars=max_chars,
+                byte_offset=byte_offset,
+                max_bytes=max_bytes,
+                preview=preview,
+                stream=stream,
                 query=query,
                 pattern=pattern,
+                literal=literal,
+                case_insensitive=case_insensitive,
+                cursor=cursor,
+                max_tokens=max_tokens,
             )
         )
 
@@ -121,11 +142,17 @@ def spool_tools(store: Optional[Store] = None) -> List[StructuredTool]:
         query: Optional[str] = None,
         literal: bool = False,
         case_insensitive: bool = False,
+        glob: Optional[List[str]] = None,
+        hidden: bool = False,
+        context: Optional[int] = None,
+        limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        max_tokens: Optional[int] = None,
     ) -> str:
         """Searches the whole of a stored output (ref) or a file or directory (path) for a
-        regex pattern (a string with literal), or ranks passages by the words of query. Every
-        hit is counted; the answer says whether more exist and how to see them (cursor)."""
+        regex pattern (a string with literal), or ranks passages by the words of query; glob
+        and hidden pick a directory's files, context adds lines around each hit. Every hit is
+        counted; the answer says whether more exist and how to see them (cursor)."""
         return text_of(
             lambda: st_of().search(
                 pattern,
@@ -134,13 +161,20 @@ def spool_tools(store: Optional[Store] = None) -> List[StructuredTool]:
                 query=query,
                 literal=literal,
                 case_insensitive=case_insensitive,
+                glob=glob,
+                hidden=hidden,
+                context=context,
+                limit=limit,
                 cursor=cursor,
+                max_tokens=max_tokens,
             )
         )
 
-    def query(ref: str, jq: str) -> str:
+    def query(
+        ref: str, jq: str, limit: Optional[int] = None, max_tokens: Optional[int] = None
+    ) -> str:
         """Runs a jq program over a stored JSON output (ref): one record or a count without
         paging through everything."""
-        return text_of(lambda: st_of().query(ref, jq))
+        return text_of(lambda: st_of().query(ref, jq, limit=limit, max_tokens=max_tokens))
 
     return [StructuredTool.from_function(func=f) for f in (read, search, query)]
