@@ -158,6 +158,7 @@ def test_artifacts_and_audit_say_what_was_stored_and_delivered(store):
         (lambda s: s.put("x", desc="d", preview="middle"), "invalid_argument", "head_tail"),
         (lambda s: s.put("x", desc="d", max_tokens=10), "invalid_argument", "at least"),
         (lambda s: s.call("list", {"path": float("nan")}), "invalid_argument", "not JSON"),
+        (lambda s: s.call("search", {"ref": "sp_x", "pattern": 7}), "invalid_argument", "`pattern`: invalid type"),
         (lambda s: s.follow({"tool": "search", "arguments": {"ref": "sp_x", "pattern": "<regex>"}}),
          "invalid_argument", "stand-in"),
     ],

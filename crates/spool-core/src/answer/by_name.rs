@@ -27,9 +27,17 @@ pub fn parse<P: DeserializeOwned>(tool: &str, args: &Value) -> Result<P> {
     } else {
         args.clone()
     };
-    serde_json::from_value(args).map_err(|e| {
+    serde_path_to_error::deserialize(args).map_err(|e| {
+        // The argument it is about, when serde knows it (an unknown one is named in the text).
+        let path = format!("`{}`", e.path());
+        let said = e.inner().to_string();
+        let at = if path == "`.`" || said.contains(&path) {
+            String::new()
+        } else {
+            format!("{path}: ")
+        };
         Error::invalid(
-            format!("`{tool}`: {e}"),
+            format!("`{tool}`: {at}{said}"),
             Some(format!("fix that argument and call `{tool}` again")),
         )
     })
