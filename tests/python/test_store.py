@@ -141,9 +141,10 @@ def test_artifacts_and_audit_say_what_was_stored_and_delivered(store):
     assert [r["tool"] for r in report["answers"]] == ["put", "read"]
     assert report["never_delivered_lines"]  # most of it was never shown
     recent = store.audit()
-    # Newest first. A confined store sees the answers about artifacts it may read (the pages
-    # and audits it gave name no artifact, so they are not among them).
-    assert [r["tool"] for r in recent] == ["read", "put"]
+    # Newest first; an audit is an answer too. A confined store sees the answers it gave and
+    # those about artifacts it may read.
+    assert [r["tool"] for r in recent[:4]] == ["audit", "artifacts", "read", "put"]
+    assert {r["made_by"] for r in recent} == {"python:" + store.roots[0]}
 
 
 @pytest.mark.parametrize(
@@ -291,7 +292,11 @@ def test_a_store_reads_and_audits_only_what_it_may(home, tmp_path):
     with pytest.raises(spool.SpoolError) as err:
         b.audit(made["ref"])
     assert err.value.code == "forbidden" and "secret" not in err.value.text
-    assert all(r["ref"] != made["ref"] for r in b.audit())  # nor its rows in the latest
+    # Nor a's answers among the latest: b sees only its own (its refused read included).
+    assert {r["made_by"] for r in b.audit()} == {"python:" + b.roots[0]}
+    with pytest.raises(spool.SpoolError):
+        b.read(ref="sp_doesnotexist")
+    assert b.audit()[0]["reason"] == "not_found"  # its own errors, which name no artifact, it sees
     assert a.audit(made["ref"])["answers"][0]["tool"] == "run"
     trusting = spool.Store(roots=[two], trust="python:*")  # a lone string is one principal
     assert trusting.read(ref=made["ref"])["content"] == "secret-output\n"

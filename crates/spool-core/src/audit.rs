@@ -31,8 +31,8 @@ pub(crate) struct Entry<'a> {
 
 pub(crate) fn insert(store: &Store, e: &Entry<'_>) -> Result<()> {
     store.conn().execute(
-        "INSERT INTO audit (at, tool, arguments, ref, total, delivered, complete, reason, duration_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO audit (at, tool, arguments, ref, total, delivered, complete, reason, duration_ms, made_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             clock::now_ms(),
             e.tool,
@@ -43,6 +43,7 @@ pub(crate) fn insert(store: &Store, e: &Entry<'_>) -> Result<()> {
             e.complete,
             e.reason,
             e.duration_ms as i64,
+            store.principal(),
         ],
     )?;
     Ok(())
@@ -64,14 +65,15 @@ pub(crate) fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
         complete: r.get("complete")?,
         reason: r.get("reason")?,
         duration_ms: r.get::<_, i64>("duration_ms")? as u64,
+        made_by: r.get("made_by")?,
     })
 }
 
 /// The most recent answers, newest first, before row `before` when given. With a shared store
 /// (and no `before`), the answers of every machine: this machine's rows are shipped first.
 ///
-/// A confined store (a server's, the Python package's) sees only the answers about artifacts it
-/// may read: the others' arguments (commands, paths, URLs) are not its to see.
+/// A confined store (a server's, the Python package's) sees only the answers it gave and those
+/// about artifacts it may read: the others' arguments (commands, paths, URLs) are not its to see.
 pub fn recent(store: &Store, limit: usize, before: Option<i64>) -> Result<Vec<AuditRow>> {
     if store.access().is_none() {
         return recent_rows(store, limit, before);
@@ -85,7 +87,8 @@ pub fn recent(store: &Store, limit: usize, before: Option<i64>) -> Result<Vec<Au
         let exhausted = rows.len() < limit.max(1) * 4;
         before = Some(last.id);
         for row in rows {
-            if readable(store, row.reference.as_deref())? {
+            let mine = row.made_by.as_deref() == Some(store.principal());
+            if mine || readable(store, row.reference.as_deref())? {
                 kept.push(row);
             }
         }

@@ -24,6 +24,10 @@ pub struct AuditRow {
     pub complete: bool,
     pub reason: Option<String>,
     pub duration_ms: u64,
+    /// The process that gave the answer (`cli`, `serve:ROOTS`, `python:ROOTS`); absent in rows
+    /// recorded before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made_by: Option<String>,
 }
 
 /// What an answer delivered, by kind. The JSON is the audit's `delivered` as it always was;

@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS audit (
     delivered TEXT NOT NULL,
     complete INTEGER NOT NULL,
     reason TEXT,
-    duration_ms INTEGER NOT NULL
+    duration_ms INTEGER NOT NULL,
+    made_by TEXT
 );
 CREATE INDEX IF NOT EXISTS audit_ref ON audit(ref, id);
 CREATE TABLE IF NOT EXISTS audit_shipped (
@@ -55,20 +56,25 @@ CREATE TABLE IF NOT EXISTS audit_shipped (
 );
 ";
 
-/// Columns added after the first schema: a store made by an earlier version gains them.
-const ADDED_COLUMNS: [(&str, &str); 2] = [("made_by", "TEXT"), ("evicted_at", "INTEGER")];
+/// Columns added after the first schema (table, column, type): a store made by an earlier
+/// version gains them. An audit row's `made_by` is the process that gave the answer.
+const ADDED_COLUMNS: [(&str, &str, &str); 3] = [
+    ("artifacts", "made_by", "TEXT"),
+    ("artifacts", "evicted_at", "INTEGER"),
+    ("audit", "made_by", "TEXT"),
+];
 
 /// Brings a store made by an earlier version up to this schema.
 pub(super) fn migrate(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
-    for (name, kind) in ADDED_COLUMNS {
+    for (table, name, kind) in ADDED_COLUMNS {
         let has = conn
-            .prepare("SELECT 1 FROM pragma_table_info('artifacts') WHERE name = ?1")?
-            .exists([name])?;
+            .prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2")?
+            .exists([table, name])?;
         if has {
             continue;
         }
         // Another process opening the store may add it first: that is success too.
-        match conn.execute_batch(&format!("ALTER TABLE artifacts ADD COLUMN {name} {kind}")) {
+        match conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {name} {kind}")) {
             Err(e) if e.to_string().contains("duplicate column") => {}
             other => other?,
         }
