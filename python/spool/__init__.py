@@ -402,6 +402,32 @@ class Store:
             _args(repo=repo, run_id=run_id, attempt=attempt, job=job, max_tokens=max_tokens),
         )
 
+    def map(
+        self,
+        path: Optional[PathLike] = None,
+        *,
+        focus: Union[str, Sequence[str], None] = None,
+        cursor: Optional[str] = None,
+        max_tokens: Optional[int] = None,
+    ) -> Envelope:
+        """A map of a repository or directory inside the roots (default: the first root): its
+        files' most referred-to definitions, each with its line number and the line that names
+        it, ranked by how much of the code refers to them; ``focus`` (files or symbols) ranks
+        them first. It fits ``max_tokens`` (default 1024) and says what it left out: which files
+        of how many it shows, what was skipped and why, the commit it is pinned to; ``next``
+        holds the cursor to the next files. A path to one file maps its outline."""
+        if isinstance(focus, str):
+            focus = [focus]
+        return self.call(
+            "map",
+            _args(
+                path=None if path is None else os.fspath(path),
+                focus=None if focus is None else list(focus),
+                cursor=cursor,
+                max_tokens=max_tokens,
+            ),
+        )
+
     def artifacts(
         self,
         kind: Optional[str] = None,

@@ -65,13 +65,14 @@ class Source(TypedDict):
     """Where an artifact came from and what pins its version (fetch time and ETag, exit code,
     file hash and commit, CI run and attempt, or the caller's own for ``put``)."""
 
-    kind: Literal["exec", "fetch", "file", "mcp", "search", "text", "query", "ci"]
+    kind: Literal["exec", "fetch", "file", "mcp", "search", "text", "query", "ci", "map"]
     desc: str
     version: Dict[str, Any]
 
 
 class Envelope(TypedDict):
-    """The answer of ``put``, ``read``, ``run``, ``fetch``, ``query`` and ``ci_log``."""
+    """The answer of ``put``, ``read``, ``run``, ``fetch``, ``query``, ``ci_log`` and ``map``
+    (which adds its ``scope``)."""
 
     notice: str
     ref: str
@@ -83,6 +84,7 @@ class Envelope(TypedDict):
     source: Source
     notes: NotRequired[List[str]]
     found: NotRequired[Dict[str, Any]]
+    scope: NotRequired[Dict[str, Any]]
     content: str
     text: str
 

@@ -22,7 +22,7 @@ json_has() { # file, python expression over `d`
 out=$(mktemp)
 
 "${INSPECT[@]}" "$SPOOL" serve --root "$ROOT" --method tools/list > "$out" 2>/dev/null
-check "stdio: tools/list names the eight tools" json_has "$out" 'sorted(t["name"] for t in d["tools"]) == ["artifacts","ci_log","fetch","list","query","read","run","search"]'
+check "stdio: tools/list names the nine tools" json_has "$out" 'sorted(t["name"] for t in d["tools"]) == ["artifacts","ci_log","fetch","list","map","query","read","run","search"]'
 
 "${INSPECT[@]}" "$SPOOL" serve --root "$ROOT" --method tools/call --tool-name run --tool-arg 'command=seq 1 5000' --tool-arg max_tokens=600 > "$out" 2>/dev/null
 check "stdio: run answers a partial envelope" json_has "$out" 'd["structuredContent"]["complete"] is False and d["content"][0]["text"].startswith("[PARTIAL")'
@@ -33,6 +33,12 @@ check "stdio: read ref line=2500 continues the same copy" json_has "$out" 'd["co
 
 "${INSPECT[@]}" "$SPOOL" serve --root "$ROOT" --method tools/call --tool-name search --tool-arg "ref=$REF" --tool-arg 'pattern=^4999$' > "$out" 2>/dev/null
 check "stdio: search finds a line past the preview" json_has "$out" 'd["structuredContent"]["hit_count"] == 1'
+
+mkdir -p "$ROOT/code"
+printf 'pub struct Store;\nimpl Store {\n    pub fn open() -> Store { Store }\n}\n' > "$ROOT/code/store.rs"
+printf 'use crate::store::Store;\npub fn main() { let s = Store::open(); }\n' > "$ROOT/code/main.rs"
+"${INSPECT[@]}" "$SPOOL" serve --root "$ROOT" --method tools/call --tool-name map --tool-arg path=code > "$out" 2>/dev/null
+check "stdio: map lists the definition the other file uses, first" json_has "$out" 'd["structuredContent"]["scope"]["files_mapped"] == 2 and d["structuredContent"]["content"].startswith("code/store.rs") and "3:     pub fn open()" in d["content"][1]["text"]'
 
 "${INSPECT[@]}" "$SPOOL" serve --root "$ROOT" --method tools/call --tool-name read --tool-arg path=/etc/passwd > "$out" 2>/dev/null
 check "stdio: outside the roots is an isError result" json_has "$out" 'd["isError"] is True and d["structuredContent"]["error"]["code"] == "forbidden"'
@@ -47,9 +53,9 @@ server=$!
 url=$(wait_for_url "$log")
 check "http: server announced its address" test -n "$url"
 "${INSPECT[@]}" --server-url "$url" --transport http --method tools/list > "$out" 2>/dev/null
-check "http: tools/list" json_has "$out" 'len(d["tools"]) == 8'
+check "http: tools/list" json_has "$out" 'len(d["tools"]) == 9'
 "${INSPECT[@]}" --server-url "$url" --transport http --method tools/call --tool-name list --tool-arg path=. > "$out" 2>/dev/null
-check "http: list" json_has "$out" 'd["structuredContent"]["items"][0]["name"] == "notes.txt"'
+check "http: list" json_has "$out" '[i["name"] for i in d["structuredContent"]["items"]] == ["code", "notes.txt"]'
 kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
 
 # With a token, requests without it are refused; with it, they are served.

@@ -31,7 +31,7 @@ async def scenario(label, client):
         check(f"{label}: protocol {c.protocol_version}", c.protocol_version is not None)
         tools = await c.list_tools()
         names = sorted(t.name for t in tools.tools)
-        check(f"{label}: tools/list", names == ["artifacts", "ci_log", "fetch", "list", "query", "read", "run", "search"], names)
+        check(f"{label}: tools/list", names == ["artifacts", "ci_log", "fetch", "list", "map", "query", "read", "run", "search"], names)
         run = next(t for t in tools.tools if t.name == "run")
         check(f"{label}: run has an outputSchema", run.output_schema is not None, run)
 

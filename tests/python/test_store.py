@@ -323,3 +323,48 @@ def test_follow_fills_the_stand_in_a_printed_search_holds(store):
     assert search["arguments"]["pattern"] == spool.PLACEHOLDER
     found = store.follow(search, pattern="^line 4999$")
     assert found["hit_count"] == 1 and found["hits"][0]["line"] == 4999
+
+
+def test_map_ranks_what_the_code_uses_first_and_its_pages_reach_every_file_once(store, root):
+    src = root / "src"
+    src.mkdir()
+    (src / "core.py").write_text(
+        "class Engine:\n    def start(self):\n        pass\n\ndef make_engine():\n    return Engine()\n"
+    )
+    for i in range(40):
+        (src / f"user_{i:02}.py").write_text(
+            f"from core import make_engine, Engine\n\ndef job_{i}():\n    make_engine().start()\n"
+        )
+    (src / "notes.md").write_text("# notes\n")
+    first = store.map("src", max_tokens=800)
+    assert first["complete"] is False
+    assert first["notice"].startswith("[PARTIAL MAP: files 1-")
+    assert first["content"].startswith("src/core.py (3 definitions)\n")
+    assert "class Engine:" in first["content"]
+    scope = first["scope"]
+    assert scope["files_counted"] == 42
+    assert scope["files_mapped"] == 41
+    assert scope["files_skipped"] == {"no_grammar": 1, "ignored": 0, "hidden": 0}
+    # Every file once, following the cursor the answer offers (first in `next`).
+    seen = []
+    page = first
+    for _ in range(100):
+        seen += [l.split(" (")[0] for l in page["content"].splitlines() if not l.startswith(" ")]
+        step = page["next"][0]
+        if "cursor" not in step["arguments"]:
+            break
+        page = store.follow(step)
+    assert sorted(seen) == sorted(
+        ["src/core.py", "src/notes.md"] + [f"src/user_{i:02}.py" for i in range(40)]
+    )
+    # A file maps as its outline; a bad cursor is a clear error.
+    outline = store.map("src/core.py")
+    assert outline["complete"] is True
+    assert outline["content"].splitlines()[1:] == [
+        "  1: class Engine:",
+        "  2:     def start(self):",
+        "  5: def make_engine():",
+    ]
+    with pytest.raises(spool.SpoolError) as e:
+        store.map("src", cursor="forged")
+    assert e.value.code == "invalid_argument"

@@ -55,13 +55,13 @@ fn invalid(why: &str) -> Error {
 pub fn open<T: DeserializeOwned>(store: &impl Keys, cursor: &str) -> Result<T> {
     let (body, tag) = cursor
         .split_once('.')
-        .ok_or_else(|| invalid("it is not a cursor spool issued"))?;
+        .ok_or_else(|| invalid("it was not issued by spool"))?;
     let json = URL_SAFE_NO_PAD
         .decode(body)
-        .map_err(|_| invalid("it is not a cursor spool issued"))?;
+        .map_err(|_| invalid("it was not issued by spool"))?;
     let tag = URL_SAFE_NO_PAD
         .decode(tag)
-        .map_err(|_| invalid("it is not a cursor spool issued"))?;
+        .map_err(|_| invalid("it was not issued by spool"))?;
     if tag.len() != TAG_LEN {
         return Err(invalid("it was altered, or it was issued by another store"));
     }

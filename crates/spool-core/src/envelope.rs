@@ -3,10 +3,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod map_scope;
 mod version;
+pub use map_scope::{FilesShown, MapScope, MapSkipped};
 pub use version::{
-    CiVersion, ExecVersion, FetchVersion, FileVersion, McpVersion, QueryVersion, SearchVersion,
-    TextVersion, Version, ViewOf,
+    CiVersion, ExecVersion, FetchVersion, FileVersion, MapFiles, MapVersion, McpVersion,
+    QueryVersion, SearchVersion, TextVersion, Version, ViewOf,
 };
 
 /// What kind of thing an artifact holds.
@@ -22,6 +24,8 @@ pub enum SourceKind {
     Query,
     /// A CI job's log (GitHub Actions), pinned to its run and attempt.
     Ci,
+    /// A repository map: a tree's definitions, ranked by what refers to them.
+    Map,
 }
 
 impl SourceKind {
@@ -35,6 +39,7 @@ impl SourceKind {
             Self::Text => "text",
             Self::Query => "query",
             Self::Ci => "ci",
+            Self::Map => "map",
         }
     }
 
@@ -48,6 +53,7 @@ impl SourceKind {
             "text" => Self::Text,
             "query" => Self::Query,
             "ci" => Self::Ci,
+            "map" => Self::Map,
             _ => return None,
         })
     }
@@ -128,6 +134,19 @@ impl<'de> Deserialize<'de> for Source {
             version: Version::from_fields(s.kind, s.version),
         })
     }
+}
+
+/// The version of a tree (searched or mapped): the git commit (and whether the tree differs
+/// from it) when there is one, and always the digest of the files read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TreeVersion {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty: Option<bool>,
+    /// Absent only from a map of a clean checkout, which its commit pins.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub files_digest: String,
 }
 
 /// Units an answer is measured in.
@@ -302,6 +321,10 @@ pub struct Envelope {
     /// it this answer shows beside the preview.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found: Option<Found>,
+    /// A map's scope: the tree, its version, the files counted, mapped and skipped, and which
+    /// of them this page shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Box<MapScope>>,
     /// What is shown, in order: each shown range's text, and between two ranges the gap. The
     /// gap's marker is words and a call, written only once the dialect is known.
     #[serde(skip)]

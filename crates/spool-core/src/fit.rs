@@ -256,9 +256,78 @@ pub fn facts_size(text: &str, reference: &str) -> Size {
 }
 
 /// The tokens of the facts around an answer's content (a banner, the structured fields), each
-/// ref and each RFC 3339 time counted at one token a char: where an answer is cut then depends
-/// neither on the random ref nor on the time of day.
+/// ref, each RFC 3339 time and each cursor counted at one token a char: where an answer is cut
+/// then depends neither on the random ref, nor on the time of day, nor on a cursor's signature.
 pub fn facts_tokens(text: &str, reference: &str) -> u64 {
+    let (plain, cursor_chars) = without_cursors(text);
+    let (plain, hash_chars) = without_hashes(&plain);
+    times_apart(&plain, reference) + cursor_chars + hash_chars
+}
+
+/// `text` without the hashes it holds (a run of 16 or more lowercase hex digits standing alone:
+/// a commit, a sha256), and how many chars they took: they too count one token a char, so
+/// that where an answer is cut does not depend on how a hash tokenizes.
+fn without_hashes(text: &str) -> (std::borrow::Cow<'_, str>, u64) {
+    const LEAST: usize = 16;
+    let bytes = text.as_bytes();
+    let hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    let mut out = String::new();
+    let (mut from, mut removed, mut at) = (0, 0u64, 0);
+    while at < bytes.len() {
+        if !hex(bytes[at]) || (at > 0 && bytes[at - 1].is_ascii_alphanumeric()) {
+            at += 1;
+            continue;
+        }
+        let end = at + bytes[at..].iter().take_while(|&&b| hex(b)).count();
+        if end - at >= LEAST && !bytes.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+            out.push_str(&text[from..at]);
+            removed += (end - at) as u64;
+            from = end;
+        }
+        at = end.max(at + 1);
+    }
+    if removed == 0 {
+        return (std::borrow::Cow::Borrowed(text), 0);
+    }
+    out.push_str(&text[from..]);
+    (std::borrow::Cow::Owned(out), removed)
+}
+
+/// `text` without the cursors it holds (`BODY.TAG`, both base64url, the tag of 22 chars), and
+/// how many chars they took.
+fn without_cursors(text: &str) -> (std::borrow::Cow<'_, str>, u64) {
+    const TAG: usize = 22;
+    let b64 = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    let bytes = text.as_bytes();
+    let mut out = String::new();
+    let (mut from, mut removed, mut at) = (0, 0u64, 0);
+    while let Some(dot) = text[at..].find('.').map(|d| at + d) {
+        let start = bytes[..dot]
+            .iter()
+            .rposition(|&b| !b64(b))
+            .map_or(0, |p| p + 1);
+        let end = dot
+            + 1
+            + bytes[dot + 1..]
+                .iter()
+                .position(|&b| !b64(b))
+                .unwrap_or(bytes.len() - dot - 1);
+        if dot - start >= 8 && end - dot - 1 == TAG && start >= from {
+            out.push_str(&text[from..start]);
+            removed += (end - start) as u64;
+            from = end;
+        }
+        at = dot + 1;
+    }
+    if removed == 0 {
+        return (std::borrow::Cow::Borrowed(text), 0);
+    }
+    out.push_str(&text[from..]);
+    (std::borrow::Cow::Owned(out), removed)
+}
+
+/// The tokens of `text`, each ref and RFC 3339 time counted at one token a char.
+fn times_apart(text: &str, reference: &str) -> u64 {
     const TIME: usize = "2026-11-30T09:00:00Z".len();
     let bytes = text.as_bytes();
     let is_time = |at: usize| {
@@ -351,6 +420,38 @@ mod tests {
         );
         assert_eq!(a, b);
         assert!(a >= 40);
+    }
+
+    #[test]
+    fn cursors_in_the_facts_count_the_same_whatever_their_signature() {
+        let a = facts_tokens(
+            "Next: map path=src cursor=WyJtYXAiLCJzcF9hYmMiLDQsMl0.AAAAAAAAAAAAAAAAAAAAAA max_tokens=700, or \"cursor\":\"WyJtYXAiLCJzcF9hYmMiLDQsMl0.AAAAAAAAAAAAAAAAAAAAAA\"",
+            "",
+        );
+        let b = facts_tokens(
+            "Next: map path=src cursor=WyJtYXAiLCJzcF94eXoiLDQsMl0.q-Z_9fT3kL0pQ2rS8uVwXy max_tokens=700, or \"cursor\":\"WyJtYXAiLCJzcF94eXoiLDQsMl0.q-Z_9fT3kL0pQ2rS8uVwXy\"",
+            "",
+        );
+        assert_eq!(a, b);
+        assert!(a >= 2 * 49, "{a}");
+        // A sentence's dot and a file name are not cursors.
+        assert_eq!(without_cursors("see src/lib.rs. Then stop.").1, 0);
+    }
+
+    #[test]
+    fn hashes_in_the_facts_count_the_same_whatever_their_digits() {
+        let a = facts_tokens(
+            "commit 427874f4cd583df6290e7d9ed695272e81542878, sha256:aaa9317d0c18b44ca6c70258e6302ce2",
+            "",
+        );
+        let b = facts_tokens(
+            "commit 0000000000000000000000000000000000000000, sha256:0123456789abcdef0123456789abcdef",
+            "",
+        );
+        assert_eq!(a, b);
+        assert!(a >= 72, "{a}");
+        // Short numbers and words with hex letters are not hashes.
+        assert_eq!(without_hashes("line 1234567, cafe deadbeef").1, 0);
     }
 
     #[test]

@@ -358,6 +358,7 @@ fn fill(
         capture: None,
         notes,
         found: None,
+        scope: None,
         blocks: if content.is_empty() {
             Vec::new()
         } else {

@@ -3,6 +3,8 @@
 //! One marker format everywhere; units always named; totals given when known; thousands
 //! separated; the literal next call always given.
 
+mod map;
+
 use crate::clock;
 use crate::envelope::{Block, Envelope, Found, Gap, Range, SourceKind, Unit};
 use crate::error::Error;
@@ -174,6 +176,9 @@ fn error_status(e: &Envelope) -> Option<u64> {
 /// The banner: one short line when complete, everything when partial. A page the server
 /// answered with an error status says so first: its body is the error, not the page.
 pub fn banner(e: &Envelope, dialect: Dialect) -> String {
+    if let Some(scope) = &e.scope {
+        return map::banner(e, scope, dialect);
+    }
     let stored_as = describe_source(&e.source);
     let mut lines = Vec::new();
     if let Some(status) = error_status(e) {

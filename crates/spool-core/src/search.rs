@@ -10,7 +10,7 @@ mod scope;
 mod sink;
 mod text;
 pub mod tree;
-mod walk;
+pub mod walk;
 
 pub use scope::{ArtifactScope, Scope, Skipped, TreeScope, TreeVersion};
 

@@ -257,6 +257,23 @@ pub fn cli_text(call: &NextCall) -> String {
             common_flags(a, &mut out);
             out
         }
+        "map" => {
+            out.push_str(&format!(
+                "spool map {}",
+                shell_word(text("path").unwrap_or("."))
+            ));
+            for focus in a
+                .get("focus")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                out.push_str(&format!(" --focus {}", shell_word(focus)));
+            }
+            common_flags(a, &mut out);
+            out
+        }
         "audit" => {
             out.push_str("spool audit");
             if let Some(r) = text("ref") {

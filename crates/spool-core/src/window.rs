@@ -105,7 +105,7 @@ pub fn window_with_notes(
     cap: impl Into<Cap>,
     notes: &[String],
 ) -> Result<Envelope> {
-    window_inner(reader, request, None, cap.into(), notes, &[])
+    window_inner(reader, request, None, cap.into(), notes, &[], None)
 }
 
 /// The same, with calls of the caller's (the other jobs of a CI run, ...) offered after the
@@ -117,7 +117,18 @@ pub fn window_with_calls(
     notes: &[String],
     calls: &[crate::envelope::NextCall],
 ) -> Result<Envelope> {
-    window_inner(reader, request, None, cap.into(), notes, calls)
+    window_inner(reader, request, None, cap.into(), notes, calls, None)
+}
+
+/// A window whose envelope `shape` finishes before it is measured (a page of a map sets its
+/// own calls, reason and scope), so that the cap holds for the answer as it is sent.
+pub fn window_shaped(
+    reader: &ArtifactReader,
+    request: WindowRequest,
+    cap: impl Into<Cap>,
+    shape: &dyn Fn(&mut Envelope),
+) -> Result<Envelope> {
+    window_inner(reader, request, None, cap.into(), &[], &[], Some(shape))
 }
 
 /// A preview that also shows what a search of the whole artifact `found`: its best passages
@@ -136,6 +147,7 @@ pub fn window_found(
         cap.into(),
         notes,
         &[],
+        None,
     )
 }
 
@@ -146,6 +158,7 @@ fn window_inner(
     cap: Cap,
     notes: &[String],
     calls: &[crate::envelope::NextCall],
+    shape: Option<&dyn Fn(&mut Envelope)>,
 ) -> Result<Envelope> {
     let max_tokens = cap.tokens;
     check_cap(max_tokens)?;
@@ -237,6 +250,9 @@ fn window_inner(
             envelope.next.insert(0, search.clone());
         }
         envelope.found = shown_found;
+        if let Some(shape) = shape {
+            shape(&mut envelope);
+        }
         let size = cap.forms.pick(
             || text_size(&envelope, &pieces, cap),
             || json_size(&envelope, cap),

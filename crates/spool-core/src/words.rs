@@ -82,17 +82,7 @@ pub fn describe_source(source: &Source) -> String {
             if let Some(sha) = &v.sha256 {
                 parts.push(format!("sha256 {}", &sha[..sha.len().min(12)]));
             }
-            if let Some(commit) = &v.commit {
-                parts.push(format!(
-                    "commit {}{}",
-                    &commit[..commit.len().min(12)],
-                    if v.dirty == Some(true) {
-                        " (dirty)"
-                    } else {
-                        ""
-                    }
-                ));
-            }
+            parts.extend(v.commit.as_deref().map(|c| commit_words(c, v.dirty)));
             parts.push(v.mtime.clone());
         }
         Version::Mcp(v) => {
@@ -115,9 +105,22 @@ pub fn describe_source(source: &Source) -> String {
             parts.push(v.conclusion.clone().unwrap_or_else(|| v.status.clone()));
             parts.push(v.fetched_at.clone());
         }
+        Version::Map(v) => {
+            parts.extend(v.commit.as_deref().map(|c| commit_words(c, v.dirty)));
+            parts.push(v.mapped_at.clone());
+        }
         Version::Search(_) | Version::Text(_) | Version::Other { .. } => {}
     }
     parts.join(", ")
+}
+
+/// A commit in words: `commit a1b2c3d4e5f6`, and ` (dirty)` when the tree differs from it.
+pub(crate) fn commit_words(commit: &str, dirty: Option<bool>) -> String {
+    format!(
+        "commit {}{}",
+        &commit[..commit.len().min(12)],
+        if dirty == Some(true) { " (dirty)" } else { "" }
+    )
 }
 
 #[cfg(test)]

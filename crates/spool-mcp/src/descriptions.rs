@@ -58,3 +58,14 @@ answer shows the log's tail, names the step that failed and the first `##[error]
 the attempt's jobs (failed first) and the other attempts, each as a ready call. A finished \
 job's log is stored once and reused. Token from GITHUB_TOKEN or GH_TOKEN; API from \
 GITHUB_API_URL.";
+
+pub const MAP: &str = "Map a repository or directory (`path`) to start a task from: its files' most \
+referred-to definitions (structs, classes, functions, ...), each with its line number and the \
+line that names it, so `read` opens it. Files are ranked by how much of the code refers to them \
+(PageRank over references, as Aider's repo map); `focus` (files or symbols the task is about) \
+ranks them and what they use first. The answer fits `max_tokens` (default 1024) and says what it \
+left out: which files of how many it shows, files skipped by why (no grammar, binary, too \
+large, .gitignore), the commit it is pinned to; `next` holds the cursor to the next files, a \
+larger budget, and a search. A `path` to one file maps its outline, every definition listed. \
+Rust, Python, JavaScript, TypeScript, Go, Java, C and C++ are parsed; other files are listed \
+by name. The map is stored once; a second map of the unchanged tree is that copy.";

@@ -42,6 +42,30 @@ pub fn envelope() -> Arc<JsonObject> {
     one_of(&envelope_shape())
 }
 
+/// A map's answer: the envelope and its `scope`.
+pub fn map() -> Arc<JsonObject> {
+    let mut shape = envelope_shape();
+    shape["properties"]["scope"] = json!({
+        "type": "object",
+        "description": "the tree and its version, the files counted, mapped and skipped by why, the definitions found and listed, and which files (by their place in the map) this page shows",
+        "properties": {
+            "root": { "type": "string" },
+            "version": { "type": "object" },
+            "files_counted": { "type": "integer" },
+            "files_mapped": { "type": "integer" },
+            "files_skipped": { "type": "object" },
+            "definitions": { "type": "integer" },
+            "definitions_listed": { "type": "integer" },
+            "files_shown": {
+                "type": "object",
+                "properties": { "start": { "type": "integer" }, "end": { "type": "integer" } }
+            }
+        },
+        "required": ["root", "version", "files_counted", "files_mapped", "files_skipped", "files_shown"]
+    });
+    one_of(&shape)
+}
+
 /// The envelope's own schema; a page of items adds the page's fields to it.
 pub fn envelope_shape() -> Value {
     json!({

@@ -22,8 +22,8 @@ use crate::answer::{Parts, error_result, into_result};
 use crate::descriptions;
 use crate::schema;
 use spool_core::answer::params::{
-    ArtifactsParams, CiLogParams, FetchParams, ListParams, QueryParams, ReadParams, RunParams,
-    SearchParams,
+    ArtifactsParams, CiLogParams, FetchParams, ListParams, MapParams, QueryParams, ReadParams,
+    RunParams, SearchParams,
 };
 use spool_core::answer::{Answer, tools};
 
@@ -343,6 +343,17 @@ impl SpoolServer {
     }
 
     #[tool(
+        name = "map",
+        description = descriptions::MAP,
+        output_schema = schema::map(),
+        annotations(title = "Map a repository", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn map(&self, Parameters(p): Parameters<MapParams>) -> CallToolResult {
+        let args = args_of(&p);
+        self.blocking("map", args, move |inner| inner.map(&p)).await
+    }
+
+    #[tool(
         name = "list",
         description = descriptions::LIST,
         output_schema = schema::page(),
@@ -470,6 +481,10 @@ impl Inner {
 
     fn query(&self, p: &QueryParams) -> Result<Answer> {
         self.with_context(|cx| tools::query(cx, p))
+    }
+
+    fn map(&self, p: &MapParams) -> Result<Answer> {
+        self.with_context(|cx| spool_map::answer(cx, p))
     }
 
     fn list(&self, p: &ListParams) -> Result<Answer> {

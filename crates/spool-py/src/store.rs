@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use serde_json::{Value, json};
-use spool_core::answer::params::{CiLogParams, FetchParams, PutParams};
+use spool_core::answer::params::{CiLogParams, FetchParams, MapParams, PutParams};
 use spool_core::answer::{Answer, by_name, respond, tools};
 use spool_core::exec::RunControl;
 use spool_core::fit::Forms;
@@ -94,7 +94,7 @@ impl Store {
     }
 
     /// Answers `tool` (`read`, `search`, `query`, `list`, `artifacts`, `run`, `fetch`,
-    /// `ci_log`) called with `args` (a JSON object): the answer's structured form as JSON, and
+    /// `ci_log`, `map`) called with `args` (a JSON object): the answer's structured form as JSON, and
     /// its text.
     fn call(&self, py: Python<'_>, tool: &str, args: &str) -> PyResult<Answered> {
         let cancel = Arc::new(AtomicBool::new(false));
@@ -257,6 +257,10 @@ impl Store {
                 opts.fetch.allow_private |= self.allow_private_network;
                 spool_fetch::github::answer(&self.inner, &p, &opts, self.cap(p.max_tokens))
             }
+            "map" => {
+                let p = by_name::parse::<MapParams>(tool, args)?;
+                self.with_context(|cx| spool_map::answer(cx, &p))
+            }
             _ if by_name::CORE_TOOLS.contains(&tool) && !(self.no_run && tool == "run") => {
                 let control = RunControl {
                     cancel,
@@ -269,7 +273,7 @@ impl Store {
             other => {
                 let mut known = by_name::CORE_TOOLS.to_vec();
                 known.retain(|t| !(self.no_run && *t == "run"));
-                known.extend(["fetch", "ci_log"]);
+                known.extend(["fetch", "ci_log", "map"]);
                 Err(by_name::unknown(other, &known))
             }
         }

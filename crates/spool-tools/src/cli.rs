@@ -39,6 +39,8 @@ pub enum Command {
     /// Read a GitHub Actions job's log, pinned to its run and attempt.
     #[command(name = "ci-log")]
     CiLog(CiLogArgs),
+    /// Map a repository: its files' most referred-to definitions, ranked, a page at a time.
+    Map(MapArgs),
     /// List stored artifacts, newest first.
     Artifacts(ArtifactsArgs),
     /// Show recent answers, or everything delivered from one artifact.
@@ -171,6 +173,25 @@ pub struct CiLogArgs {
     pub allow_private_network: bool,
     /// Cap of the shown part, in tokens (default 8,000; a few screens when the output is a
     /// terminal).
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct MapArgs {
+    /// The repository or directory (default: the working directory); a file maps as its
+    /// outline.
+    #[arg(default_value = ".")]
+    pub path: String,
+    /// A file or a symbol the task is about: ranked first (repeat for more).
+    #[arg(long, value_name = "FILE|SYMBOL")]
+    pub focus: Vec<String>,
+    /// Continue from the `--cursor` a previous map printed.
+    #[arg(long)]
+    pub cursor: Option<String>,
+    /// Cap of the answer, in tokens (default 1,024).
     #[arg(long)]
     pub max_tokens: Option<u64>,
     #[command(flatten)]

@@ -6,6 +6,7 @@ mod ci_log;
 mod fetch;
 mod gc;
 mod ls;
+mod map;
 mod query;
 mod read;
 mod run;
@@ -26,6 +27,7 @@ pub fn wants_json(cmd: &Command) -> bool {
         Command::Read(a) => a.common.json,
         Command::Query(a) => a.common.json,
         Command::CiLog(a) => a.common.json,
+        Command::Map(a) => a.common.json,
         Command::Search(a) => a.common.json,
         Command::Artifacts(a) => a.common.json,
         Command::Audit(a) => a.common.json,
@@ -47,6 +49,7 @@ pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error
         Command::Read(a) => read::read(store, &a),
         Command::Query(a) => query::query(store, &a),
         Command::CiLog(a) => ci_log::ci_log(store, &a),
+        Command::Map(a) => map::map(store, &a),
         Command::Search(a) => search::search(store, &a),
         Command::Artifacts(a) => artifacts::artifacts(store, &a),
         Command::Audit(a) => audit::audit(store, &a),
@@ -116,10 +119,16 @@ pub fn answered_as<P>(
     spool_core::answer::respond(store, tool, &record(&p), || produce(&cx, &p))
 }
 
-/// A person at the command line may read whatever they can: the whole file system is the root,
-/// and paths are shown as given.
+/// A person at the command line may read whatever they can: the whole file system is a root,
+/// and paths are shown as given. A relative path is taken from the working directory, the
+/// first root (when it can be read).
 pub fn everything() -> Result<spool_core::roots::Roots, Error> {
-    spool_core::roots::Roots::new(&[std::path::PathBuf::from("/")])
+    let all = std::path::PathBuf::from("/");
+    match std::env::current_dir() {
+        Ok(cwd) => spool_core::roots::Roots::new(&[cwd, all.clone()])
+            .or_else(|_| spool_core::roots::Roots::new(&[all])),
+        Err(_) => spool_core::roots::Roots::new(&[all]),
+    }
 }
 
 /// `path` made absolute against the working directory.

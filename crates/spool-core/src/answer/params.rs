@@ -193,7 +193,7 @@ pub struct ListParams {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ArtifactsParams {
-    /// Only artifacts of this kind: exec, fetch, file, mcp, search, text, query.
+    /// Only artifacts of this kind: exec, fetch, file, mcp, search, text, query, ci, map.
     #[serde(default)]
     pub kind: Option<String>,
     /// Artifacts per page (default 50, at most 1000).
@@ -284,6 +284,28 @@ pub struct CiLogParams {
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
     pub max_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct MapParams {
+    /// A repository or directory inside the allowed roots (default: the first root). A file
+    /// maps as its outline: every definition in it, by line.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Cap of this answer in tokens (default 1024): the files that fit, best first; the rest
+    /// by `cursor`.
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+    /// Files (paths under `path`) or symbols (names) the task is about: ranked first, and the
+    /// code around them ranked up.
+    #[serde(default)]
+    pub focus: Vec<String>,
+    /// The next part of the map: the `cursor` of the previous answer's `next`, unchanged (with
+    /// the same `path` and `focus`).
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 /// `put` (the library's, not a model's tool): a caller's own output, stored whole.

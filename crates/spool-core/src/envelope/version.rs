@@ -12,7 +12,9 @@ use serde_json::{Map, Value};
 use super::SourceKind;
 
 mod ci;
+mod map;
 pub use ci::CiVersion;
+pub use map::{MapFiles, MapVersion};
 
 /// The version of one artifact's source.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +27,7 @@ pub enum Version {
     Text(TextVersion),
     Query(QueryVersion),
     Ci(CiVersion),
+    Map(MapVersion),
     /// A stored version that does not read as its kind's type, kept as it was.
     Other {
         kind: SourceKind,
@@ -255,6 +258,7 @@ impl Version {
             SourceKind::Text => typed(&value).map(Self::Text),
             SourceKind::Query => typed(&value).map(Self::Query),
             SourceKind::Ci => typed(&value).map(Self::Ci),
+            SourceKind::Map => typed(&value).map(Self::Map),
         };
         parsed.unwrap_or_else(|| match value {
             Value::Object(fields) => Self::Other { kind, fields },
@@ -283,6 +287,7 @@ impl Version {
             Self::Text(_) => SourceKind::Text,
             Self::Query(_) => SourceKind::Query,
             Self::Ci(_) => SourceKind::Ci,
+            Self::Map(_) => SourceKind::Map,
             Self::Other { kind, .. } => *kind,
         }
     }
@@ -298,6 +303,7 @@ impl Version {
             Self::Text(v) => v.view.clone(),
             Self::Query(v) => v.view.clone(),
             Self::Ci(v) => v.view.clone(),
+            Self::Map(v) => v.view.clone(),
             Self::Other { fields, .. } => {
                 serde_json::from_value(Value::Object(fields.clone())).unwrap_or_default()
             }
@@ -317,6 +323,7 @@ impl Version {
             Self::Text(v) => v.view = view,
             Self::Query(v) => v.view = view,
             Self::Ci(v) => v.view = view,
+            Self::Map(v) => v.view = view,
             Self::Other { fields, .. } => {
                 if let Ok(Value::Object(added)) = serde_json::to_value(view) {
                     fields.extend(added);
@@ -354,6 +361,13 @@ impl Version {
         }
     }
 
+    pub fn map(&self) -> Option<&MapVersion> {
+        match self {
+            Self::Map(v) => Some(v),
+            _ => None,
+        }
+    }
+
     pub fn search(&self) -> Option<&SearchVersion> {
         match self {
             Self::Search(v) => Some(v),
@@ -367,6 +381,7 @@ impl Version {
             Self::Exec(v) => v.timed_out == Some(true),
             Self::Fetch(v) => v.timed_out,
             Self::Search(v) => v.timed_out,
+            Self::Map(v) => v.timed_out,
             _ => false,
         }
     }
@@ -402,6 +417,7 @@ impl Serialize for Version {
             Self::Text(v) => v.serialize(s),
             Self::Query(v) => v.serialize(s),
             Self::Ci(v) => v.serialize(s),
+            Self::Map(v) => v.serialize(s),
             Self::Other { fields, .. } => fields.serialize(s),
         }
     }

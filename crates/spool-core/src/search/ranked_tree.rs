@@ -289,6 +289,7 @@ fn stored_passages(
                 }
                 Ok(outcome.is_ok())
             },
+            |_, _| {},
         )
         .inspect_err(|_| {
             let _ = std::fs::remove_file(&building);

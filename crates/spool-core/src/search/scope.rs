@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::envelope::Source;
+pub use crate::envelope::TreeVersion;
 
 /// The scope of a search answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,17 +120,6 @@ pub struct TreeScope {
     /// How many hits came before this page (0 in the stored hit list).
     #[serde(default)]
     pub first_hit_index: u64,
-}
-
-/// The version of a searched tree: the git commit (and whether the tree differs from it) when
-/// there is one, and always the digest of the files the search read.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TreeVersion {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dirty: Option<bool>,
-    pub files_digest: String,
 }
 
 /// The files a directory search did not read, by why.

@@ -172,8 +172,12 @@ fn run_search(
     let mut hits = 0u64;
     // The walk's own time counts against the budget.
     let left = budget.saturating_sub(started.elapsed());
-    let (n, timed_out) =
-        walk::each_file(&walked, roots, MAX_FILE_BYTES, left, |file, opened, _| {
+    let (n, timed_out) = walk::each_file(
+        &walked,
+        roots,
+        MAX_FILE_BYTES,
+        left,
+        |file, opened, _| {
             let mut stored = 0u64;
             let mut store_hit = |hit: Hit| {
                 stored += 1;
@@ -189,7 +193,9 @@ fn run_search(
             // What it gave before a failure is stored and counted; the file is then unreadable.
             hits += stored;
             Ok(outcome.is_ok())
-        })?;
+        },
+        |_, _| {},
+    )?;
     let scope = walked_scope(
         Walk {
             dir,
@@ -271,7 +277,7 @@ pub(super) fn walked_scope(
 
 /// What the walk left out, by why: (ignored, hidden), hidden only when hidden files were not
 /// asked for; unknown when counting them would take longer than what is left of the budget.
-pub(super) fn left_out(
+pub fn left_out(
     dir: &Path,
     filter: &Filter<'_>,
     walked: usize,
@@ -361,7 +367,7 @@ fn page_of_hits(
 /// The version of the searched tree: the git commit (and whether the tree differs from it) of
 /// the repository holding `dir`, read from git's files (running git would run the repository's
 /// configured programs), and always the digest of the files the search read.
-pub(super) fn tree_version(dir: &Path, digest: &str) -> TreeVersion {
+pub fn tree_version(dir: &Path, digest: &str) -> TreeVersion {
     let mut v = TreeVersion {
         files_digest: digest.to_owned(),
         ..TreeVersion::default()

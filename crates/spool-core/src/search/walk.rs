@@ -12,7 +12,7 @@ use sha2::{Digest as _, Sha256};
 use crate::error::{Error, Result};
 
 /// A file the walk found, not yet opened.
-pub(super) struct Candidate {
+pub struct Candidate {
     pub path: PathBuf,
     /// Its path under the searched directory.
     pub rel: String,
@@ -20,7 +20,7 @@ pub(super) struct Candidate {
 }
 
 /// What the walk found.
-pub(super) struct Walked {
+pub struct Walked {
     pub files: Vec<Candidate>,
     /// `sha256:` of every file's path, size and modification time, in walk order.
     pub digest: String,
@@ -28,7 +28,7 @@ pub(super) struct Walked {
 
 /// The files under `dir` a search reads, in path order: `.gitignore` and the other ignore files
 /// respected, globs applied, hidden files skipped unless `hidden`.
-pub(super) fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
+pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
     let mut overrides = ignore::overrides::OverrideBuilder::new(dir);
     for g in globs {
         overrides.add(g).map_err(|e| {
@@ -84,7 +84,7 @@ pub(super) fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked>
 
 /// Every regular file under `dir` with the ignore rules off (`.git` left out), and how many of
 /// them are hidden (a name on their path starts with `.`), if counted within `limit`.
-pub(super) fn count_all(dir: &Path, limit: Duration) -> Option<(u64, u64)> {
+pub fn count_all(dir: &Path, limit: Duration) -> Option<(u64, u64)> {
     let started = Instant::now();
     let (mut all, mut hidden) = (0u64, 0u64);
     let walk = ignore::WalkBuilder::new(dir)
@@ -112,7 +112,7 @@ pub(super) fn count_all(dir: &Path, limit: Duration) -> Option<(u64, u64)> {
 
 /// What a search of a tree did with the files the walk found.
 #[derive(Debug, Default)]
-pub(super) struct Counts {
+pub struct Counts {
     pub searched: u64,
     pub binary: u64,
     pub too_large: u64,
@@ -126,17 +126,27 @@ impl Counts {
     }
 }
 
+/// Why [`each_file`] left a file out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    TooLarge,
+    Binary,
+    /// Could not be opened (gone since the walk, permissions) or read.
+    Unreadable,
+}
+
 /// Opens each walked file in path order, beneath its root, and hands it (with its first 8 KiB)
 /// to `read`, which answers whether it read it whole: files larger than `max_bytes` and binary
-/// ones (a NUL in the first 8 KiB) are counted and left out. Stops once `budget` has passed
-/// (after at least one file) and returns the last file looked at then; an error of `read`
-/// ends the walk.
-pub(super) fn each_file(
+/// ones (a NUL in the first 8 KiB) are counted and left out, and told to `skipped`. Stops once
+/// `budget` has passed (after at least one file) and returns the last file looked at then; an
+/// error of `read` ends the walk.
+pub fn each_file(
     walked: &Walked,
     roots: &crate::roots::Roots,
     max_bytes: u64,
     budget: Duration,
     mut read: impl FnMut(&Candidate, &std::fs::File, &[u8]) -> Result<bool>,
+    mut skipped: impl FnMut(&Candidate, Skip),
 ) -> Result<(Counts, Option<String>)> {
     use std::os::unix::fs::FileExt as _;
     let started = Instant::now();
@@ -149,6 +159,7 @@ pub(super) fn each_file(
         last_path.clone_from(&file.rel);
         if file.len > max_bytes {
             n.too_large += 1;
+            skipped(file, Skip::TooLarge);
             continue;
         }
         // Opened again beneath its root, not by name: a directory swapped for a symlink while
@@ -159,6 +170,7 @@ pub(super) fn each_file(
             .and_then(|(root, rel)| crate::beneath::open_file(root, rel).ok())
         else {
             n.unreadable += 1;
+            skipped(file, Skip::Unreadable);
             continue;
         };
         // Read at its offset: the file's position stays at 0 for `read`.
@@ -167,12 +179,14 @@ pub(super) fn each_file(
         head.truncate(got);
         if memchr::memchr(0, &head).is_some() {
             n.binary += 1;
+            skipped(file, Skip::Binary);
             continue;
         }
         if read(file, &opened, &head)? {
             n.searched += 1;
         } else {
             n.unreadable += 1;
+            skipped(file, Skip::Unreadable);
         }
     }
     Ok((n, None))

@@ -176,6 +176,7 @@ pub(super) fn assemble(
         capture,
         notes,
         found: None,
+        scope: None,
         blocks,
         delivered,
         created_at: meta.created_at,

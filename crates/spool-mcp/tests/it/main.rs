@@ -4,6 +4,7 @@
 mod agent;
 mod hosts;
 mod http;
+mod map;
 mod support;
 mod tools;
 mod verbatim;

@@ -18,6 +18,7 @@ async fn tools_list_is_the_product_copy() {
             "ci_log",
             "fetch",
             "list",
+            "map",
             "query",
             "read",
             "run",

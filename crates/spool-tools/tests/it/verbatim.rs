@@ -107,6 +107,14 @@ fn every_call_a_cli_answer_prints_runs_as_printed() {
         let _ = writeln!(doc, "paragraph {i} of the document");
     }
     home.file("doc.txt", doc.as_bytes());
+    // A codebase to map: more files than one page of 700 tokens holds.
+    std::fs::create_dir_all(home.path().join("code")).unwrap();
+    for i in 0..40 {
+        home.file(
+            &format!("code/m{i:02}.rs"),
+            format!("pub fn step_{i}() {{\n    step_0();\n}}\npub struct Part{i};\n").as_bytes(),
+        );
+    }
     home.file("one-line.txt", "x".repeat(300_000).as_bytes());
 
     // A real page on loopback: refused by default (the hint names the flag), fetched with it.
@@ -177,7 +185,19 @@ fn every_call_a_cli_answer_prints_runs_as_printed() {
         vec!["ls", "svc", "--limit", "1"],
         vec!["ls", "-r", "svc", "--limit", "1"],
         vec!["artifacts", "--limit", "1"],
+        vec!["map", "code", "--max-tokens", "700"],
+        vec![
+            "map",
+            "code",
+            "--focus",
+            "Nothing",
+            "--focus",
+            "code/m07.rs",
+        ],
+        vec!["map", "code/m03.rs"],
         // Errors: each hint's call runs too.
+        vec!["map", "nowhere"],
+        vec!["map", "code", "--cursor", "nope"],
         vec!["read", "no-such-file.txt"],
         vec!["read", "doc.txt", "--lines", "0:1"],
         vec!["read", "doc.txt", "--lines", "99999:"],
@@ -282,6 +302,7 @@ fn every_call_a_cli_answer_prints_runs_as_printed() {
         "spool run",
         "spool fetch",
         "spool query",
+        "spool map",
     ] {
         assert!(
             seen.iter().any(|c| c.starts_with(kind)),

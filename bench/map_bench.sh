@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The repository map (issue 15), side by side in one run with Universal Ctags on one tree:
+#   a 20,000-file tree of code nobody here wrote, committed to git: the crates cargo downloaded
+#   for this workspace (Rust, and the C of vendored libraries and grammars), topped up with the
+#   Python standard library;
+#   - spool map, cold: an empty store, every file read and parsed (peak RSS too)
+#   - spool map of the unchanged tree: the stored map again
+#   - spool map after one file changed: that file parsed, the rest from the parse cache, ranked
+#     and written again
+#   - ctags -R (Universal Ctags, Debian's universal-ctags) of the same tree (peak RSS too)
+# Needs hyperfine, GNU time and universal-ctags (apt-get install hyperfine time universal-ctags).
+# FILES=N for another size. Results go to bench/out/map.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FILES=${FILES:-20000}
+RUNS=${RUNS:-5}
+OUT=bench/out
+mkdir -p "$OUT"
+for tool in hyperfine /usr/bin/time ctags git python3; do
+  command -v "$tool" >/dev/null || { echo "bench: needs $tool (apt-get install hyperfine time universal-ctags git)" >&2; exit 2; }
+done
+ctags --version | grep -q 'Universal Ctags' || { echo "bench: ctags is not Universal Ctags" >&2; exit 2; }
+cargo build --release -q -p spool-tools
+S=$PWD/target/release/spool
+TREE=$PWD/$OUT/tree-$FILES
+export SPOOL_HOME=$PWD/$OUT/map-home
+RESULTS=$OUT/map.md
+
+# The tree: the first FILES files (in path order) of the cargo registry's sources, then of
+# Python's standard library; made once, kept while it has FILES files.
+if [ "$(git -C "$TREE" ls-files 2>/dev/null | wc -l)" != "$FILES" ]; then
+  echo "making the $FILES-file tree in $TREE ..." >&2
+  rm -rf "$TREE"
+  mkdir -p "$TREE"
+  REGISTRY=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ | head -1)
+  STDLIB=$(python3 -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')
+  python3 - "$TREE" "$FILES" "$REGISTRY" "$STDLIB" <<'PY'
+import os, shutil, sys
+tree, want, sources = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+taken = 0
+for name, src in zip(["crates", "python"], sources):
+    files = []
+    for d, dirs, fs in os.walk(src):
+        dirs[:] = sorted(x for x in dirs if x not in (".git", "__pycache__", "site-packages"))
+        files += [os.path.join(d, f) for f in sorted(fs) if not os.path.islink(os.path.join(d, f))]
+    for f in files:
+        if taken == want:
+            break
+        dest = os.path.join(tree, name, os.path.relpath(f, src))
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(f, dest)
+        taken += 1
+print(f"{taken} files", file=sys.stderr)
+PY
+  # Every file tracked, ignore files or not: the tree is the commit.
+  git -C "$TREE" init -q
+  git -C "$TREE" add -A -f
+  git -C "$TREE" -c user.name=bench -c user.email=bench@example.invalid commit -q -m tree
+fi
+COUNT=$(git -C "$TREE" ls-files | wc -l)
+SIZE=$(du -sh --exclude=.git "$TREE" | cut -f1)
+CHANGED=$(git -C "$TREE" ls-files '*.rs' | head -1)
+
+rss() { { /usr/bin/time -f %M "$@" > /dev/null; } 2>&1 | tail -1; }
+{
+  echo "# the repository map ($(date -u +%F), $(nproc) cores)"
+  echo
+  echo "tree: $COUNT files, $SIZE, in git ($(cd "$TREE" && git ls-files | sed 's/.*\.//' | sort | uniq -c | sort -rn | head -5 | awk '{printf "%s%s .%s", sep, $1, $2; sep=", "}'))"
+  echo
+  echo "## peak RSS"
+  echo
+  echo "| what | peak RSS |"
+  echo "| --- | ---: |"
+} > "$RESULTS"
+rm -rf "$SPOOL_HOME"
+printf '| spool map, cold | %s MiB |\n' "$(( $(rss "$S" map "$TREE" --json) / 1024 ))" >> "$RESULTS"
+echo '// bench' >> "$TREE/$CHANGED"
+printf '| spool map, one file changed | %s MiB |\n' "$(( $(rss "$S" map "$TREE" --json) / 1024 ))" >> "$RESULTS"
+printf '| ctags -R | %s MiB |\n' "$(( $(rss ctags -R -f "$OUT/tags" "$TREE") / 1024 ))" >> "$RESULTS"
+"$S" map "$TREE" | head -4 | sed 's/^/    /' >> "$RESULTS"
+echo >> "$RESULTS"
+
+echo "## time" >> "$RESULTS"
+# One prepare a command, in order: the cold map starts from an empty store; the changed map
+# after a line is added to one file (its content changes: it is parsed again).
+hyperfine -N --runs "$RUNS" --export-markdown "$OUT/map-time.md" \
+  --prepare "rm -rf $SPOOL_HOME" --prepare "true" \
+  --prepare "sh -c 'echo // bench >> $TREE/$CHANGED'" --prepare "true" \
+  -n "spool map, cold (empty store)" -n "spool map, unchanged tree (stored map)" \
+  -n "spool map, one file changed (parse cache)" -n "ctags -R" \
+  "$S map $TREE --json" "$S map $TREE --json" "$S map $TREE --json" \
+  "ctags -R -f $OUT/tags $TREE"
+cat "$OUT/map-time.md" >> "$RESULTS"
+cat "$RESULTS"

@@ -1,0 +1,71 @@
+//! `spool-map`: the entry point an agent starts from. A map of a repository lists its files'
+//! most important definitions (the line that names each, by number, so `read` opens it),
+//! ranked by how much of the code refers to them, as Aider's repository map ranks them. Unlike
+//! Aider's, it says what it left out: the map is stored once as an artifact pinned to the
+//! tree's commit (or a digest of its files), every file the walk found is listed once, in rank
+//! order, and each page says which files it shows of how many, what was skipped and why, and
+//! how to get the rest (a cursor, a larger budget, a search).
+//!
+//! Definitions come from tree-sitter grammars for Rust, Python, JavaScript, TypeScript, Go,
+//! Java, C and C++; other files are listed by name. A file's parse is cached by the hash of its
+//! content, so a second map of the same tree parses nothing.
+
+mod build;
+mod cache;
+mod lang;
+mod page;
+mod rank;
+mod tags;
+mod text;
+
+use spool_core::Result;
+use spool_core::answer::Answer;
+use spool_core::answer::params::MapParams;
+use spool_core::answer::tools::Context;
+
+pub use build::MAX_FILE_BYTES;
+pub use lang::Lang;
+
+/// The cap of a map answer when none is asked for (Aider's `--map-tokens` default).
+pub const DEFAULT_MAP_TOKENS: u64 = 1024;
+/// Walking, reading and parsing may take this many times a directory search's budget.
+const BUDGET_FACTOR: u32 = 3;
+
+/// `map`: the first page of the map of `path` (or the page `cursor` names), within the cap.
+pub fn answer(cx: &Context<'_>, p: &MapParams) -> Result<Answer> {
+    let cap = (cx.cap)(Some(p.max_tokens.unwrap_or(DEFAULT_MAP_TOKENS)));
+    spool_core::window::check_cap(cap.tokens)?;
+    let path = p.path.as_deref().unwrap_or(".");
+    // Inside the roots, whether the map is built or continued.
+    cx.roots.resolve(path)?;
+    let (reader, line, files_before) = if let Some(c) = &p.cursor {
+        let (reference, line, before) = page::open_cursor(cx.store, c)?;
+        let reader = cx.store.open_artifact(&reference)?;
+        page::check_cursor_map(&reader, path, &p.focus)?;
+        (reader, line, before)
+    } else {
+        let meta = build::stored_map(
+            cx.store,
+            cx.roots,
+            &build::Request {
+                path,
+                focus: &p.focus,
+                budget: cx.search_budget * BUDGET_FACTOR,
+            },
+        )?;
+        (cx.store.open_artifact(&meta.reference)?, 1, 0)
+    };
+    let envelope = page::page(
+        cx.store,
+        &reader,
+        &page::PageOf {
+            path,
+            focus: &p.focus,
+            line,
+            files_before,
+            max_tokens: p.max_tokens,
+        },
+        cap,
+    )?;
+    Ok(Answer::Envelope(Box::new(envelope)))
+}
