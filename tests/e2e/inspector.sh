@@ -66,7 +66,7 @@ status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: applic
   -H 'Accept: application/json, text/event-stream' --data '{"jsonrpc":"2.0","id":1,"method":"ping"}' "$url")
 check "http: no bearer token is 401 (got $status)" test "$status" = 401
 "${INSPECT[@]}" --server-url "$url" --transport http --header "Authorization: Bearer s3cret" --method tools/list > "$out" 2>/dev/null
-check "http: the bearer token is accepted" json_has "$out" 'len(d["tools"]) == 8'
+check "http: the bearer token is accepted" json_has "$out" 'len(d["tools"]) == 9'
 kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
 
 # spool wrap in front of the real filesystem server: its tools plus read/search/artifacts, and a

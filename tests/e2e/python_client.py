@@ -82,6 +82,13 @@ async def scenario(label, client):
         check(f"{label}: list pages", r5.is_error is False and len(sc5.get("items", [])) == 2
               and sc5.get("has_more") is True, sc5)
 
+        # A map of a codebase: the file the others use first, pinned, paged by a cursor.
+        r9 = await c.call_tool("map", {"path": "code"})
+        sc9 = r9.structured_content or {}
+        check(f"{label}: map ranks the file the others use first", r9.is_error is False
+              and sc9.get("complete") is False and sc9.get("content", "").startswith("code/core.py (")
+              and sc9.get("scope", {}).get("files_counted") == 41, sc9)
+
         # What the model receives in each host, for each kind of answer: the facts, the shown
         # text once, a next call read off the view that works, within the host's chars limit.
         limits = {t.name: hosts.max_result_chars(t) for t in tools.tools}
@@ -89,7 +96,9 @@ async def scenario(label, client):
         cases = [
             ("run", r, ["exit 3", "[PARTIAL: lines 1-", "of 3,001 lines"], ["1\n2\n3\n", "3000\nboom\n"]),
             ("search", r3, ["1 hit", "2999"], []),
-            ("list", r5, ["[LIST .: 2 entries shown of 3]", "a.txt"], []),
+            ("list", r5, ["[LIST .: 2 entries shown of 4]", "a.txt"], []),
+            ("map", r9, ["[PARTIAL MAP: files 1-", "41 files counted under code", "class Engine:"],
+             ["class Engine:"]),
             ("query", r6, ["[COMPLETE: 1 line", "jq map(select(.s == 504)) | length"], []),
             ("search", r7, ["1 passage holding any of the words boom, failure", "ranked by BM25"], []),
             ("read", r8, ["Found: 1 line of the whole copy matches the regex ^1500$", " and 1,499-1,501 and "],
@@ -120,6 +129,13 @@ async def main():
     for name in ("a.txt", "b.txt", "c.txt"):
         with open(os.path.join(root, name), "w") as f:
             f.write(f"{name}\n")
+    code = os.path.join(root, "code")
+    os.mkdir(code)
+    with open(os.path.join(code, "core.py"), "w") as f:
+        f.write("class Engine:\n    def start(self):\n        pass\n")
+    for i in range(40):
+        with open(os.path.join(code, f"user_{i:02}.py"), "w") as f:
+            f.write(f"from core import Engine\n\ndef job_{i}():\n    Engine().start()\n")
     env = {"SPOOL_HOME": home, "PATH": os.environ["PATH"]}
     params = StdioServerParameters(command=SPOOL, args=["serve", "--root", root], env=env)
     for mode in ("auto", "legacy"):
