@@ -32,7 +32,7 @@ if [ "$(git -C "$TREE" ls-files 2>/dev/null | wc -l)" != "$FILES" ]; then
   echo "making the $FILES-file tree in $TREE ..." >&2
   rm -rf "$TREE"
   mkdir -p "$TREE"
-  REGISTRY=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ | head -1)
+  REGISTRY=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ | sed -n 1p)
   STDLIB=$(python3 -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')
   python3 - "$TREE" "$FILES" "$REGISTRY" "$STDLIB" <<'PY'
 import os, shutil, sys
@@ -59,13 +59,13 @@ PY
 fi
 COUNT=$(git -C "$TREE" ls-files | wc -l)
 SIZE=$(du -sh --exclude=.git "$TREE" | cut -f1)
-CHANGED=$(git -C "$TREE" ls-files '*.rs' | head -1)
+CHANGED=$(git -C "$TREE" ls-files '*.rs' | sed -n 1p)
 
 rss() { { /usr/bin/time -f %M "$@" > /dev/null; } 2>&1 | tail -1; }
 {
   echo "# the repository map ($(date -u +%F), $(nproc) cores)"
   echo
-  echo "tree: $COUNT files, $SIZE, in git ($(cd "$TREE" && git ls-files | sed 's/.*\.//' | sort | uniq -c | sort -rn | head -5 | awk '{printf "%s%s .%s", sep, $1, $2; sep=", "}'))"
+  echo "tree: $COUNT files, $SIZE, in git ($(cd "$TREE" && git ls-files | sed 's/.*\.//' | sort | uniq -c | sort -rn | sed -n 1,5p | awk '{printf "%s%s .%s", sep, $1, $2; sep=", "}'))"
   echo
   echo "## peak RSS"
   echo
@@ -77,7 +77,8 @@ printf '| spool map, cold | %s MiB |\n' "$(( $(rss "$S" map "$TREE" --json) / 10
 echo '// bench' >> "$TREE/$CHANGED"
 printf '| spool map, one file changed | %s MiB |\n' "$(( $(rss "$S" map "$TREE" --json) / 1024 ))" >> "$RESULTS"
 printf '| ctags -R | %s MiB |\n' "$(( $(rss ctags -R -f "$OUT/tags" "$TREE") / 1024 ))" >> "$RESULTS"
-"$S" map "$TREE" | head -4 | sed 's/^/    /' >> "$RESULTS"
+"$S" map "$TREE" > "$OUT/map-first-page.txt"
+sed -n '1,4s/^/    /p' "$OUT/map-first-page.txt" >> "$RESULTS"
 echo >> "$RESULTS"
 
 echo "## time" >> "$RESULTS"

@@ -1,37 +1,27 @@
 //! Building a map: the tree walked as directory search walks it (`.gitignore` respected, hidden
-//! files skipped), each file with a grammar opened beneath its root and read, its tags taken
-//! from the parse cache or parsed on worker threads while the walk reads on, the files and
-//! definitions ranked, and the map written once as an artifact. The same map of an unchanged
-//! tree (by path, size and modification time) is that artifact again.
+//! files skipped), its code read and parsed (`read.rs`), the files and definitions ranked
+//! (`rank.rs`), and the map written once as an artifact, one block per file, best first
+//! (`text.rs`). The same map of an unchanged tree (by path, size and modification time) is that
+//! artifact again.
 
-use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
-use std::io::Read as _;
-use std::path::Path;
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use spool_core::envelope::{ArtifactState, MapFiles, MapVersion, NextCall, Source, Version};
 use spool_core::roots::Roots;
-use spool_core::search::walk::{self, Skip, Walked};
+use spool_core::search::walk::{self, Walked};
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::{Error, Result, Store};
 
-use crate::cache::{self, Cache};
-use crate::lang::Lang;
+use crate::focus::Focus;
+use crate::lean::{Lean, Names};
 use crate::rank::{self, Input};
-use crate::tags::{self, FileTags, ParseFailure};
+use crate::read::{Outcome, read_and_parse};
 use crate::text::{self, Why};
 
 /// Bumped when the map's text or what it is built from changes: an older map is not reused.
 const MAP_FORMAT: u32 = 1;
-/// Files larger than this are not parsed (counted as too large): generated code, vendored
-/// bundles. A map is of what people wrote.
-pub const MAX_FILE_BYTES: u64 = 1 << 20;
-/// One file's parse may take this long; past it the file is unparsable.
-const PER_FILE: Duration = Duration::from_secs(2);
 /// The definitions a file lists at most in a map of many files, and in a file the agent named.
 const LISTED: usize = 5;
 const LISTED_FOCUS: usize = 25;
@@ -48,12 +38,6 @@ pub struct Request<'a> {
     /// How long walking, reading and parsing may take; past it the files not parsed are
     /// listed as such, and the next map of the tree parses on from the cache.
     pub budget: Duration,
-}
-
-/// What became of one file the walk found.
-enum Outcome {
-    Mapped(FileTags),
-    Listed(Why),
 }
 
 /// The stored map of the tree `req` names, as it is now: reused when the tree is unchanged.
@@ -83,10 +67,8 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         return Ok(found);
     }
     let deadline = started + req.budget;
-    let (outcomes, parsed) = read_and_parse(store, roots, &walked, deadline)?;
-    let timed_out = outcomes
-        .iter()
-        .any(|o| matches!(o, Outcome::Listed(Why::NotParsed)));
+    let mut names = Names::default();
+    let gathered = read_and_parse(store, roots, &walked, deadline, &mut names)?;
     let shown_path = |rel: &str| {
         if single {
             rel.to_owned()
@@ -94,28 +76,18 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
             joined(req.path, rel)
         }
     };
-    let focus = Focus::resolve(req.focus, &walked, &outcomes, &shown_path);
-    let files: Vec<Option<&FileTags>> = outcomes
+    let focus = Focus::resolve(req.focus, &walked, &gathered.outcomes, &names, &shown_path);
+    let files: Vec<Option<&Lean>> = gathered
+        .outcomes
         .iter()
         .map(|o| match o {
             Outcome::Mapped(t) => Some(t),
             Outcome::Listed(_) => None,
         })
         .collect();
-    let defined: HashSet<&str> = files
-        .iter()
-        .flatten()
-        .flat_map(|t| t.defs().map(|(_, _, n)| n))
-        .collect();
-    let mut focus_unmatched: Vec<String> = focus
-        .names
-        .iter()
-        .filter(|n| !defined.contains(n.as_str()))
-        .cloned()
-        .collect();
-    focus_unmatched.sort();
     let ranks = rank::rank(&Input {
         files: &files,
+        names: &names,
         focus_files: &focus.personal,
         focus_names: &focus.names,
     });
@@ -129,31 +101,8 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
             })
         })
         .collect();
-    let best = |i: usize| ranked[i].first().map_or(0.0, |r| r.rank);
-    // Files with definitions: those asked about first, then those defining a name asked
-    // about, then by their best definition's rank (as Aider orders its map), then by their own.
-    let defines_focus = |i: usize| ranked[i].first().is_some_and(|r| r.focus);
-    let mut order: Vec<usize> = (0..files.len())
-        .filter(|&i| !ranked[i].is_empty())
-        .collect();
-    order.sort_by(|&a, &b| {
-        focus
-            .files
-            .contains(&b)
-            .cmp(&focus.files.contains(&a))
-            .then(defines_focus(b).cmp(&defines_focus(a)))
-            .then(best(b).total_cmp(&best(a)))
-            .then(ranks.file[b].total_cmp(&ranks.file[a]))
-            .then(walked.files[a].rel.cmp(&walked.files[b].rel))
-    });
-    for &i in order.iter().take(12) {
-        tracing::debug!(rank = best(i), file = %walked.files[i].rel, "ranked");
-    }
+    let order = order(&ranked, &ranks.file, &focus.files, &walked);
     let mut text = String::new();
-    let mut counts = MapFiles {
-        counted: walked.files.len() as u64,
-        ..MapFiles::default()
-    };
     let (mut definitions, mut listed) = (0u64, 0u64);
     let limits = listed_per_file(&ranked);
     for &i in &order {
@@ -175,7 +124,7 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         ));
     }
     // Then every other file, by name, grouped by why (each group in path order).
-    for why in [
+    for group in [
         Why::NoDefinitions,
         Why::NoGrammar,
         Why::Binary,
@@ -184,32 +133,18 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         Why::Unreadable,
         Why::NotParsed,
     ] {
-        for (i, o) in outcomes.iter().enumerate() {
-            let listed_why = match o {
+        for (i, o) in gathered.outcomes.iter().enumerate() {
+            let why = match o {
                 Outcome::Mapped(t) if t.defs().next().is_none() => Why::NoDefinitions,
                 Outcome::Mapped(_) => continue,
                 Outcome::Listed(w) => w.clone(),
             };
-            if std::mem::discriminant(&listed_why) != std::mem::discriminant(&why) {
-                continue;
+            if std::mem::discriminant(&why) == std::mem::discriminant(&group) {
+                text.push_str(&text::listed_line(&shown_path(&walked.files[i].rel), &why));
             }
-            text.push_str(&text::listed_line(
-                &shown_path(&walked.files[i].rel),
-                &listed_why,
-            ));
         }
     }
-    for o in &outcomes {
-        match o {
-            Outcome::Mapped(_) | Outcome::Listed(Why::NoDefinitions) => counts.mapped += 1,
-            Outcome::Listed(Why::NoGrammar) => counts.no_grammar += 1,
-            Outcome::Listed(Why::Binary) => counts.binary += 1,
-            Outcome::Listed(Why::TooLarge(_)) => counts.too_large += 1,
-            Outcome::Listed(Why::Unparsable) => counts.unparsable += 1,
-            Outcome::Listed(Why::Unreadable) => counts.unreadable += 1,
-            Outcome::Listed(Why::NotParsed) => counts.not_parsed += 1,
-        }
-    }
+    let mut counts = counted(&gathered.outcomes);
     if !single {
         let filter = spool_core::search::tree::Filter {
             globs: &[],
@@ -226,18 +161,18 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         dirty: tree.dirty,
         files_digest: tree.files_digest,
         focus: req.focus.to_vec(),
-        focus_unmatched,
+        focus_unmatched: focus.unmatched,
         mapped_at: spool_core::clock::rfc3339(spool_core::clock::now_ms()),
+        timed_out: counts.not_parsed > 0,
         files: counts,
         definitions,
         definitions_listed: listed,
-        parsed,
-        timed_out,
+        parsed: gathered.parsed,
         ..MapVersion::default()
     };
     let mut new = NewArtifact::new(Source::new(
         format!("map of {}", req.path),
-        Version::Map(version.clone()),
+        Version::Map(version),
     ));
     new.redo = Some(map_call(req.path, req.focus));
     new.dedup_key = Some(key);
@@ -252,6 +187,52 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         });
     }
     Ok(meta)
+}
+
+/// The files with definitions, in the map's order: those asked about first, then those
+/// defining a name asked about, then by their best definition's rank (as Aider orders its
+/// map), then by their own rank, then by path.
+fn order(
+    ranked: &[Vec<text::Ranked>],
+    file_rank: &[f64],
+    asked: &HashSet<usize>,
+    walked: &Walked,
+) -> Vec<usize> {
+    let best = |i: usize| ranked[i].first().map_or(0.0, |r| r.rank);
+    let defines_focus = |i: usize| ranked[i].first().is_some_and(|r| r.focus);
+    let mut order: Vec<usize> = (0..ranked.len())
+        .filter(|&i| !ranked[i].is_empty())
+        .collect();
+    order.sort_by(|&a, &b| {
+        asked
+            .contains(&b)
+            .cmp(&asked.contains(&a))
+            .then(defines_focus(b).cmp(&defines_focus(a)))
+            .then(best(b).total_cmp(&best(a)))
+            .then(file_rank[b].total_cmp(&file_rank[a]))
+            .then(walked.files[a].rel.cmp(&walked.files[b].rel))
+    });
+    order
+}
+
+/// What became of the files, counted by why.
+fn counted(outcomes: &[Outcome]) -> MapFiles {
+    let mut counts = MapFiles {
+        counted: outcomes.len() as u64,
+        ..MapFiles::default()
+    };
+    for o in outcomes {
+        match o {
+            Outcome::Mapped(_) | Outcome::Listed(Why::NoDefinitions) => counts.mapped += 1,
+            Outcome::Listed(Why::NoGrammar) => counts.no_grammar += 1,
+            Outcome::Listed(Why::Binary) => counts.binary += 1,
+            Outcome::Listed(Why::TooLarge(_)) => counts.too_large += 1,
+            Outcome::Listed(Why::Unparsable) => counts.unparsable += 1,
+            Outcome::Listed(Why::Unreadable) => counts.unreadable += 1,
+            Outcome::Listed(Why::NotParsed) => counts.not_parsed += 1,
+        }
+    }
+    counts
 }
 
 /// How many definitions each file lists (each file's definitions best first): those among the tree's most referred-to (as many as there are files),
@@ -295,246 +276,5 @@ fn joined(root: &str, rel: &str) -> String {
         rel.to_owned()
     } else {
         format!("{root}/{rel}")
-    }
-}
-
-/// A file to parse, handed to a worker.
-struct Job {
-    index: usize,
-    lang: Lang,
-    key: String,
-    content: Vec<u8>,
-}
-
-/// Reads every walked file with a grammar beneath its root, and takes its tags from the cache
-/// or has a worker parse it, until `deadline`; and how many it parsed.
-fn read_and_parse(
-    store: &Store,
-    roots: &Roots,
-    walked: &Walked,
-    deadline: Instant,
-) -> Result<(Vec<Outcome>, u64)> {
-    let cache = Cache::open(store.root())
-        .inspect_err(|e| tracing::warn!(error = %e, "mapping without the parse cache"))
-        .ok();
-    let mut langs: HashMap<&str, (usize, Lang)> = HashMap::new();
-    let outcomes: RefCell<Vec<Option<Outcome>>> = RefCell::new(
-        walked
-            .files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| match Lang::of(&f.path) {
-                Some(lang) => {
-                    langs.insert(&f.rel, (i, lang));
-                    None
-                }
-                None => Some(Outcome::Listed(Why::NoGrammar)),
-            })
-            .collect(),
-    );
-    let code = Walked {
-        files: walked
-            .files
-            .iter()
-            .filter(|f| langs.contains_key(f.rel.as_str()))
-            .map(|f| walk::Candidate {
-                path: f.path.clone(),
-                rel: f.rel.clone(),
-                len: f.len,
-            })
-            .collect(),
-        digest: walked.digest.clone(),
-    };
-    let workers = std::thread::available_parallelism()
-        .map_or(2, std::num::NonZero::get)
-        .clamp(1, 8);
-    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(workers * 4);
-    let job_rx = Arc::new(Mutex::new(job_rx));
-    let (done_tx, done_rx) = mpsc::channel::<(usize, String, Result<FileTags, ParseFailure>)>();
-    let parsed: Vec<(usize, String, Result<FileTags, ParseFailure>)> = std::thread::scope(|s| {
-        for _ in 0..workers {
-            let jobs = Arc::clone(&job_rx);
-            let done = done_tx.clone();
-            s.spawn(move || {
-                loop {
-                    let job = {
-                        let Ok(rx) = jobs.lock() else { return };
-                        rx.recv()
-                    };
-                    let Ok(job) = job else { return };
-                    let now = Instant::now();
-                    let outcome = if now >= deadline {
-                        Err(ParseFailure::TimedOut)
-                    } else {
-                        tags::extract(job.lang, &job.content, deadline.min(now + PER_FILE))
-                    };
-                    if done.send((job.index, job.key, outcome)).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(done_tx);
-        let budget = deadline.saturating_duration_since(Instant::now());
-        let walked_all = walk::each_file(
-            &code,
-            roots,
-            MAX_FILE_BYTES,
-            budget,
-            |file, opened, _| {
-                let Some(&(index, lang)) = langs.get(file.rel.as_str()) else {
-                    return Ok(false);
-                };
-                let mut content = Vec::with_capacity(file.len as usize);
-                let read = std::io::Read::by_ref(&mut &*opened)
-                    .take(MAX_FILE_BYTES + 1)
-                    .read_to_end(&mut content);
-                if read.is_err() {
-                    return Ok(false);
-                }
-                if content.len() as u64 > MAX_FILE_BYTES {
-                    // It grew past the limit since the walk.
-                    outcomes.borrow_mut()[index] =
-                        Some(Outcome::Listed(Why::TooLarge(content.len() as u64)));
-                    return Ok(true);
-                }
-                if memchr_nul(&content) {
-                    outcomes.borrow_mut()[index] = Some(Outcome::Listed(Why::Binary));
-                    return Ok(true);
-                }
-                let key = cache::key(lang, &content);
-                if let Some(cache) = &cache
-                    && let Ok(Some(tags)) = cache.get(&key)
-                {
-                    outcomes.borrow_mut()[index] = Some(Outcome::Mapped(tags));
-                    return Ok(true);
-                }
-                let job = Job {
-                    index,
-                    lang,
-                    key,
-                    content,
-                };
-                // Blocks while the workers are behind: reading waits for parsing.
-                let _ = job_tx.send(job);
-                Ok(true)
-            },
-            |file, skip| {
-                let Some(&(index, _)) = langs.get(file.rel.as_str()) else {
-                    return;
-                };
-                outcomes.borrow_mut()[index] = Some(Outcome::Listed(match skip {
-                    Skip::TooLarge => Why::TooLarge(file.len),
-                    Skip::Binary => Why::Binary,
-                    Skip::Unreadable => Why::Unreadable,
-                }));
-            },
-        );
-        drop(job_tx);
-        let parsed: Vec<_> = done_rx.iter().collect();
-        walked_all.map(|_| parsed)
-    })?;
-    let mut outcomes = outcomes.into_inner();
-    let keep = |cache: &Cache| -> Result<()> {
-        for (_, key, outcome) in &parsed {
-            if let Ok(tags) = outcome {
-                cache.put(key, tags)?;
-            }
-        }
-        cache.trim()
-    };
-    if let Some(cache) = &cache
-        && let Err(e) = cache.batch(keep)
-    {
-        tracing::warn!(error = %e, "the parse cache was not updated");
-    }
-    let late = Instant::now() >= deadline;
-    // Parsed: given tags, or found unparsable (not given up for want of time).
-    let count = parsed
-        .iter()
-        .filter(|(_, _, o)| !matches!(o, Err(ParseFailure::TimedOut)))
-        .count() as u64;
-    for (index, _, outcome) in parsed {
-        outcomes[index] = Some(match outcome {
-            Ok(tags) => Outcome::Mapped(tags),
-            // Past the map's deadline it was not parsed; within it, its own time ran out.
-            Err(ParseFailure::TimedOut) if late => Outcome::Listed(Why::NotParsed),
-            Err(_) => Outcome::Listed(Why::Unparsable),
-        });
-    }
-    // What the walk did not reach before the deadline was not parsed.
-    let outcomes = outcomes
-        .into_iter()
-        .map(|o| o.unwrap_or(Outcome::Listed(Why::NotParsed)))
-        .collect();
-    Ok((outcomes, count))
-}
-
-fn memchr_nul(bytes: &[u8]) -> bool {
-    bytes.contains(&0)
-}
-
-/// What the agent asked to rank first: files (by their path under the map's root, or as the
-/// map prints them) and names (anything else).
-struct Focus {
-    /// Files named: listed first.
-    files: HashSet<usize>,
-    /// Files the walk starts from: those named, and those whose path holds a name asked for.
-    personal: HashSet<usize>,
-    names: HashSet<String>,
-}
-
-impl Focus {
-    fn resolve(
-        asked: &[String],
-        walked: &Walked,
-        outcomes: &[Outcome],
-        shown: &dyn Fn(&str) -> String,
-    ) -> Self {
-        let mut files = HashSet::new();
-        let mut names = HashSet::new();
-        for f in asked {
-            let f = f.trim();
-            let bare = f.trim_start_matches("./");
-            let hits: Vec<usize> = walked
-                .files
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| {
-                    c.rel == bare
-                        || shown(&c.rel) == f
-                        || ((bare.contains('/') || bare.contains('.'))
-                            && c.rel.ends_with(&format!("/{bare}")))
-                })
-                .map(|(i, _)| i)
-                .collect();
-            if hits.is_empty() {
-                names.insert(f.to_owned());
-            } else {
-                files.extend(hits);
-            }
-        }
-        // The walk starts from the files named, the files that define a name asked for, and
-        // (as Aider's) the files whose path holds one.
-        let mut personal = files.clone();
-        for (i, c) in walked.files.iter().enumerate() {
-            let Some(Outcome::Mapped(tags)) = outcomes.get(i) else {
-                continue;
-            };
-            let path = Path::new(&c.rel);
-            let stem = path.file_stem().and_then(|s| s.to_str());
-            let mut parts = path.iter().filter_map(|p| p.to_str());
-            if stem.is_some_and(|s| names.contains(s))
-                || parts.any(|p| names.contains(p))
-                || tags.defs().any(|(_, _, n)| names.contains(n))
-            {
-                personal.insert(i);
-            }
-        }
-        Self {
-            files,
-            personal,
-            names,
-        }
     }
 }

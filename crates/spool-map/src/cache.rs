@@ -106,15 +106,18 @@ impl Cache {
         Ok(())
     }
 
-    /// Runs `f` in one transaction: many small writes, one sync.
-    pub fn batch<T>(&self, f: impl FnOnce(&Self) -> Result<T>) -> Result<T> {
+    /// Starts the transaction a map's reads and writes go in: many small writes, one sync.
+    pub fn begin(&self) -> Result<()> {
         self.conn
             .execute_batch("BEGIN")
-            .map_err(|e| self.failed(&e))?;
-        let out = f(self);
-        let end = if out.is_ok() { "COMMIT" } else { "ROLLBACK" };
-        self.conn.execute_batch(end).map_err(|e| self.failed(&e))?;
-        out
+            .map_err(|e| self.failed(&e))
+    }
+
+    /// Ends it, keeping what was written.
+    pub fn commit(&self) -> Result<()> {
+        self.conn
+            .execute_batch("COMMIT")
+            .map_err(|e| self.failed(&e))
     }
 
     /// Drops rows not used for a while.

@@ -36,6 +36,9 @@ pub struct Grammar {
     /// `open` is not known).
     pub reference: Option<u32>,
     pub method: Option<u32>,
+    /// The capture of a plain name that refers to something when it is in upper case
+    /// ([`Lang::upper_refers`]): checked in code, a regex predicate would run on every name.
+    pub upper: Option<u32>,
     /// For each capture index: the kind of definition it marks (`function`, `class`, ...),
     /// `Some("")` for a scope, [`HIDES`] for a scope whose definitions are not listed, `None`
     /// for a name or a reference.
@@ -103,6 +106,24 @@ impl Lang {
         }
     }
 
+    /// Whether a plain name in upper case refers to a definition: a constant or a macro in
+    /// Rust, C and C++ (`MAX_LEN`), any name starting upper case elsewhere (a class, a type, an
+    /// exported Go name).
+    pub fn upper_refers(self, name: &str) -> bool {
+        let mut chars = name.chars();
+        let Some(first) = chars.next() else {
+            return false;
+        };
+        match self {
+            Lang::Rust | Lang::C | Lang::Cpp => {
+                first.is_ascii_uppercase()
+                    && name.len() > 1
+                    && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            }
+            _ => first.is_uppercase(),
+        }
+    }
+
     /// The text of its query.
     pub fn query_source(self) -> &'static str {
         match self {
@@ -143,6 +164,7 @@ impl Lang {
         let mut name = None;
         let mut reference = None;
         let mut method = None;
+        let mut upper = None;
         let kinds = query
             .capture_names()
             .iter()
@@ -160,6 +182,9 @@ impl Lang {
                 } else if *c == "reference.method" {
                     method = Some(i as u32);
                     None
+                } else if *c == "reference.upper" {
+                    upper = Some(i as u32);
+                    None
                 } else if *c == "scope" {
                     Some(String::new())
                 } else if *c == "scope.hides" {
@@ -176,6 +201,7 @@ impl Lang {
             name,
             reference,
             method,
+            upper,
             kinds,
         })
     }

@@ -12,9 +12,12 @@
 
 mod build;
 mod cache;
+mod focus;
 mod lang;
+mod lean;
 mod page;
 mod rank;
+mod read;
 mod tags;
 mod text;
 
@@ -23,8 +26,8 @@ use spool_core::answer::Answer;
 use spool_core::answer::params::MapParams;
 use spool_core::answer::tools::Context;
 
-pub use build::MAX_FILE_BYTES;
 pub use lang::Lang;
+pub use read::MAX_FILE_BYTES;
 
 /// The cap of a map answer when none is asked for (Aider's `--map-tokens` default).
 pub const DEFAULT_MAP_TOKENS: u64 = 1024;

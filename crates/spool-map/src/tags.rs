@@ -58,6 +58,7 @@ pub struct Item {
     pub private: bool,
 }
 
+#[cfg(test)]
 impl FileTags {
     /// The definitions (the items with a name).
     pub fn defs(&self) -> impl Iterator<Item = (usize, &Item, &str)> {
@@ -147,10 +148,14 @@ fn items(
             match grammar.kinds.get(c.index as usize) {
                 Some(Some(kind)) => def = Some((c.node, kind.clone())),
                 _ if c.index == grammar.name => name = Some(c.node),
-                _ if Some(c.index) == grammar.reference || Some(c.index) == grammar.method => {
+                _ if Some(c.index) == grammar.reference
+                    || Some(c.index) == grammar.method
+                    || Some(c.index) == grammar.upper =>
+                {
                     if let Ok(text) = c.node.utf8_text(source)
                         && !text.is_empty()
                         && text.len() <= LONGEST_IDENT
+                        && (Some(c.index) != grammar.upper || lang.upper_refers(text))
                     {
                         let to = if Some(c.index) == grammar.method {
                             &mut methods

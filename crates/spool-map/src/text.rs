@@ -8,18 +8,14 @@ use std::collections::{BTreeMap, HashSet};
 
 use spool_core::render::{human_bytes, thousands};
 
-use crate::tags::FileTags;
+use crate::lean::Lean;
 
 /// A file's definitions, best first: one item per name (the one spanning most lines, so a body
 /// wins over a prototype), the names the agent asked about first, then by rank (a private
 /// definition at a tenth of its rank: what other code may use comes first), the earlier line
 /// first among equals.
-pub fn ranked(
-    tags: &FileTags,
-    rank_of: impl Fn(&str) -> f64,
-    focus: &HashSet<String>,
-) -> Vec<Ranked> {
-    let mut by_name: BTreeMap<&str, usize> = BTreeMap::new();
+pub fn ranked(tags: &Lean, rank_of: impl Fn(u32) -> f64, focus: &HashSet<u32>) -> Vec<Ranked> {
+    let mut by_name: BTreeMap<u32, usize> = BTreeMap::new();
     for (i, item, name) in tags.defs() {
         by_name
             .entry(name)
@@ -41,7 +37,7 @@ pub fn ranked(
                 } else {
                     rank
                 },
-                focus: focus.contains(name),
+                focus: focus.contains(&name),
             }
         })
         .collect();
@@ -65,7 +61,7 @@ pub struct Ranked {
 }
 
 /// The first `limit` of a file's ranked definitions (`None`: all), to list by line.
-pub fn choose(tags: &FileTags, ranked: &[Ranked], limit: Option<usize>) -> Chosen {
+pub fn choose(tags: &Lean, ranked: &[Ranked], limit: Option<usize>) -> Chosen {
     let take = limit.unwrap_or(usize::MAX).min(ranked.len());
     let mut items: Vec<usize> = ranked[..take].iter().map(|r| r.item).collect();
     items.sort_unstable_by_key(|i| (tags.items[*i].line, *i));
@@ -85,7 +81,7 @@ pub struct Chosen {
 
 /// The block of a mapped file: its path, how many definitions it lists of how many, then the
 /// lines, each block a definition sits in shown above it.
-pub fn mapped_block(path: &str, tags: &FileTags, chosen: &Chosen) -> String {
+pub fn mapped_block(path: &str, tags: &Lean, chosen: &Chosen) -> String {
     let mut shown: Vec<usize> = Vec::new();
     let mut seen = HashSet::new();
     for &i in &chosen.items {
@@ -173,7 +169,8 @@ fn one_line(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tags::Item;
+    use crate::lean::Names;
+    use crate::tags::{FileTags, Item};
 
     fn item(name: Option<&str>, line: u32, span: u32, text: &str, parent: Option<u32>) -> Item {
         Item {
@@ -187,9 +184,14 @@ mod tests {
         }
     }
 
+    fn lean(tags: FileTags) -> (Lean, Names) {
+        let mut names = Names::default();
+        (Lean::of(tags, &mut names), names)
+    }
+
     #[test]
     fn a_block_lists_the_best_definitions_under_their_blocks() {
-        let tags = FileTags {
+        let (tags, names) = lean(FileTags {
             items: vec![
                 item(Some("Store"), 3, 2, "pub struct Store {", None),
                 item(None, 10, 40, "impl Store {", None),
@@ -198,8 +200,8 @@ mod tests {
                 item(Some("helper"), 200, 3, "fn helper() {", None),
             ],
             ..FileTags::default()
-        };
-        let rank = |n: &str| match n {
+        });
+        let rank = |n: u32| match names.get(n) {
             "open" => 0.5,
             "close" => 0.3,
             "Store" => 0.1,
@@ -212,7 +214,7 @@ mod tests {
             "src/store.rs (2 of 4 definitions)\n   10: impl Store {\n   12:     pub fn open() -> Store {\n  120:     pub fn close(self) {\n"
         );
         // A focus name is listed whatever its rank.
-        let focus = HashSet::from(["helper".to_owned()]);
+        let focus = HashSet::from([names.find("helper").unwrap()]);
         let chosen = choose(&tags, &ranked(&tags, rank, &focus), Some(1));
         assert_eq!(
             mapped_block("src/store.rs", &tags, &chosen),
@@ -222,13 +224,13 @@ mod tests {
 
     #[test]
     fn a_prototype_and_its_body_are_one_name_and_the_body_is_shown() {
-        let tags = FileTags {
+        let (tags, _) = lean(FileTags {
             items: vec![
                 item(Some("run"), 2, 1, "int run(void);", None),
                 item(Some("run"), 9, 12, "int run(void) {", None),
             ],
             ..FileTags::default()
-        };
+        });
         let chosen = choose(&tags, &ranked(&tags, |_| 0.0, &HashSet::new()), None);
         assert_eq!(
             mapped_block("a.c", &tags, &chosen),

@@ -10,4 +10,5 @@
 (type_identifier) @reference
 (call_expression function: (identifier) @reference)
 (call_expression function: (field_expression field: (field_identifier) @reference.method))
-((identifier) @reference (#match? @reference "^[A-Z][A-Z0-9_]+$"))
+; A name in upper case (a constant, a type used as a value): kept when the code says it is one.
+(identifier) @reference.upper

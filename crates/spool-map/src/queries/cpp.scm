@@ -20,4 +20,5 @@
 (call_expression function: (field_expression field: (field_identifier) @reference.method))
 (call_expression function: (qualified_identifier name: (identifier) @reference))
 (template_function name: (identifier) @reference)
-((identifier) @reference (#match? @reference "^[A-Z][A-Z0-9_]+$"))
+; A name in upper case (a constant, a type used as a value): kept when the code says it is one.
+(identifier) @reference.upper

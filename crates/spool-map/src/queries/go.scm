@@ -10,5 +10,6 @@
 (type_identifier) @reference
 (call_expression function: (identifier) @reference)
 (call_expression function: (selector_expression field: (field_identifier) @reference.method))
-((identifier) @reference (#match? @reference "^[A-Z]"))
-((field_identifier) @reference (#match? @reference "^[A-Z]"))
+; A name in upper case (a constant, a type used as a value): kept when the code says it is one.
+(identifier) @reference.upper
+(field_identifier) @reference.upper

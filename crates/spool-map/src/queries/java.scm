@@ -10,4 +10,5 @@
 (type_identifier) @reference
 (method_invocation object: (_) name: (identifier) @reference.method)
 (method_invocation !object name: (identifier) @reference)
-((identifier) @reference (#match? @reference "^[A-Z]"))
+; A name in upper case (a constant, a type used as a value): kept when the code says it is one.
+(identifier) @reference.upper

@@ -20,4 +20,5 @@
 (jsx_opening_element name: (identifier) @reference)
 (jsx_self_closing_element name: (identifier) @reference)
 (class_heritage (identifier) @reference)
-((identifier) @reference (#match? @reference "^[A-Z]"))
+; A name in upper case (a constant, a type used as a value): kept when the code says it is one.
+(identifier) @reference.upper

@@ -13,4 +13,5 @@
 (decorator (identifier) @reference)
 (decorator (attribute attribute: (identifier) @reference))
 (type (identifier) @reference)
-((identifier) @reference (#match? @reference "^[A-Z]"))
+; A name in upper case (a constant, a type used as a value): kept when the code says it is one.
+(identifier) @reference.upper

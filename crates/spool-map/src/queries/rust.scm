@@ -38,4 +38,5 @@
 (use_list (identifier) @reference)
 (use_as_clause path: (scoped_identifier name: (identifier) @reference))
 (macro_invocation macro: (identifier) @reference)
-((identifier) @reference (#match? @reference "^[A-Z][A-Z0-9_]+$"))
+; A name in upper case (a constant, a type used as a value): kept when the code says it is one.
+(identifier) @reference.upper

@@ -23,4 +23,5 @@
 (new_expression constructor: (identifier) @reference)
 (import_specifier name: (identifier) @reference)
 (extends_clause value: (identifier) @reference)
-((identifier) @reference (#match? @reference "^[A-Z]"))
+; A name in upper case (a constant, a type used as a value): kept when the code says it is one.
+(identifier) @reference.upper

@@ -1,0 +1,260 @@
+//! Reading a tree's code: each walked file with a grammar opened beneath its root and read
+//! whole (up to [`MAX_FILE_BYTES`]), its tags taken from the parse cache or parsed by a worker
+//! thread while the walk reads on, until the map's deadline. The tags are numbered as they
+//! arrive ([`Lean`]), so a large tree's names are held once.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use spool_core::roots::Roots;
+use spool_core::search::walk::{self, Skip, Walked};
+use spool_core::{Result, Store};
+
+use crate::cache::{self, Cache};
+use crate::lang::Lang;
+use crate::lean::{Lean, Names};
+use crate::tags::{self, FileTags, ParseFailure};
+use crate::text::Why;
+
+/// Files larger than this are not parsed (counted as too large): generated code, vendored
+/// bundles. A map is of what people wrote.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+/// One file's parse may take this long; past it the file is unparsable.
+const PER_FILE: Duration = Duration::from_secs(2);
+
+/// What became of one file the walk found.
+pub enum Outcome {
+    Mapped(Lean),
+    Listed(Why),
+}
+
+/// What reading the tree gave: each walked file's outcome, and how many files were parsed (the
+/// others' tags came from the cache).
+pub struct Read {
+    pub outcomes: Vec<Outcome>,
+    pub parsed: u64,
+}
+
+/// A file to parse, handed to a worker.
+struct Job {
+    index: usize,
+    lang: Lang,
+    key: String,
+    content: Vec<u8>,
+}
+
+type Parsed = (usize, String, std::result::Result<FileTags, ParseFailure>);
+
+/// What the reading thread gathers, as files are read and parsed.
+struct Gather<'a> {
+    outcomes: Vec<Option<Outcome>>,
+    names: &'a mut Names,
+    cache: Option<Cache>,
+    parsed: u64,
+    deadline: Instant,
+}
+
+impl Gather<'_> {
+    fn set(&mut self, index: usize, outcome: Outcome) {
+        self.outcomes[index] = Some(outcome);
+    }
+
+    fn mapped(&mut self, index: usize, tags: FileTags) {
+        let lean = Lean::of(tags, self.names);
+        self.set(index, Outcome::Mapped(lean));
+    }
+
+    /// A worker's answer: kept in the cache and numbered, or why the file is not mapped.
+    fn settle(&mut self, (index, key, outcome): Parsed) {
+        match outcome {
+            Ok(tags) => {
+                self.parsed += 1;
+                if let Some(cache) = &self.cache
+                    && let Err(e) = cache.put(&key, &tags)
+                {
+                    tracing::warn!(error = %e, "the parse cache did not keep a file's tags");
+                }
+                self.mapped(index, tags);
+            }
+            // Past the map's deadline it was not parsed; within it, its own time ran out.
+            Err(ParseFailure::TimedOut) if Instant::now() >= self.deadline => {
+                self.set(index, Outcome::Listed(Why::NotParsed));
+            }
+            Err(_) => {
+                self.parsed += 1;
+                self.set(index, Outcome::Listed(Why::Unparsable));
+            }
+        }
+    }
+}
+
+/// Reads every walked file with a grammar beneath its root until `deadline`; the names of its
+/// tags go into `names`.
+pub fn read_and_parse(
+    store: &Store,
+    roots: &Roots,
+    walked: &Walked,
+    deadline: Instant,
+    names: &mut Names,
+) -> Result<Read> {
+    let cache = Cache::open(store.root())
+        .inspect_err(|e| tracing::warn!(error = %e, "mapping without the parse cache"))
+        .ok();
+    if let Some(cache) = &cache {
+        cache.begin()?;
+    }
+    let mut langs: HashMap<&str, (usize, Lang)> = HashMap::new();
+    let outcomes = walked
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match Lang::of(&f.path) {
+            Some(lang) => {
+                langs.insert(&f.rel, (i, lang));
+                None
+            }
+            None => Some(Outcome::Listed(Why::NoGrammar)),
+        })
+        .collect();
+    let code = Walked {
+        files: walked
+            .files
+            .iter()
+            .filter(|f| langs.contains_key(f.rel.as_str()))
+            .map(|f| walk::Candidate {
+                path: f.path.clone(),
+                rel: f.rel.clone(),
+                len: f.len,
+            })
+            .collect(),
+        digest: walked.digest.clone(),
+    };
+    let gather = RefCell::new(Gather {
+        outcomes,
+        names,
+        cache,
+        parsed: 0,
+        deadline,
+    });
+    let workers = std::thread::available_parallelism()
+        .map_or(2, std::num::NonZero::get)
+        .clamp(1, 8);
+    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(workers * 4);
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let (done_tx, done_rx) = mpsc::channel::<Parsed>();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            let jobs = Arc::clone(&job_rx);
+            let done = done_tx.clone();
+            s.spawn(move || parse_jobs(&jobs, &done, deadline));
+        }
+        drop(done_tx);
+        let budget = deadline.saturating_duration_since(Instant::now());
+        let walked_all = walk::each_file(
+            &code,
+            roots,
+            MAX_FILE_BYTES,
+            budget,
+            |file, opened, _| {
+                let Some(&(index, lang)) = langs.get(file.rel.as_str()) else {
+                    return Ok(false);
+                };
+                let mut content = Vec::with_capacity(file.len as usize);
+                if opened
+                    .take(MAX_FILE_BYTES + 1)
+                    .read_to_end(&mut content)
+                    .is_err()
+                {
+                    return Ok(false);
+                }
+                let mut g = gather.borrow_mut();
+                // What the workers have done so far is numbered now: their tags are not held.
+                while let Ok(done) = done_rx.try_recv() {
+                    g.settle(done);
+                }
+                if content.len() as u64 > MAX_FILE_BYTES {
+                    // It grew past the limit since the walk.
+                    g.set(index, Outcome::Listed(Why::TooLarge(content.len() as u64)));
+                    return Ok(true);
+                }
+                if content.contains(&0) {
+                    g.set(index, Outcome::Listed(Why::Binary));
+                    return Ok(true);
+                }
+                let key = cache::key(lang, &content);
+                if let Some(tags) = g.cache.as_ref().and_then(|c| c.get(&key).ok().flatten()) {
+                    g.mapped(index, tags);
+                    return Ok(true);
+                }
+                drop(g);
+                // Blocks while the workers are behind: reading waits for parsing.
+                let _ = job_tx.send(Job {
+                    index,
+                    lang,
+                    key,
+                    content,
+                });
+                Ok(true)
+            },
+            |file, skip| {
+                let Some(&(index, _)) = langs.get(file.rel.as_str()) else {
+                    return;
+                };
+                gather.borrow_mut().set(
+                    index,
+                    Outcome::Listed(match skip {
+                        Skip::TooLarge => Why::TooLarge(file.len),
+                        Skip::Binary => Why::Binary,
+                        Skip::Unreadable => Why::Unreadable,
+                    }),
+                );
+            },
+        );
+        drop(job_tx);
+        for done in &done_rx {
+            gather.borrow_mut().settle(done);
+        }
+        walked_all.map(|_| ())
+    })?;
+    let g = gather.into_inner();
+    if let Some(cache) = &g.cache
+        && let Err(e) = cache.trim().and_then(|()| cache.commit())
+    {
+        tracing::warn!(error = %e, "the parse cache was not updated");
+    }
+    // What the walk did not reach before the deadline was not parsed.
+    let outcomes = g
+        .outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or(Outcome::Listed(Why::NotParsed)))
+        .collect();
+    Ok(Read {
+        outcomes,
+        parsed: g.parsed,
+    })
+}
+
+/// A worker: parses the jobs it is handed until there are no more, giving up on each at the
+/// map's deadline (or after [`PER_FILE`]).
+fn parse_jobs(jobs: &Mutex<mpsc::Receiver<Job>>, done: &mpsc::Sender<Parsed>, deadline: Instant) {
+    loop {
+        let job = {
+            let Ok(rx) = jobs.lock() else { return };
+            rx.recv()
+        };
+        let Ok(job) = job else { return };
+        let now = Instant::now();
+        let outcome = if now >= deadline {
+            Err(ParseFailure::TimedOut)
+        } else {
+            tags::extract(job.lang, &job.content, deadline.min(now + PER_FILE))
+        };
+        if done.send((job.index, job.key, outcome)).is_err() {
+            return;
+        }
+    }
+}
