@@ -5,7 +5,9 @@ use serde_json::json;
 use spool_core::envelope::ReasonCode;
 use spool_core::render::Dialect;
 
-use crate::support::{Fixture, codebase, git, headers, scope};
+use spool_test_support::git::{commit_all, git};
+
+use crate::support::{Fixture, codebase, headers, scope};
 
 #[test]
 fn a_small_tree_maps_whole_the_file_others_use_first_and_every_file_once() {
@@ -137,10 +139,8 @@ fn a_file_maps_as_its_outline_every_definition_listed() {
 fn a_checkout_is_pinned_to_its_commit_and_a_change_is_a_new_dirty_map() {
     let f = Fixture::new();
     codebase(&f);
-    git(f.root.path(), &["init", "-q"]);
-    git(f.root.path(), &["add", "-A"]);
-    git(f.root.path(), &["commit", "-q", "-m", "one"]);
-    let head = git(f.root.path(), &["rev-parse", "HEAD"]);
+    let head = commit_all(f.root.path());
+    assert_eq!(git(f.root.path(), &["status", "--porcelain"]), "");
     let clean = f.map(json!({})).unwrap();
     let v = &scope(&clean).version;
     assert_eq!(v.commit.as_deref(), Some(head.as_str()));

@@ -1,6 +1,5 @@
 //! A store, a root holding a small codebase, and the `map` tool called as a front end calls it.
 
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -109,19 +108,4 @@ pub fn headers(e: &Envelope) -> Vec<String> {
 
 pub fn scope(e: &Envelope) -> &spool_core::envelope::MapScope {
     e.scope.as_deref().expect("a map's scope")
-}
-
-/// Runs `git` in `dir` with a fixed identity.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }

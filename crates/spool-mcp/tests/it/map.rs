@@ -7,10 +7,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{Value, json};
 use spool_mcp::Settings;
+use spool_test_support::git::commit_all;
 use spool_test_support::hosts::{self, Host};
 
 use crate::support::{start, structured};
@@ -40,20 +40,6 @@ fn copy_tree(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).unwrap();
         }
     }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
 
 /// The oracle, by text alone: the crate's `pub` types (and `pub fn`s with a compound name,
@@ -145,10 +131,7 @@ async fn a_real_crate_maps_honestly_within_1024_tokens_and_its_pages_reach_every
     let repo = h.root.path().join("rusqlite");
     std::fs::create_dir_all(&repo).unwrap();
     copy_tree(&rusqlite_source(), &repo);
-    git(&repo, &["init", "-q"]);
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "rusqlite 0.43.0"]);
-    let head = git(&repo, &["rev-parse", "HEAD"]);
+    let head = commit_all(&repo);
 
     let first = h.call("map", json!({ "path": "rusqlite" })).await;
     assert_eq!(first.is_error, Some(false), "{first:?}");
