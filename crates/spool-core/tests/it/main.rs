@@ -16,5 +16,6 @@ mod render;
 mod search;
 mod store;
 mod support;
+mod tokens;
 mod tree;
 mod windows;

@@ -1,0 +1,211 @@
+//! The pieces `o200k_base` encodes one by one (its pre-tokenizer): the regex
+//!
+//! ```text
+//! [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//! |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//! |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//! ```
+//!
+//! matched leftmost-first from the end of the last piece. ASCII text (logs, code) is split by
+//! hand, the classes reduced to what they hold in ASCII: nothing to compile, so a process that
+//! counts a window of a log pays nothing to start. Other text goes through `regex-automata`,
+//! compiled once per process (about 5 ms), the look-ahead `\s+(?!\S)` written as `\s+$` and as
+//! `\s+\s` less its last char, as GitHub's `bpe-openai` writes it. Both are checked against
+//! tiktoken's own splitting in this module's tests and `tests/it/tokens.rs`.
+
+use std::sync::OnceLock;
+
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input};
+
+/// Calls `piece` with each piece of `text`, in order; the pieces cover `text` exactly.
+pub fn each_piece(text: &str, mut piece: impl FnMut(&str)) {
+    if text.is_ascii() {
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let end = ascii_piece(bytes, at);
+            piece(&text[at..end]);
+            at = end;
+        }
+        return;
+    }
+    let Some(regex) = unicode_regex() else {
+        // The pattern is fixed text: a build that cannot compile it is caught by the tests.
+        piece(text);
+        return;
+    };
+    let mut at = 0;
+    while at < text.len() {
+        let found = regex.find(Input::new(&text[at..]).anchored(Anchored::Yes));
+        let mut end = found.map_or(text.len(), |m| at + m.end());
+        if found.is_some_and(|m| m.pattern().as_usize() == 1) {
+            // `\s+\s`: the last char is the look-ahead, left for the next piece.
+            end -= text[at..end].chars().next_back().map_or(0, char::len_utf8);
+        }
+        if end <= at {
+            // Unreachable by the pattern (every char starts a match); never loop on it.
+            end = at + text[at..].chars().next().map_or(1, char::len_utf8);
+        }
+        piece(&text[at..end]);
+        at = end;
+    }
+}
+
+fn unicode_regex() -> Option<&'static Regex> {
+    static REGEX: OnceLock<Option<Regex>> = OnceLock::new();
+    REGEX
+        .get_or_init(|| {
+            let first = [
+                r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+                r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+                r"\p{N}{1,3}",
+                r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
+                r"\s*[\r\n]+",
+                r"\s+$",
+            ]
+            .join("|");
+            Regex::new_many(&[first.as_str(), r"\s+\s", r"\s+"]).ok()
+        })
+        .as_ref()
+}
+
+/// `\s` of ASCII: tab, newline, vertical tab, form feed, carriage return, space.
+fn space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
+}
+
+fn newline(b: u8) -> bool {
+    matches!(b, b'\r' | b'\n')
+}
+
+/// `[^\s\p{L}\p{N}]` of ASCII: punctuation and control chars.
+fn other(b: u8) -> bool {
+    !space(b) && !b.is_ascii_alphanumeric()
+}
+
+/// The end of the piece that starts at `at` of ASCII `s`.
+fn ascii_piece(s: &[u8], at: usize) -> usize {
+    let b = s[at];
+    // `[^\r\n\p{L}\p{N}]?` then letters: a word, after one char that is none of those.
+    if let Some(end) = word(s, at) {
+        return end;
+    }
+    if b.is_ascii_digit() {
+        // `\p{N}{1,3}`
+        let run = s[at..]
+            .iter()
+            .take(3)
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        return at + run;
+    }
+    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+    let from = if b == b' ' { at + 1 } else { at };
+    let marks = s[from..].iter().take_while(|&&c| other(c)).count();
+    if marks > 0 {
+        let end = from + marks;
+        return end
+            + s[end..]
+                .iter()
+                .take_while(|&&c| newline(c) || c == b'/')
+                .count();
+    }
+    // What is left starts with whitespace.
+    let run = s[at..].iter().take_while(|&&c| space(c)).count();
+    let run_end = at + run;
+    // `\s*[\r\n]+`: to the last line break of the run.
+    if let Some(last) = s[at..run_end].iter().rposition(|&c| newline(c)) {
+        return at + last + 1;
+    }
+    // `\s+(?!\S)`: the run, less its last space when a non-space follows it.
+    if run_end == s.len() || run == 1 {
+        return run_end.max(at + 1);
+    }
+    run_end - 1
+}
+
+/// The end of a word starting at `at`: the first two alternatives of the pattern.
+fn word(s: &[u8], at: usize) -> Option<usize> {
+    let b = s[at];
+    let start = if b.is_ascii_alphabetic() {
+        at
+    } else if !newline(b) && !b.is_ascii_digit() {
+        // One char before the letters: a space, a mark, a tab (the optional prefix).
+        at + 1
+    } else {
+        return None;
+    };
+    let upper = s[start..]
+        .iter()
+        .take_while(|c| c.is_ascii_uppercase())
+        .count();
+    let lower = s[start + upper..]
+        .iter()
+        .take_while(|c| c.is_ascii_lowercase())
+        .count();
+    // `[A-Z]*[a-z]+`, else `[A-Z]+[a-z]*`: either way the letters end here, if there are any.
+    if upper + lower == 0 {
+        return None;
+    }
+    let end = start + upper + lower;
+    Some(end + contraction(&s[end..]))
+}
+
+/// The length of `(?i:'s|'t|'re|'ve|'m|'ll|'d)` at the start of `s`, or 0.
+fn contraction(s: &[u8]) -> usize {
+    if s.first() != Some(&b'\'') {
+        return 0;
+    }
+    let lower = |i: usize| s.get(i).map(u8::to_ascii_lowercase);
+    match (lower(1), lower(2)) {
+        (Some(b's' | b't' | b'm' | b'd'), _) => 2,
+        (Some(b'r' | b'v'), Some(b'e')) | (Some(b'l'), Some(b'l')) => 3,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        each_piece(text, |p| out.push(p.to_owned()));
+        out
+    }
+
+    #[test]
+    fn ascii_is_split_as_the_pattern_splits_it() {
+        let cases: [(&str, &[&str]); 10] = [
+            ("hello world", &["hello", " world"]),
+            ("HTTPServer isn't", &["HTTPServer", " isn't"]),
+            (
+                "GET /api/v1 200",
+                &["GET", " /", "api", "/v", "1", " ", "200"],
+            ),
+            (
+                "x  = 12345;\n\n  y",
+                &["x", " ", " =", " ", "123", "45", ";\n\n", " ", " y"],
+            ),
+            ("a\t\tb", &["a", "\t", "\tb"]),
+            ("end   ", &["end", "   "]),
+            ("  \n  z", &["  \n", " ", " z"]),
+            ("'S AND'LL it'", &["'S", " AND'LL", " it", "'"]),
+            ("foo//bar\r\n", &["foo", "//", "bar", "\r\n"]),
+            ("\u{1}ab", &["\u{1}ab"]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(pieces(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_unicode_path_covers_the_text_and_keeps_a_space_for_the_next_word() {
+        let text = "naïve café   über\n\n  日本語 テキスト";
+        let got = pieces(text);
+        assert_eq!(got.concat(), text);
+        assert!(got.contains(&" café".to_owned()), "{got:?}");
+        assert!(got.contains(&" über".to_owned()), "{got:?}");
+    }
+}
