@@ -39,6 +39,22 @@ fn free_port() -> Result<u16, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Where the server keeps its data. `SeaweedFS` marks every volume read-only when its disk has
+/// less than 1% free (and `weed mini` cannot lower that), so on a build machine whose disk
+/// the build has nearly filled every upload would fail: the data goes to memory (`/dev/shm`,
+/// a few MiB per test) where there is one, else to the temporary directory.
+fn data_dir() -> Result<tempfile::TempDir, String> {
+    let shm = std::path::Path::new("/dev/shm");
+    if shm.is_dir()
+        && let Ok(dir) = tempfile::Builder::new()
+            .prefix("spool-weed-")
+            .tempdir_in(shm)
+    {
+        return Ok(dir);
+    }
+    tempfile::tempdir().map_err(|e| e.to_string())
+}
+
 /// One server starts at a time in a process: two picking free ports at once could pick the
 /// same one before either binds it.
 static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -61,7 +77,7 @@ impl Weed {
     }
 
     fn start_once() -> Result<Self, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let dir = data_dir()?;
         let s3 = free_port()?;
         let mut args: Vec<String> = vec![
             "mini".into(),
