@@ -97,7 +97,7 @@ async def scenario(label, client):
             ("run", r, ["exit 3", "[PARTIAL: lines 1-", "of 3,001 lines"], ["1\n2\n3\n", "3000\nboom\n"]),
             ("search", r3, ["1 hit", "2999"], []),
             ("list", r5, ["[LIST .: 2 entries shown of 4]", "a.txt"], []),
-            ("map", r9, ["[PARTIAL MAP: files 1-", "41 files counted under code", "class Engine:"],
+            ("map", r9, ["[PARTIAL MAP: files 1-", "41 files counted:", "class Engine:"],
              ["class Engine:"]),
             ("query", r6, ["[COMPLETE: 1 line", "jq map(select(.s == 504)) | length"], []),
             ("search", r7, ["1 passage holding any of the words boom, failure", "ranked by BM25"], []),

@@ -274,12 +274,15 @@ fn without_hashes(text: &str) -> (std::borrow::Cow<'_, str>, u64) {
     let mut out = String::new();
     let (mut from, mut removed, mut at) = (0, 0u64, 0);
     while at < bytes.len() {
-        if !hex(bytes[at]) || (at > 0 && bytes[at - 1].is_ascii_alphanumeric()) {
+        // A hash stands alone: not a part of a word or of a path (`index.io-1949cf8c6b5b557f/`
+        // is a name, and counts as its tokens).
+        let joined = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/');
+        if !hex(bytes[at]) || (at > 0 && joined(&bytes[at - 1])) {
             at += 1;
             continue;
         }
         let end = at + bytes[at..].iter().take_while(|&&b| hex(b)).count();
-        if end - at >= LEAST && !bytes.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+        if end - at >= LEAST && !bytes.get(end).is_some_and(joined) {
             out.push_str(&text[from..at]);
             removed += (end - at) as u64;
             from = end;
@@ -450,8 +453,12 @@ mod tests {
         );
         assert_eq!(a, b);
         assert!(a >= 72, "{a}");
-        // Short numbers and words with hex letters are not hashes.
+        // Short numbers, words with hex letters and hex inside a path are not hashes.
         assert_eq!(without_hashes("line 1234567, cafe deadbeef").1, 0);
+        assert_eq!(
+            without_hashes("map of /r/index.crates.io-1949cf8c6b5b557f/tokio").1,
+            0
+        );
     }
 
     #[test]

@@ -96,10 +96,7 @@ pub fn cli_text(call: &NextCall) -> String {
     let mut out = String::new();
     match call.tool.as_str() {
         "read" => {
-            out.push_str(&format!(
-                "spool read {}",
-                target().unwrap_or_else(|| "REF".into())
-            ));
+            let target = target().unwrap_or_else(|| "REF".into());
             if let Some(line) = num("line") {
                 // A continuation of a request for "all the rest" carries a huge count.
                 let end = num("limit").map(|l| line.saturating_add(l).saturating_sub(1));
@@ -119,7 +116,12 @@ pub fn cli_text(call: &NextCall) -> String {
             }
             find_flags(a, &mut out);
             common_flags(a, &mut out);
-            out
+            if target.starts_with('-') || target.starts_with("'-") {
+                // Options first, so that the path can stand after `--`.
+                format!("spool read{out} -- {target}")
+            } else {
+                format!("spool read {target}{out}")
+            }
         }
         "search" if text("query").is_some() => {
             let words = shell_word(text("query").unwrap_or_default());
@@ -132,7 +134,12 @@ pub fn cli_text(call: &NextCall) -> String {
                 out.push_str(&format!(" --limit {limit}"));
             }
             common_flags(a, &mut out);
-            format!("spool search --query {words} {target}{out}")
+            if target.starts_with('-') || target.starts_with("'-") {
+                // Options first, so that the target can stand after `--`.
+                format!("spool search --query {words}{out} -- {target}")
+            } else {
+                format!("spool search --query {words} {target}{out}")
+            }
         }
         "search" => {
             let pattern = match text("pattern") {
@@ -157,8 +164,9 @@ pub fn cli_text(call: &NextCall) -> String {
                 out.push_str(&format!(" --limit {limit}"));
             }
             common_flags(a, &mut out);
-            if pattern.starts_with('-') || pattern.starts_with("'-") {
-                // Options first, so that the pattern can stand after `--`.
+            let dashed = |w: &str| w.starts_with('-') || w.starts_with("'-");
+            if dashed(&pattern) || dashed(&target) {
+                // Options first, so that the pattern and the target can stand after `--`.
                 format!("spool search{out} -- {pattern} {target}")
             } else {
                 format!("spool search {pattern} {target}{out}")
@@ -258,10 +266,6 @@ pub fn cli_text(call: &NextCall) -> String {
             out
         }
         "map" => {
-            out.push_str(&format!(
-                "spool map {}",
-                shell_word(text("path").unwrap_or("."))
-            ));
             for focus in a
                 .get("focus")
                 .and_then(Value::as_array)
@@ -269,10 +273,17 @@ pub fn cli_text(call: &NextCall) -> String {
                 .flatten()
                 .filter_map(Value::as_str)
             {
-                out.push_str(&format!(" --focus {}", shell_word(focus)));
+                // `=` keeps a focus that starts with `-` a value.
+                out.push_str(&format!(" --focus={}", shell_word(focus)));
             }
             common_flags(a, &mut out);
-            out
+            let path = text("path").unwrap_or(".");
+            if path.starts_with('-') {
+                // Options first, so that the path can stand after `--`.
+                format!("spool map{out} -- {}", shell_word(path))
+            } else {
+                format!("spool map {}{out}", shell_word(path))
+            }
         }
         "audit" => {
             out.push_str("spool audit");

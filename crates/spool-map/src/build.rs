@@ -21,7 +21,7 @@ use crate::read::{Outcome, read_and_parse};
 use crate::text::{self, Why};
 
 /// Bumped when the map's text or what it is built from changes: an older map is not reused.
-const MAP_FORMAT: u32 = 1;
+const MAP_FORMAT: u32 = 2;
 /// The definitions a file lists at most in a map of many files, and in a file the agent named.
 const LISTED: usize = 5;
 const LISTED_FOCUS: usize = 25;
@@ -45,6 +45,11 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
     let started = Instant::now();
     let real = roots.resolve(req.path)?;
     let single = !real.is_dir();
+    if single {
+        // A file maps as its outline: a regular file inside the roots (a FIFO or a device is
+        // refused as `read` refuses it, never opened).
+        roots.open_file(req.path)?;
+    }
     let walked = if single {
         // A file maps as its outline; it is walked alone, dotfile or not.
         let mut w = walk::walk(&real, &[], true)?;
@@ -55,12 +60,7 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
     } else {
         walk::walk(&real, &[], false)?
     };
-    let key = format!(
-        "map:{MAP_FORMAT}:{}:{}:{}",
-        real.display(),
-        req.focus.join("\u{1}"),
-        walked.digest
-    );
+    let key = format!("{}{}", key_prefix(&real, req), walked.digest);
     if let Some(found) = store.find_by_dedup(&key)?
         && !found.source.version.timed_out()
     {
@@ -162,6 +162,7 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         files_digest: tree.files_digest,
         focus: req.focus.to_vec(),
         focus_unmatched: focus.unmatched,
+        focus_not_code: focus.not_code,
         mapped_at: spool_core::clock::rfc3339(spool_core::clock::now_ms()),
         timed_out: counts.not_parsed > 0,
         files: counts,
@@ -257,6 +258,18 @@ fn listed_per_file(ranked: &[Vec<text::Ranked>]) -> Vec<usize> {
         limits[k] = counted[k].max(asked).clamp(1, LISTED);
     }
     limits
+}
+
+/// What a stored map is found again by, before the digest of its files: the tree it maps (its
+/// real path), the path as the caller spelled it (the map prints its files under it) and the
+/// focus. A cursor continues only a map whose key starts so.
+pub fn key_prefix(real: &std::path::Path, req: &Request<'_>) -> String {
+    format!(
+        "map:{MAP_FORMAT}:{}\u{1}{}\u{1}{}:",
+        real.display(),
+        req.path,
+        req.focus.join("\u{2}")
+    )
 }
 
 /// The `map` call that makes this map again.

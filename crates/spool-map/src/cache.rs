@@ -24,6 +24,11 @@ pub struct Cache {
     now_ms: i64,
 }
 
+/// What is kept of a file's tags.
+pub fn encode(tags: &FileTags) -> Vec<u8> {
+    serde_json::to_vec(tags).unwrap_or_default()
+}
+
 /// The key of a file's tags: its language, the format kept and the query that found them (an
 /// edited query parses every file again), and its content's hash.
 pub fn key(lang: Lang, content: &[u8]) -> String {
@@ -93,31 +98,25 @@ impl Cache {
         Ok(serde_json::from_slice(&blob).ok())
     }
 
-    /// Keeps `tags` under `key`.
-    pub fn put(&self, key: &str, tags: &FileTags) -> Result<()> {
-        let blob = serde_json::to_vec(tags).map_err(|e| Error::Unavailable {
-            what: "the map's parse cache".into(),
-            cause: e.to_string(),
-        })?;
-        self.conn
-            .prepare_cached("INSERT OR REPLACE INTO tags (key, tags, used_at) VALUES (?1, ?2, ?3)")
-            .and_then(|mut s| s.execute(params![key, blob, self.now_ms]))
-            .map_err(|e| self.failed(&e))?;
-        Ok(())
-    }
-
-    /// Starts the transaction a map's reads and writes go in: many small writes, one sync.
-    pub fn begin(&self) -> Result<()> {
-        self.conn
-            .execute_batch("BEGIN")
-            .map_err(|e| self.failed(&e))
-    }
-
-    /// Ends it, keeping what was written.
-    pub fn commit(&self) -> Result<()> {
-        self.conn
-            .execute_batch("COMMIT")
-            .map_err(|e| self.failed(&e))
+    /// Keeps each `(key, tags)` in one short transaction: another process mapping into the same
+    /// store waits a moment for it, not for a whole map.
+    pub fn put_many(&self, rows: &[(String, Vec<u8>)]) -> Result<()> {
+        let write = || -> rusqlite::Result<()> {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            let mut insert = self.conn.prepare_cached(
+                "INSERT OR REPLACE INTO tags (key, tags, used_at) VALUES (?1, ?2, ?3)",
+            )?;
+            for (key, blob) in rows {
+                if let Err(e) = insert.execute(params![key, blob, self.now_ms]) {
+                    drop(insert);
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                    return Err(e);
+                }
+            }
+            drop(insert);
+            self.conn.execute_batch("COMMIT")
+        };
+        write().map_err(|e| self.failed(&e))
     }
 
     /// Drops rows not used for a while.
@@ -146,7 +145,7 @@ mod tests {
         };
         let k = key(Lang::Rust, b"fn main() {}");
         assert_eq!(cache.get(&k).unwrap(), None);
-        cache.put(&k, &tags).unwrap();
+        cache.put_many(&[(k.clone(), encode(&tags))]).unwrap();
         assert_eq!(cache.get(&k).unwrap(), Some(tags));
         assert_ne!(k, key(Lang::C, b"fn main() {}"));
         assert_ne!(k, key(Lang::Rust, b"fn main() { }"));

@@ -20,6 +20,9 @@ pub struct Focus {
     pub names: HashSet<u32>,
     /// What was asked for that names no file and no definition of the tree, in order.
     pub unmatched: Vec<String>,
+    /// Files asked for whose code the map did not read (no grammar, binary, ...): listed by
+    /// name where their kind is, not ranked.
+    pub not_code: Vec<String>,
 }
 
 impl Focus {
@@ -34,6 +37,7 @@ impl Focus {
     ) -> Self {
         let mut files = HashSet::new();
         let mut wanted: Vec<&str> = Vec::new();
+        let mut not_code = Vec::new();
         for f in asked {
             let f = f.trim();
             let bare = f.trim_start_matches("./");
@@ -44,6 +48,7 @@ impl Focus {
                 .filter(|(_, c)| {
                     c.rel == bare
                         || shown(&c.rel) == f
+                        || shown(&c.rel) == bare
                         || ((bare.contains('/') || bare.contains('.'))
                             && c.rel.ends_with(&format!("/{bare}")))
                 })
@@ -51,8 +56,17 @@ impl Focus {
                 .collect();
             if hits.is_empty() {
                 wanted.push(f);
+            } else if hits
+                .iter()
+                .any(|&i| matches!(outcomes.get(i), Some(Outcome::Mapped(_))))
+            {
+                // Files whose code was read: ranked first, and the walk starts from them.
+                files.extend(
+                    hits.into_iter()
+                        .filter(|&i| matches!(outcomes.get(i), Some(Outcome::Mapped(_)))),
+                );
             } else {
-                files.extend(hits);
+                not_code.push(f.to_owned());
             }
         }
         let numbered: HashSet<u32> = wanted.iter().filter_map(|n| names.find(n)).collect();
@@ -88,6 +102,7 @@ impl Focus {
             personal,
             names: numbered,
             unmatched,
+            not_code,
         }
     }
 }

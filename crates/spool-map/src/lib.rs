@@ -39,23 +39,20 @@ pub fn answer(cx: &Context<'_>, p: &MapParams) -> Result<Answer> {
     let cap = (cx.cap)(Some(p.max_tokens.unwrap_or(DEFAULT_MAP_TOKENS)));
     spool_core::window::check_cap(cap.tokens)?;
     let path = p.path.as_deref().unwrap_or(".");
+    let request = build::Request {
+        path,
+        focus: &p.focus,
+        budget: cx.search_budget * BUDGET_FACTOR,
+    };
     // Inside the roots, whether the map is built or continued.
-    cx.roots.resolve(path)?;
+    let real = cx.roots.resolve(path)?;
     let (reader, line, files_before) = if let Some(c) = &p.cursor {
         let (reference, line, before) = page::open_cursor(cx.store, c)?;
         let reader = cx.store.open_artifact(&reference)?;
-        page::check_cursor_map(&reader, path, &p.focus)?;
+        page::check_cursor_map(&reader, &build::key_prefix(&real, &request))?;
         (reader, line, before)
     } else {
-        let meta = build::stored_map(
-            cx.store,
-            cx.roots,
-            &build::Request {
-                path,
-                focus: &p.focus,
-                budget: cx.search_budget * BUDGET_FACTOR,
-            },
-        )?;
+        let meta = build::stored_map(cx.store, cx.roots, &request)?;
         (cx.store.open_artifact(&meta.reference)?, 1, 0)
     };
     let envelope = page::page(
@@ -67,6 +64,7 @@ pub fn answer(cx: &Context<'_>, p: &MapParams) -> Result<Answer> {
             line,
             files_before,
             max_tokens: p.max_tokens,
+            lean: false,
         },
         cap,
     )?;

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use spool_core::envelope::{
-    Block, Envelope, FilesShown, MapScope, MapVersion, NextCall, Reason, ReasonCode, Version,
+    Block, Envelope, FilesShown, MapScope, MapVersion, NextCall, Reason, ReasonCode, Unit, Version,
 };
 use spool_core::fit::Cap;
 use spool_core::render::thousands;
@@ -30,6 +30,9 @@ pub struct PageOf<'a> {
     pub files_before: u64,
     /// The cap the caller asked for, kept by the next page's call.
     pub max_tokens: Option<u64>,
+    /// Offer only the calls that go on (the next page, the search): for an answer whose facts
+    /// alone nearly fill it (a long path, said in every call).
+    pub lean: bool,
 }
 
 /// The page a cursor names: the map's ref, its line and the files before it. A cursor of
@@ -42,14 +45,15 @@ pub fn open_cursor(store: &Store, cursor: &str) -> Result<(String, u64, u64)> {
     Ok((reference, line, files))
 }
 
-/// Checks that the map a cursor continues is the one asked for (the same path and focus).
-pub fn check_cursor_map(reader: &ArtifactReader, path: &str, focus: &[String]) -> Result<()> {
-    let same = reader
-        .meta()
-        .source
-        .version
-        .map()
-        .is_some_and(|v| v.root == path && v.focus == focus);
+/// Checks that the map a cursor continues is the one asked for: the same tree, spelled the same
+/// way, with the same focus (`prefix`: [`crate::build::key_prefix`]).
+pub fn check_cursor_map(reader: &ArtifactReader, prefix: &str) -> Result<()> {
+    let meta = reader.meta();
+    let same = meta.source.version.map().is_some()
+        && meta
+            .dedup_key
+            .as_deref()
+            .is_some_and(|k| k.starts_with(prefix));
     if same {
         Ok(())
     } else {
@@ -78,8 +82,20 @@ pub fn page(store: &Store, reader: &ArtifactReader, of: &PageOf<'_>, cap: Cap) -
         line: of.line,
         limit,
     };
-    let first = window_shaped(reader, request(None), cap, &shape)?;
-    let Some(end) = first.shown.last().map(|r| r.end) else {
+    let first = match window_shaped(reader, request(None), cap, &shape) {
+        Err(e) if !of.lean && e.code() == spool_core::ErrorCode::InvalidArgument => {
+            // Even one line does not fit beside every call: offer only those that go on.
+            return page(store, reader, &PageOf { lean: true, ..*of }, cap);
+        }
+        first => first?,
+    };
+    let Some(end) = first
+        .shown
+        .last()
+        .filter(|r| r.unit == Unit::Lines)
+        .map(|r| r.end)
+    else {
+        // Nothing, or part of one line longer than an answer holds (by chars).
         return Ok(first);
     };
     if end >= meta.lines || starts_block(reader, end + 1)? {
@@ -116,19 +132,39 @@ fn shape(store: &Store, e: &mut Envelope, v: &MapVersion, of: &PageOf<'_>, cap: 
     };
     let scope = MapScope::of(v, shown);
     let total = e.total.lines.unwrap_or(0);
-    let next_line = e.shown.last().map_or(total + 1, |r| r.end + 1);
+    // A line longer than an answer holds is shown in part, by chars: the window's own read goes
+    // on inside it, and the map's cursor after it.
+    let in_line = e.shown.first().is_some_and(|r| r.unit == Unit::Chars);
+    let read_on = e
+        .next
+        .iter()
+        .find(|c| c.tool == "read" && c.arguments.contains_key("char_offset"))
+        .filter(|_| in_line)
+        .cloned();
+    let next_line = if in_line {
+        of.line + 1
+    } else {
+        e.shown.last().map_or(total + 1, |r| r.end + 1)
+    };
     let more = next_line <= total;
-    let reason = if more {
+    let reason = if more || in_line {
         Some(Reason {
             code: ReasonCode::TokenCap,
-            detail: format!("answers are capped at {} tokens", thousands(cap.tokens)),
+            detail: if in_line {
+                format!(
+                    "answers are capped at {} tokens, and a line of the map is longer: it is shown in part",
+                    thousands(cap.tokens)
+                )
+            } else {
+                format!("answers are capped at {} tokens", thousands(cap.tokens))
+            },
         })
     } else if v.timed_out {
         Some(Reason {
             code: ReasonCode::Timeout,
             detail: format!(
-                "parsing ran out of time: {} files were not parsed",
-                thousands(v.files.not_parsed)
+                "parsing ran out of time: {} not parsed",
+                files(v.files.not_parsed, "file was", "files were")
             ),
         })
     } else if of.line > 1 {
@@ -147,17 +183,26 @@ fn shape(store: &Store, e: &mut Envelope, v: &MapVersion, of: &PageOf<'_>, cap: 
     e.complete = reason.is_none();
     e.reason = reason;
     e.notes = notes(v, &scope);
-    e.next = calls(
-        store,
-        e,
-        of,
-        cap,
-        more.then_some((next_line, of.files_before + headers)),
-        v,
-    );
+    e.next = read_on
+        .into_iter()
+        .chain(calls(
+            store,
+            e,
+            of,
+            cap,
+            more.then_some((next_line, of.files_before + headers)),
+            v,
+            &text,
+        ))
+        .collect();
     e.scope = Some(Box::new(scope));
     // The scope states the counts: the source keeps what pins the map.
     e.source.version = Version::Map(v.pin());
+}
+
+/// `n` and the words that go with it: `1 file was`, `3 files were`.
+fn files(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
 /// What the map as a whole leaves out, in words.
@@ -174,8 +219,8 @@ fn left_out_words(s: &MapScope) -> String {
     let unread = k.too_large + k.unparsable + k.unreadable;
     if unread > 0 {
         parts.push(format!(
-            "{} files of code were not parsed (too large, unparsable or unreadable)",
-            thousands(unread)
+            "{} not parsed (too large, unparsable or unreadable)",
+            files(unread, "file of code was", "files of code were")
         ));
     }
     parts.join("; ")
@@ -186,8 +231,8 @@ fn notes(v: &MapVersion, s: &MapScope) -> Vec<String> {
     let mut notes = Vec::new();
     if v.timed_out {
         notes.push(format!(
-            "parsing ran out of time: {} files are listed as not parsed; the same call parses on where it stopped (what was parsed is kept)",
-            thousands(s.files_skipped.not_parsed)
+            "parsing ran out of time: {} listed as not parsed; the same call parses on where it stopped (what was parsed is kept)",
+            files(s.files_skipped.not_parsed, "file is", "files are")
         ));
     }
     for name in &v.focus_unmatched {
@@ -195,11 +240,17 @@ fn notes(v: &MapVersion, s: &MapScope) -> Vec<String> {
             "the focus `{name}` names no file and no definition of the map"
         ));
     }
+    for file in &v.focus_not_code {
+        notes.push(format!(
+            "the focus `{file}` is a file whose code the map does not read: it is listed by name, not ranked"
+        ));
+    }
     notes
 }
 
 /// The calls a page offers: parse on (a map that ran out of time), the next page, the map from
-/// its start with four times the budget, and a search of the tree.
+/// its start with four times the budget, a search of the tree, and the whole list of the first
+/// file shown that lists part of its definitions.
 fn calls(
     store: &Store,
     e: &Envelope,
@@ -207,10 +258,18 @@ fn calls(
     cap: Cap,
     next: Option<(u64, u64)>,
     v: &MapVersion,
+    text: &str,
 ) -> Vec<NextCall> {
     let mut calls = Vec::new();
+    let with_cap = |mut call: NextCall| {
+        if let Some(asked) = of.max_tokens {
+            call.arguments
+                .insert("max_tokens".into(), Value::from(asked));
+        }
+        call
+    };
     if v.timed_out {
-        calls.push(map_call(of.path, of.focus));
+        calls.push(with_cap(map_call(of.path, of.focus)));
     }
     if let Some((line, files)) = next {
         let mut call = map_call(of.path, of.focus);
@@ -221,15 +280,11 @@ fn calls(
                 &MapCursor(e.reference.clone(), line, files),
             )),
         );
-        if let Some(asked) = of.max_tokens {
-            call.arguments
-                .insert("max_tokens".into(), Value::from(asked));
-        }
-        calls.push(call);
+        calls.push(with_cap(call));
         // The map again from its first file with four times the budget: no second cursor to
         // pay for (a cursor's base64 costs about a token for every char and a half).
         let larger = (cap.tokens * 4).min(MAX_MAX_TOKENS);
-        if larger > cap.tokens {
+        if larger > cap.tokens && !of.lean {
             let mut call = map_call(of.path, of.focus);
             call.arguments
                 .insert("max_tokens".into(), Value::from(larger));
@@ -237,7 +292,25 @@ fn calls(
         }
     }
     calls.push(NextCall::regex_search(("path", Value::from(of.path))));
+    // On the last page, a file here that lists part of its definitions: its own map lists
+    // them all. (Before it, the next page is the way on, and an answer has little room.)
+    if next.is_none()
+        && !of.lean
+        && let Some(file) = first_cut_file(text)
+    {
+        calls.push(NextCall::new("map", [("path", Value::from(file))]));
+    }
     calls
+}
+
+/// The path of the first file shown that lists part of its definitions (`PATH (5 of 42
+/// definitions)`).
+fn first_cut_file(text: &str) -> Option<String> {
+    text.lines().filter(|l| starts_a_block(l)).find_map(|l| {
+        let (path, counts) = l.rsplit_once(" (")?;
+        let counts = counts.strip_suffix(" definitions)")?;
+        counts.contains(" of ").then(|| path.to_owned())
+    })
 }
 
 /// The text a page shows.

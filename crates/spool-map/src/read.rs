@@ -4,7 +4,6 @@
 //! arrive ([`Lean`]), so a large tree's names are held once.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::io::Read as _;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -56,9 +55,26 @@ struct Gather<'a> {
     cache: Option<Cache>,
     parsed: u64,
     deadline: Instant,
+    /// Parsed tags not yet in the cache, and the first failure to keep some.
+    unsaved: Vec<(String, Vec<u8>)>,
+    unsaved_error: Option<String>,
 }
 
+/// Parsed files are kept in the cache this many at a time.
+const SAVE_EVERY: usize = 256;
+
 impl Gather<'_> {
+    /// Keeps the tags parsed since the last save; a failure is counted and said once, at the end.
+    fn save(&mut self) {
+        if let Some(cache) = &self.cache
+            && !self.unsaved.is_empty()
+            && let Err(e) = cache.put_many(&self.unsaved)
+        {
+            self.unsaved_error.get_or_insert(e.to_string());
+        }
+        self.unsaved.clear();
+    }
+
     fn set(&mut self, index: usize, outcome: Outcome) {
         self.outcomes[index] = Some(outcome);
     }
@@ -68,15 +84,16 @@ impl Gather<'_> {
         self.set(index, Outcome::Mapped(lean));
     }
 
-    /// A worker's answer: kept in the cache and numbered, or why the file is not mapped.
+    /// A worker's answer: kept for the cache and numbered, or why the file is not mapped.
     fn settle(&mut self, (index, key, outcome): Parsed) {
         match outcome {
             Ok(tags) => {
                 self.parsed += 1;
-                if let Some(cache) = &self.cache
-                    && let Err(e) = cache.put(&key, &tags)
-                {
-                    tracing::warn!(error = %e, "the parse cache did not keep a file's tags");
+                if self.cache.is_some() {
+                    self.unsaved.push((key, cache::encode(&tags)));
+                    if self.unsaved.len() >= SAVE_EVERY {
+                        self.save();
+                    }
                 }
                 self.mapped(index, tags);
             }
@@ -104,31 +121,22 @@ pub fn read_and_parse(
     let cache = Cache::open(store.root())
         .inspect_err(|e| tracing::warn!(error = %e, "mapping without the parse cache"))
         .ok();
-    if let Some(cache) = &cache {
-        cache.begin()?;
-    }
-    let mut langs: HashMap<&str, (usize, Lang)> = HashMap::new();
-    let outcomes = walked
-        .files
+    // Each file's grammar, by its place in the walk.
+    let langs: Vec<Option<Lang>> = walked.files.iter().map(|f| Lang::of(&f.path)).collect();
+    let outcomes = langs
         .iter()
-        .enumerate()
-        .map(|(i, f)| match Lang::of(&f.path) {
-            Some(lang) => {
-                langs.insert(&f.rel, (i, lang));
-                None
-            }
-            None => Some(Outcome::Listed(Why::NoGrammar)),
-        })
+        .map(|lang| lang.is_none().then_some(Outcome::Listed(Why::NoGrammar)))
         .collect();
     let code = Walked {
         files: walked
             .files
             .iter()
-            .filter(|f| langs.contains_key(f.rel.as_str()))
+            .filter(|f| langs[f.index].is_some())
             .map(|f| walk::Candidate {
                 path: f.path.clone(),
                 rel: f.rel.clone(),
                 len: f.len,
+                index: f.index,
             })
             .collect(),
         digest: walked.digest.clone(),
@@ -139,6 +147,8 @@ pub fn read_and_parse(
         cache,
         parsed: 0,
         deadline,
+        unsaved: Vec::new(),
+        unsaved_error: None,
     });
     let workers = std::thread::available_parallelism()
         .map_or(2, std::num::NonZero::get)
@@ -160,7 +170,8 @@ pub fn read_and_parse(
             MAX_FILE_BYTES,
             budget,
             |file, opened, _| {
-                let Some(&(index, lang)) = langs.get(file.rel.as_str()) else {
+                let index = file.index;
+                let Some(lang) = langs[index] else {
                     return Ok(false);
                 };
                 let mut content = Vec::with_capacity(file.len as usize);
@@ -201,11 +212,8 @@ pub fn read_and_parse(
                 Ok(true)
             },
             |file, skip| {
-                let Some(&(index, _)) = langs.get(file.rel.as_str()) else {
-                    return;
-                };
                 gather.borrow_mut().set(
-                    index,
+                    file.index,
                     Outcome::Listed(match skip {
                         Skip::TooLarge => Why::TooLarge(file.len),
                         Skip::Binary => Why::Binary,
@@ -220,11 +228,16 @@ pub fn read_and_parse(
         }
         walked_all.map(|_| ())
     })?;
-    let g = gather.into_inner();
+    let mut g = gather.into_inner();
+    g.save();
     if let Some(cache) = &g.cache
-        && let Err(e) = cache.trim().and_then(|()| cache.commit())
+        && let Err(e) = cache.trim()
     {
-        tracing::warn!(error = %e, "the parse cache was not updated");
+        g.unsaved_error.get_or_insert(e.to_string());
+    }
+    if let Some(e) = &g.unsaved_error {
+        // The map is whole; the next one parses again what was not kept.
+        tracing::warn!(error = %e, "the parse cache did not keep every file's tags");
     }
     // What the walk did not reach before the deadline was not parsed.
     let outcomes = g

@@ -102,7 +102,11 @@ pub fn extract(lang: Lang, source: &[u8], deadline: Instant) -> Result<FileTags,
         )
         .ok_or(ParseFailure::TimedOut)?;
     let root = tree.root_node();
-    let (items, refs, methods) = items(lang, grammar, root, source);
+    let gave_up = std::cell::Cell::new(false);
+    let (items, refs, methods) = items(lang, grammar, root, source, deadline, &gave_up);
+    if gave_up.get() {
+        return Err(ParseFailure::TimedOut);
+    }
     let errors = root.has_error();
     if errors && !items.iter().any(|i| i.name.is_some()) {
         // Syntax errors and nothing defined: not code this grammar reads (a template, another
@@ -134,9 +138,21 @@ fn items(
     grammar: &Grammar,
     root: tree_sitter::Node<'_>,
     source: &[u8],
+    deadline: Instant,
+    gave_up: &std::cell::Cell<bool>,
 ) -> (Vec<Item>, Counted, Counted) {
+    let lines = Lines::of(source);
     let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&grammar.query, root, source);
+    let mut late = |_: &tree_sitter::QueryCursorState| {
+        if Instant::now() >= deadline {
+            gave_up.set(true);
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut late);
+    let mut matches = cursor.matches_with_options(&grammar.query, root, source, options);
     let mut found: Vec<Found> = Vec::new();
     let mut seen_names: HashSet<usize> = HashSet::new();
     let mut references: HashMap<usize, &str> = HashMap::new();
@@ -187,7 +203,7 @@ fn items(
                         kind,
                         line: n.start_position().row as u32 + 1,
                         span: (node.end_position().row - node.start_position().row) as u32 + 1,
-                        text: line_at(source, n.start_byte()),
+                        text: lines.line_at(n.start_byte()),
                         parent: None,
                         private: false,
                     },
@@ -201,7 +217,7 @@ fn items(
                     kind,
                     line: node.start_position().row as u32 + 1,
                     span: (node.end_position().row - node.start_position().row) as u32 + 1,
-                    text: line_at(source, start),
+                    text: lines.line_at(start),
                     parent: None,
                     private: false,
                 },
@@ -277,36 +293,61 @@ fn private(lang: Lang, name: &str, line: &str, parent_kind: Option<&str>) -> boo
     }
 }
 
-/// The line holding byte `at`, as the map shows it: leading tabs as four spaces, trailing
-/// space trimmed, at most [`LONGEST_LINE`] chars (a cut line ends with ` …`).
-pub fn line_at(source: &[u8], at: usize) -> String {
-    let at = at.min(source.len());
-    let start = memchr_back(&source[..at]).map_or(0, |i| i + 1);
-    let end = source[at..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(source.len(), |i| at + i);
-    // Enough bytes for the longest line shown: the rest is never decoded.
-    let raw = &source[start..end.min(start + LONGEST_LINE * 4 + 64)];
-    let text = String::from_utf8_lossy(raw);
-    let indent: String = text
-        .chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
-        .map(|c| if c == '\t' { "    " } else { " " })
-        .collect();
-    let body = text.trim_start_matches([' ', '\t']).trim_end();
-    let line = format!("{indent}{body}");
-    let cut = raw.len() < end - start || line.chars().count() > LONGEST_LINE;
-    if cut {
-        let kept: String = line.chars().take(LONGEST_LINE).collect();
-        format!("{} …", kept.trim_end())
-    } else {
-        line
-    }
+/// Where the lines of a source start, found once: a definition's line is then a binary search,
+/// not a scan (a minified file is one line of a megabyte, holding thousands of definitions).
+pub struct Lines<'a> {
+    source: &'a [u8],
+    /// The offset of each `\n`.
+    breaks: Vec<usize>,
 }
 
-fn memchr_back(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().rposition(|&b| b == b'\n')
+impl<'a> Lines<'a> {
+    pub fn of(source: &'a [u8]) -> Self {
+        Self {
+            source,
+            breaks: memchr::memchr_iter(b'\n', source).collect(),
+        }
+    }
+
+    /// The line holding byte `at`, as the map shows it: leading tabs as four spaces, trailing
+    /// space trimmed, at most [`LONGEST_LINE`] chars (a cut line ends with ` …`). In a line too
+    /// long to show, the part from just before `at` (it starts with `… `).
+    pub fn line_at(&self, at: usize) -> String {
+        let source = self.source;
+        let at = at.min(source.len());
+        let k = self.breaks.partition_point(|&b| b < at);
+        let start = if k == 0 { 0 } else { self.breaks[k - 1] + 1 };
+        let end = self.breaks.get(k).copied().unwrap_or(source.len());
+        // Enough bytes for the longest line shown: the rest is never decoded.
+        let room = LONGEST_LINE * 4 + 64;
+        if at - start > room {
+            // Deep inside a long line: from a little before the name, on a char's first byte.
+            let mut from = at.saturating_sub(40).max(start);
+            while from < at && source[from] & 0xC0 == 0x80 {
+                from += 1;
+            }
+            let raw = &source[from..end.min(from + room)];
+            let text = String::from_utf8_lossy(raw);
+            let kept: String = text.trim_end().chars().take(LONGEST_LINE).collect();
+            return format!("… {} …", kept.trim());
+        }
+        let raw = &source[start..end.min(start + room)];
+        let text = String::from_utf8_lossy(raw);
+        let indent: String = text
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .map(|c| if c == '\t' { "    " } else { " " })
+            .collect();
+        let body = text.trim_start_matches([' ', '\t']).trim_end();
+        let line = format!("{indent}{body}");
+        let cut = raw.len() < end - start || line.chars().count() > LONGEST_LINE;
+        if cut {
+            let kept: String = line.chars().take(LONGEST_LINE).collect();
+            format!("{} …", kept.trim_end())
+        } else {
+            line
+        }
+    }
 }
 
 #[cfg(test)]
@@ -498,6 +539,20 @@ mod tests {
         let f = &t.items[0];
         assert!(f.text.ends_with(" …"), "{}", f.text);
         assert!(f.text.chars().count() <= LONGEST_LINE + 2);
+    }
+
+    #[test]
+    fn a_definition_deep_in_a_minified_line_is_shown_where_it_is() {
+        let src = (0..5000).fold(String::new(), |mut s, i| {
+            s.push_str(&format!("function f{i}(){{}}"));
+            s
+        });
+        let t = tags(Lang::JavaScript, &src);
+        assert_eq!(t.defs().count(), 5000);
+        let far = t.defs().find(|(_, _, n)| *n == "f4000").unwrap().1;
+        assert!(far.text.starts_with("… "), "{}", far.text);
+        assert!(far.text.contains("function f4000()"), "{}", far.text);
+        assert!(far.text.chars().count() <= LONGEST_LINE + 4);
     }
 
     #[test]

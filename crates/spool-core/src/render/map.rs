@@ -43,12 +43,20 @@ pub(super) fn banner(e: &Envelope, scope: &MapScope, dialect: Dialect) -> String
     };
     let lines = e.shown.first().map_or_else(String::new, |first| {
         let last = e.shown.last().unwrap_or(first);
-        format!(
-            " (map lines {}-{} of {})",
-            thousands(first.start),
-            thousands(last.end),
-            thousands(lines_total)
-        )
+        if first.unit == crate::envelope::Unit::Lines {
+            format!(
+                " (map lines {}-{} of {})",
+                thousands(first.start),
+                thousands(last.end),
+                thousands(lines_total)
+            )
+        } else {
+            format!(
+                " (chars {}-{} of the map: part of one line)",
+                thousands(first.start),
+                thousands(last.end)
+            )
+        }
     });
     out.push(format!(
         "[PARTIAL MAP: {files} of {}, best first{lines}{why}.",
@@ -109,9 +117,8 @@ fn scope_words(s: &MapScope) -> String {
         walk.push(format!("{} hidden", thousands(n)));
     }
     let mut out = format!(
-        "{} counted under {}: {}",
+        "{} counted: {}",
         plural(s.files_counted, "file", "files"),
-        s.root,
         parts.join(", ")
     );
     if !walk.is_empty() {

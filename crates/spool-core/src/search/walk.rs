@@ -17,6 +17,8 @@ pub struct Candidate {
     /// Its path under the searched directory.
     pub rel: String,
     pub len: u64,
+    /// Its place in the walk (a lossy `rel` of two non-UTF-8 names can be the same).
+    pub index: usize,
 }
 
 /// What the walk found.
@@ -68,7 +70,12 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
         hasher.update([0]);
         hasher.update(len.to_le_bytes());
         hasher.update(mtime.to_le_bytes());
-        files.push(Candidate { path, rel, len });
+        files.push(Candidate {
+            path,
+            rel,
+            len,
+            index: files.len(),
+        });
     }
     let digest = hasher
         .finalize()

@@ -167,3 +167,82 @@ fn an_expired_map_says_what_it_was_and_how_to_make_it_again() {
     let hint = expired.hint(Dialect::Mcp).unwrap();
     assert!(hint.contains("map path=."), "{hint}");
 }
+
+#[test]
+fn a_line_longer_than_an_answer_is_shown_in_part_and_never_called_complete() {
+    let f = Fixture::new();
+    // Names that tokenize badly (no words): one header line holds more than an answer's room.
+    let mut seed = 7u64;
+    let mut name = || -> String {
+        (0..240)
+            .map(|_| {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[(seed >> 33) as usize % 36])
+            })
+            .collect()
+    };
+    let deep = format!("{}/{}/{}", name(), name(), name());
+    for i in 0..3 {
+        f.write(&format!("{deep}/{}{i}.py", name()), "def f():\n    pass\n");
+    }
+    f.write("z.py", "def z():\n    pass\n");
+    let e = f.map(json!({ "path": "." })).unwrap();
+    assert!(!e.complete, "{e:?}");
+    assert_eq!(e.reason.as_ref().unwrap().code, ReasonCode::TokenCap);
+    assert_eq!(e.shown[0].unit, spool_core::envelope::Unit::Chars);
+    // First the rest of that line, by chars; then the map's next file.
+    assert_eq!(e.next[0].tool, "read");
+    assert!(e.next[0].arguments.contains_key("char_offset"));
+    let cursor = e
+        .next
+        .iter()
+        .find(|c| c.tool == "map" && c.arguments.contains_key("cursor"))
+        .unwrap();
+    let after = f
+        .map(serde_json::Value::Object(cursor.arguments.clone()))
+        .unwrap();
+    // The map goes on at the next line: the rest of that file's block.
+    let s = scope(&after);
+    assert_eq!((s.files_shown.start, after.shown[0].start), (1, 2), "{s:?}");
+    assert!(after.content(Dialect::Mcp).starts_with("  1: def f():"));
+    assert!(
+        spool_core::render::banner(&e, Dialect::Mcp).contains("part of one line"),
+        "{}",
+        spool_core::render::banner(&e, Dialect::Mcp)
+    );
+}
+
+#[test]
+fn two_names_that_read_the_same_are_two_files_not_a_timeout() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let f = Fixture::new();
+    for (byte, name) in [(0xffu8, "one"), (0xfe, "two")] {
+        let mut raw = b"a".to_vec();
+        raw.push(byte);
+        raw.extend_from_slice(b".py");
+        let path = f.root.path().join(std::ffi::OsStr::from_bytes(&raw));
+        std::fs::write(path, format!("def {name}():\n    pass\n")).unwrap();
+    }
+    let e = f.map(json!({ "path": "." })).unwrap();
+    assert!(e.complete, "{e:?}");
+    let content = e.content(Dialect::Mcp);
+    assert!(
+        content.contains("def one():") && content.contains("def two():"),
+        "{content}"
+    );
+}
+
+#[test]
+fn a_fifo_named_as_the_path_is_refused_not_mapped_as_nothing() {
+    let f = Fixture::new();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(f.path("pipe.py"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    let refused = f.map(json!({ "path": "pipe.py" })).unwrap_err();
+    assert!(
+        matches!(refused.code().as_str(), "forbidden" | "invalid_argument"),
+        "{refused}"
+    );
+}

@@ -70,3 +70,56 @@ fn a_cursor_continues_only_the_map_it_came_from() {
     assert_eq!(other.code().as_str(), "invalid_argument");
     assert!(other.to_string().contains("another map"), "{other}");
 }
+
+#[test]
+fn a_focus_on_a_file_whose_code_is_not_read_says_so_and_leaves_the_ranking_alone() {
+    let f = Fixture::new();
+    codebase(&f);
+    let e = f
+        .map(json!({ "path": ".", "focus": ["README.md"] }))
+        .unwrap();
+    assert!(
+        headers(&e)[0].starts_with("src/store.rs"),
+        "{:?}",
+        headers(&e)
+    );
+    assert_eq!(
+        e.notes,
+        [
+            "the focus `README.md` is a file whose code the map does not read: it is listed by name, not ranked"
+        ]
+    );
+}
+
+#[test]
+fn a_cursor_of_another_spelling_of_the_path_is_refused() {
+    let f = Fixture::new();
+    for i in 0..40 {
+        f.write(
+            &format!("src/m{i}.rs"),
+            format!("pub fn f{i}() {{}}\npub struct S{i};\n"),
+        );
+    }
+    let plain = f.map(json!({ "path": "src", "max_tokens": 700 })).unwrap();
+    let dotted = f
+        .map(json!({ "path": "./src", "max_tokens": 700 }))
+        .unwrap();
+    assert_ne!(
+        plain.reference, dotted.reference,
+        "each spelling prints its own paths"
+    );
+    assert!(
+        headers(&dotted)[0].starts_with("./src/"),
+        "{:?}",
+        headers(&dotted)
+    );
+    let cursor = plain
+        .next
+        .iter()
+        .find_map(|c| c.arguments.get("cursor"))
+        .unwrap();
+    let refused = f
+        .map(json!({ "path": "./src", "cursor": cursor, "max_tokens": 700 }))
+        .unwrap_err();
+    assert!(refused.to_string().contains("another map"), "{refused}");
+}

@@ -142,7 +142,7 @@ async fn a_real_crate_maps_honestly_within_1024_tokens_and_its_pages_reach_every
     let views = hosts::check(
         &first,
         spool_map::DEFAULT_MAP_TOKENS,
-        &["PARTIAL MAP", &head[..12], "files counted under rusqlite"],
+        &["PARTIAL MAP", &head[..12], "files counted:"],
         &[],
     );
     // Pinned to the commit, clean; the files it chose from, by why.

@@ -107,7 +107,15 @@ fn every_call_a_cli_answer_prints_runs_as_printed() {
         let _ = writeln!(doc, "paragraph {i} of the document");
     }
     home.file("doc.txt", doc.as_bytes());
-    // A codebase to map: more files than one page of 700 tokens holds.
+    // A codebase to map: more files than one page of 700 tokens holds; and one whose name
+    // starts with `-`.
+    std::fs::create_dir_all(home.path().join("-dash")).unwrap();
+    for i in 0..40 {
+        home.file(
+            &format!("-dash/d{i:02}.py"),
+            format!("def job_{i}():\n    return job_0()\n").as_bytes(),
+        );
+    }
     std::fs::create_dir_all(home.path().join("code")).unwrap();
     for i in 0..40 {
         home.file(
@@ -195,6 +203,7 @@ fn every_call_a_cli_answer_prints_runs_as_printed() {
             "code/m07.rs",
         ],
         vec!["map", "code/m03.rs"],
+        vec!["map", "--max-tokens", "700", "--focus=-x", "--", "-dash"],
         // Errors: each hint's call runs too.
         vec!["map", "nowhere"],
         vec!["map", "code", "--cursor", "nope"],

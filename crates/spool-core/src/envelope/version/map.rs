@@ -10,7 +10,9 @@ use super::ViewOf;
 /// A map of the definitions of a tree's files, ranked by what refers to them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MapVersion {
-    /// The directory (or file) mapped, as the caller named it.
+    /// The directory (or file) mapped, as the caller named it (left out of what a page shows:
+    /// its scope names it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub root: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
@@ -26,6 +28,9 @@ pub struct MapVersion {
     /// What of the focus names no file and no definition of the tree.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub focus_unmatched: Vec<String>,
+    /// Files of the focus whose code the map does not read (listed by name, not ranked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub focus_not_code: Vec<String>,
     pub mapped_at: String,
     /// What became of each file the walk found. (A map's answer states these in its `scope`,
     /// and leaves them out of the version it shows: [`MapVersion::pin`].)
@@ -76,14 +81,17 @@ pub struct MapFiles {
 }
 
 impl MapVersion {
-    /// What pins the map, without what its answer's `scope` states again (the counts).
+    /// What pins the map, without what its answer's `scope` states again (the root, the
+    /// counts).
     #[must_use]
     pub fn pin(&self) -> Self {
         Self {
+            root: String::new(),
             files: MapFiles::default(),
             definitions: 0,
             definitions_listed: 0,
             focus_unmatched: Vec::new(),
+            focus_not_code: Vec::new(),
             parsed: 0,
             files_digest: if self.clean() {
                 String::new()
