@@ -12,6 +12,7 @@
 # FILES=N for another size. Results go to bench/out/map.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 FILES=${FILES:-20000}
 RUNS=${RUNS:-5}
 OUT=bench/out
@@ -26,37 +27,7 @@ TREE=$PWD/$OUT/tree-$FILES
 export SPOOL_HOME=$PWD/$OUT/map-home
 RESULTS=$OUT/map.md
 
-# The tree: the first FILES files (in path order) of the cargo registry's sources, then of
-# Python's standard library; made once, kept while it has FILES files.
-if [ "$(git -C "$TREE" ls-files 2>/dev/null | wc -l)" != "$FILES" ]; then
-  echo "making the $FILES-file tree in $TREE ..." >&2
-  rm -rf "$TREE"
-  mkdir -p "$TREE"
-  REGISTRY=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ | sed -n 1p)
-  STDLIB=$(python3 -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')
-  python3 - "$TREE" "$FILES" "$REGISTRY" "$STDLIB" <<'PY'
-import os, shutil, sys
-tree, want, sources = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-taken = 0
-for name, src in zip(["crates", "python"], sources):
-    files = []
-    for d, dirs, fs in os.walk(src):
-        dirs[:] = sorted(x for x in dirs if x not in (".git", "__pycache__", "site-packages"))
-        files += [os.path.join(d, f) for f in sorted(fs) if not os.path.islink(os.path.join(d, f))]
-    for f in files:
-        if taken == want:
-            break
-        dest = os.path.join(tree, name, os.path.relpath(f, src))
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        shutil.copyfile(f, dest)
-        taken += 1
-print(f"{taken} files", file=sys.stderr)
-PY
-  # Every file tracked, ignore files or not: the tree is the commit.
-  git -C "$TREE" init -q
-  git -C "$TREE" add -A -f
-  git -C "$TREE" -c user.name=bench -c user.email=bench@example.invalid commit -q -m tree
-fi
+make_tree "$TREE" "$FILES"
 COUNT=$(git -C "$TREE" ls-files | wc -l)
 SIZE=$(du -sh --exclude=.git "$TREE" | cut -f1)
 CHANGED=$(git -C "$TREE" ls-files '*.rs' | sed -n 1p)

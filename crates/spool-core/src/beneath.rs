@@ -42,11 +42,34 @@ impl From<Errno> for Refusal {
 
 /// Opens `rel` (relative, canonical) under `root` with `flags`, confined beneath it.
 fn open_under(root: &Path, rel: &Path, flags: OFlag) -> Result<OwnedFd, Refusal> {
-    let root_fd = open(
-        root,
-        OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-        Mode::empty(),
-    )?;
+    open_beneath(&HeldRoot::open(root)?.fd, rel, flags)
+}
+
+/// A root held open: the files under it are opened from its descriptor, without resolving
+/// the root's own path again for each (a directory search opens thousands).
+pub struct HeldRoot {
+    fd: OwnedFd,
+}
+
+impl HeldRoot {
+    pub fn open(root: &Path) -> Result<Self, Refusal> {
+        Ok(Self {
+            fd: open(
+                root,
+                OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+                Mode::empty(),
+            )?,
+        })
+    }
+
+    /// The regular file `rel` under this root, open for reading (as [`open_file`]).
+    pub fn open_file(&self, rel: &Path) -> Result<File, Refusal> {
+        open_file_from(&self.fd, rel)
+    }
+}
+
+/// Opens `rel` beneath the root held by `root_fd`.
+fn open_beneath(root_fd: &OwnedFd, rel: &Path, flags: OFlag) -> Result<OwnedFd, Refusal> {
     let rel = if rel.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -62,7 +85,9 @@ fn open_under(root: &Path, rel: &Path, flags: OFlag) -> Result<OwnedFd, Refusal>
         .flags(flags | extra)
         .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
     match openat2(root_fd.as_fd(), rel, how) {
-        Err(Errno::ENOSYS | Errno::EPERM) => walk_nofollow(root_fd, rel, flags),
+        Err(Errno::ENOSYS | Errno::EPERM) => {
+            walk_nofollow(root_fd.try_clone().map_err(Refusal::Io)?, rel, flags)
+        }
         other => Ok(other?),
     }
 }
@@ -137,13 +162,21 @@ fn kind(meta: &std::fs::Metadata) -> Option<&'static str> {
 
 /// The regular file `rel` under `root`, open for reading.
 pub fn open_file(root: &Path, rel: &Path) -> Result<File, Refusal> {
+    HeldRoot::open(root)?.open_file(rel)
+}
+
+fn open_file_from(root_fd: &OwnedFd, rel: &Path) -> Result<File, Refusal> {
     // Its type first, from a descriptor that does not open it.
-    let probe = File::from(open_under(root, rel, OFlag::O_PATH)?);
+    let probe = File::from(open_beneath(root_fd, rel, OFlag::O_PATH)?);
     let before = probe.metadata().map_err(Refusal::Io)?;
     if let Some(what) = kind(&before) {
         return Err(Refusal::NotRegular(what));
     }
-    let file = File::from(open_under(root, rel, OFlag::O_RDONLY | OFlag::O_NONBLOCK)?);
+    let file = File::from(open_beneath(
+        root_fd,
+        rel,
+        OFlag::O_RDONLY | OFlag::O_NONBLOCK,
+    )?);
     let after = file.metadata().map_err(Refusal::Io)?;
     if let Some(what) = kind(&after) {
         return Err(Refusal::NotRegular(what));

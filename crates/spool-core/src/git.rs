@@ -10,7 +10,9 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use ignore::WalkState;
 use sha1::{Digest, Sha1};
 
 /// A repository: where its git files are and the working tree they describe.
@@ -229,35 +231,71 @@ pub fn tree_dirty(repo: &Repo, dir: &Path) -> Option<bool> {
         format!("{rel}/")
     };
     let entries = index(repo)?;
-    let mut unknown = false;
-    for entry in entries.iter().filter(|e| e.path.starts_with(&prefix)) {
-        match entry_changed(repo, entry) {
-            Some(true) => return Some(true),
-            Some(false) => {}
-            None => unknown = true,
+    let entries: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.path.starts_with(&prefix))
+        .collect();
+    // Both halves on every core: on one, a 20,000-file repository took 87 ms, most of a
+    // directory search's own time.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(12));
+    let unknown = AtomicBool::new(false);
+    let changed = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for part in entries.chunks(entries.len().div_ceil(threads).max(1)) {
+            let (unknown, changed) = (&unknown, &changed);
+            scope.spawn(move || {
+                for entry in part {
+                    if changed.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    match entry_changed(repo, entry) {
+                        Some(true) => changed.store(true, Ordering::Relaxed),
+                        Some(false) => {}
+                        None => unknown.store(true, Ordering::Relaxed),
+                    }
+                }
+            });
         }
+    });
+    if changed.into_inner() {
+        return Some(true);
     }
     let tracked: std::collections::HashSet<&str> =
         entries.iter().map(|e| e.path.as_str()).collect();
     // Untracked files: the walk keeps git's ignore rules (read from its files, not by git).
-    let walk = ignore::WalkBuilder::new(dir)
+    let untracked = AtomicBool::new(false);
+    ignore::WalkBuilder::new(dir)
         .hidden(false)
         .filter_entry(|e| e.file_name() != ".git")
-        .build();
-    for entry in walk.flatten() {
-        if !entry
-            .file_type()
-            .is_some_and(|t| t.is_file() || t.is_symlink())
-        {
-            continue;
-        }
-        match relative(repo, entry.path()) {
-            Some(path) if !tracked.contains(path.as_str()) => return Some(true),
-            Some(_) => {}
-            None => unknown = true,
-        }
+        .threads(threads)
+        .build_parallel()
+        .run(|| {
+            let (tracked, untracked, unknown) = (&tracked, &untracked, &unknown);
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                if !entry
+                    .file_type()
+                    .is_some_and(|t| t.is_file() || t.is_symlink())
+                {
+                    return WalkState::Continue;
+                }
+                match relative(repo, entry.path()) {
+                    Some(path) if !tracked.contains(path.as_str()) => {
+                        untracked.store(true, Ordering::Relaxed);
+                        return WalkState::Quit;
+                    }
+                    Some(_) => {}
+                    None => unknown.store(true, Ordering::Relaxed),
+                }
+                WalkState::Continue
+            })
+        });
+    if untracked.into_inner() {
+        return Some(true);
     }
-    (!unknown).then_some(false)
+    (!unknown.into_inner()).then_some(false)
 }
 
 #[cfg(test)]

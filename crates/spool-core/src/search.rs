@@ -3,6 +3,7 @@
 mod artifact;
 mod find;
 mod hitlist;
+mod parallel;
 mod passages;
 mod ranked;
 mod ranked_tree;

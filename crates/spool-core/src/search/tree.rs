@@ -13,7 +13,7 @@ use super::{
     Hit, Paging, Query, Scope, SearchAnswer, Skipped, TreeScope, TreeVersion, build_matcher,
     page_limit,
 };
-use super::{hitlist, walk};
+use super::{hitlist, parallel, walk};
 use crate::cursor;
 use crate::envelope::{ArtifactState, Reason, ReasonCode, SearchVersion, Source, Version};
 use crate::error::{Error, Result};
@@ -157,7 +157,6 @@ fn run_search(
     if let Some(found) = store.find_by_dedup(&key)? {
         return Ok(found.reference);
     }
-    let mut searcher = super::searcher(paging);
     let root_shown = if shown_root.is_empty() {
         ".".to_owned()
     } else {
@@ -168,34 +167,65 @@ fn run_search(
         Version::Search(SearchVersion::default()),
     ));
     new.dedup_key = Some(key);
-    let mut writer = store.create(new)?;
-    let mut hits = 0u64;
+    let writer = store.create(new)?;
+    let hits = std::cell::Cell::new(0u64);
     // The walk's own time counts against the budget.
     let left = budget.saturating_sub(started.elapsed());
-    let (n, timed_out) = walk::each_file(
+    let writer = std::cell::RefCell::new(writer);
+    // A file's hits, encoded as the hit list stores them; how many; whether it was read whole.
+    let search_into = |searcher: &mut grep_searcher::Searcher,
+                       file: &walk::Candidate,
+                       opened: &std::fs::File,
+                       out: &mut dyn FnMut(&[u8])| {
+        let mut stored = 0u64;
+        let mut store_hit = |hit: Hit| {
+            stored += 1;
+            let mut line = hitlist::encode(&hit);
+            line.push(b'\n');
+            out(&line);
+        };
+        let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
+        sink.path = Some(file.rel.clone());
+        sink.spill = Some(&mut store_hit);
+        let outcome = searcher.search_file(&matcher, opened, &mut sink);
+        sink.finish();
+        (stored, outcome.is_ok())
+    };
+    let mut large_searcher = super::searcher(paging);
+    let (n, timed_out) = parallel::each_file(
         &walked,
         roots,
         MAX_FILE_BYTES,
         left,
-        |file, opened, _| {
-            let mut stored = 0u64;
-            let mut store_hit = |hit: Hit| {
-                stored += 1;
-                let mut line = hitlist::encode(&hit);
-                line.push(b'\n');
-                writer.write(&line);
-            };
-            let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
-            sink.path = Some(file.rel.clone());
-            sink.spill = Some(&mut store_hit);
-            let outcome = searcher.search_file(&matcher, opened, &mut sink);
-            sink.finish();
-            // What it gave before a failure is stored and counted; the file is then unreadable.
-            hits += stored;
-            Ok(outcome.is_ok())
+        parallel::Readers {
+            state: || super::searcher(paging),
+            work: |searcher: &mut grep_searcher::Searcher,
+                   file: &walk::Candidate,
+                   opened: &std::fs::File,
+                   _: &[u8]| {
+                let mut bytes = Vec::new();
+                let (stored, whole) = search_into(searcher, file, opened, &mut |line| {
+                    bytes.extend_from_slice(line);
+                });
+                Some((bytes, stored, whole))
+            },
+            // What a file gave before a failure is stored and counted; it is then unreadable.
+            take: |_: &walk::Candidate, (bytes, stored, whole): (Vec<u8>, u64, bool)| {
+                writer.borrow_mut().write(&bytes);
+                hits.set(hits.get() + stored);
+                Ok(whole)
+            },
+            large: |file: &walk::Candidate, opened: &std::fs::File, _: &[u8]| {
+                let mut writer = writer.borrow_mut();
+                let (stored, whole) = search_into(&mut large_searcher, file, opened, &mut |line| {
+                    writer.write(line);
+                });
+                hits.set(hits.get() + stored);
+                Ok(whole)
+            },
         },
-        |_, _| {},
     )?;
+    let writer = writer.into_inner();
     let scope = walked_scope(
         Walk {
             dir,
@@ -214,7 +244,7 @@ fn run_search(
         globs: Some(filter.globs.to_vec()),
         hidden: filter.hidden,
         scope: serde_json::to_value(&scope).unwrap_or(Value::Null),
-        hit_count: Some(hits),
+        hit_count: Some(hits.get()),
         timed_out: timed_out.is_some(),
         ..SearchVersion::default()
     };

@@ -689,3 +689,63 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
     assert!(whole.hit_count_exact && whole.reason.is_none());
     assert_ne!(whole.reference, late.reference);
 }
+
+/// Files are read on several threads in batches, and large ones by the caller in their turn:
+/// the hit list still comes in path order (component by component), every hit counted once,
+/// binary files counted and left out.
+#[test]
+fn a_search_read_on_several_threads_lists_hits_in_path_order() {
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    let mut expected = Vec::new();
+    for i in 0..150 {
+        // Names that sort differently as whole strings and as paths: `d1/...` before `d1.x`.
+        let rel = match i % 3 {
+            0 => format!("d{}/f{i:03}.txt", i % 7),
+            1 => format!("d{}.x/f{i:03}.txt", i % 7),
+            _ => format!("f{i:03}.txt"),
+        };
+        let mut body = format!("needle in {rel}\n").into_bytes();
+        if i % 25 == 0 {
+            // Over a worker's size: read by the caller, and its hit comes last in the file.
+            body = vec![b'x'; 1_100_000];
+            body.extend_from_slice(format!("\nneedle in {rel}\n").as_bytes());
+        }
+        if i % 40 == 7 {
+            body.insert(0, 0);
+        } else {
+            expected.push(std::path::PathBuf::from(&rel));
+        }
+        write(dir.path(), &rel, &body);
+    }
+    expected.sort();
+    let expected: Vec<String> = expected
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let mut paging = Paging {
+        limit: Some(40),
+        ..Paging::default()
+    };
+    let mut seen = Vec::new();
+    loop {
+        let a = search_path(
+            &s.store,
+            &roots,
+            ".",
+            &q("needle"),
+            &[],
+            &paging,
+            DEFAULT_BUDGET,
+        )
+        .unwrap();
+        assert_eq!(a.hit_count, expected.len() as u64);
+        seen.extend(a.hits.iter().map(|h| h.path.clone().unwrap()));
+        match a.next_cursor {
+            Some(c) => paging.cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(seen, expected);
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Performance near the floor (issue 18), side by side in one run, on one generated log of
+# SIZE_MB MiB (default 256) and a 20,000-file git repository:
+#   a 100-line window at 90% depth   spool read REF --lines     vs  sed -n 'A,Bp;Bq' FILE
+#   search of the whole artifact     spool search -F WORD REF   vs  rg -c WORD FILE, on three
+#                                    shapes: short lines with few hits, short lines every one a
+#                                    hit, long lines (~120 KB) with few hits
+#   capture                          spool run -- cat FILE      vs  cat FILE > f && sync f
+#   capture with the store at quota  the same, SPOOL_QUOTA below what the store holds
+#   the first read of a file         spool read FILE            vs  cp FILE f && sync f
+#   directory search                 spool search -F WORD DIR   vs  rg -c WORD DIR (first
+#                                    search: an empty store each run)
+# plus peak RSS of the capture. Needs hyperfine, ripgrep, GNU time and git (apt-get install
+# hyperfine ripgrep time git). Results go to bench/out/perf.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+SIZE_MB=${SIZE_MB:-256}
+RUNS=${RUNS:-10}
+OUT=$PWD/bench/out
+mkdir -p "$OUT"
+need_bench_tools
+cargo build --release -q -p spool-tools
+S=$PWD/target/release/spool
+LOG=$OUT/big-${SIZE_MB}m.txt
+make_log "$LOG" "$SIZE_MB"
+LONG=$OUT/long-${SIZE_MB}m.txt
+# Long lines: ~120 KB of `"keyN":value` pairs each, one line in 50 with NEEDLE.
+[ -s "$LONG" ] || awk -v mb="$SIZE_MB" 'BEGIN {
+  srand(1); target = mb * 1024 * 1024; n = 0; l = 0
+  while (n < target) {
+    line = ""; l++
+    for (i = 0; i < 8000; i++) line = line sprintf("\"key%d\":%d,", i, int(rand() * 100000))
+    if (l % 50 == 0) line = line "\"NEEDLE\":1"
+    print line; n += length(line) + 1
+  }
+}' > "$LONG"
+TREE=$OUT/tree-20000
+make_tree "$TREE" 20000
+HOME_DIR=$OUT/perf-home
+export SPOOL_HOME=$HOME_DIR
+RESULTS=$OUT/perf.md
+ref_of() { sed -n 's/^  "ref": "\(sp_[a-z0-9]*\)".*/\1/p' | head -1; }
+rss() { { /usr/bin/time -f %M "$@" > /dev/null; } 2>&1 | tail -1; }
+# The mean of one command of a hyperfine JSON export, in ms.
+mean() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print("%.1f" % (r[int(sys.argv[2])]["mean"]*1000))' "$1" "$2"; }
+ratio() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
+
+rm -rf "$HOME_DIR"
+REF=$("$S" run --json -- cat "$LOG" | ref_of)
+LONG_REF=$("$S" run --json -- cat "$LONG" | ref_of)
+LINES=$(wc -l < "$LOG")
+WIN=$(( LINES * 90 / 100 ))
+WEND=$(( WIN + 99 ))
+SCRATCH=$OUT/perf-scratch
+{
+  echo "# performance near the floor ($(date -u +%F), $(nproc) cores)"
+  echo
+  echo "log: $(du -h "$LOG" | cut -f1), $LINES lines; long lines: $(du -h "$LONG" | cut -f1), $(wc -l < "$LONG") lines; tree: $(git -C "$TREE" ls-files | wc -l) files in git"
+  echo
+  echo "| what | spool | beside it | spool's time ÷ theirs |"
+  echo "| --- | ---: | ---: | ---: |"
+} > "$RESULTS"
+row() { # row NAME JSON OTHER_NAME: spool is command 1, the other command 0
+  local a b
+  a=$(mean "$2" 1); b=$(mean "$2" 0)
+  echo "| $1 | $a ms | $3 $b ms | $(ratio "$a" "$b")x |" >> "$RESULTS"
+}
+
+hyperfine -N --warmup 3 --runs $(( RUNS * 2 )) --export-json "$OUT/p-window.json" \
+  "sed -n ${WIN},${WEND}p;${WEND}q $LOG" "$S read $REF --lines $WIN:$WEND"
+row "100-line window at line $WIN" "$OUT/p-window.json" "sed -n"
+
+for shape in "NEEDLE $LOG $REF few-hits" "status=200 $LOG $REF every-line" "NEEDLE $LONG $LONG_REF long-lines"; do
+  set -- $shape
+  hyperfine -N -i --warmup 2 --runs "$RUNS" --export-json "$OUT/p-search-$4.json" \
+    "rg -c -F $1 $2" "$S search -F $1 $3 --json"
+  row "search of the artifact ($4)" "$OUT/p-search-$4.json" "rg -c"
+done
+
+hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/p-capture.json" \
+  --prepare "rm -rf $HOME_DIR-capture $SCRATCH; sync" \
+  "cat $LOG > $SCRATCH && sync $SCRATCH" \
+  "SPOOL_HOME=$HOME_DIR-capture $S run -- cat $LOG > /dev/null"
+row "capture" "$OUT/p-capture.json" "cat > f && sync f"
+
+# At quota: the store already holds one capture of the log and may hold about one.
+QUOTA=$(( SIZE_MB * 1024 * 1024 * 3 / 2 ))
+hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/p-quota.json" \
+  --prepare "rm -rf $HOME_DIR-quota $SCRATCH; SPOOL_HOME=$HOME_DIR-quota $S run -- cat $LOG > /dev/null; sync" \
+  "cat $LOG > $SCRATCH && sync $SCRATCH" \
+  "SPOOL_HOME=$HOME_DIR-quota SPOOL_QUOTA=$QUOTA $S run -- cat $LOG > /dev/null"
+row "capture, store at its quota" "$OUT/p-quota.json" "cat > f && sync f"
+
+hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/p-first-read.json" \
+  --prepare "rm -rf $HOME_DIR-read $SCRATCH; sync" \
+  "cp $LOG $SCRATCH && sync $SCRATCH" \
+  "SPOOL_HOME=$HOME_DIR-read $S read $LOG > /dev/null"
+row "first read of a file" "$OUT/p-first-read.json" "cp && sync"
+
+hyperfine -N -i --warmup 2 --runs "$RUNS" --export-json "$OUT/p-tree.json" \
+  --prepare "rm -rf $HOME_DIR-tree" \
+  "rg -c unsafe $TREE" \
+  "env SPOOL_HOME=$HOME_DIR-tree $S search -F unsafe $TREE --json"
+row "directory search, 20,000 files" "$OUT/p-tree.json" "rg -c"
+
+rm -rf "$HOME_DIR-capture"
+echo >> "$RESULTS"
+echo "peak RSS: spool run -- cat (the log) $(rss env SPOOL_HOME="$HOME_DIR-capture" "$S" run -- cat "$LOG") KiB; cat $(rss cat "$LOG") KiB" >> "$RESULTS"
+rm -rf "$HOME_DIR-capture" "$HOME_DIR-quota" "$HOME_DIR-read" "$HOME_DIR-tree" "$SCRATCH"
+cat "$RESULTS"
