@@ -10,8 +10,8 @@
 #   the first read of a file         spool read FILE            vs  cp FILE f && sync f
 #   directory search                 spool search -F WORD DIR   vs  rg -c WORD DIR (first
 #                                    search: an empty store each run)
-# plus peak RSS of the capture. Needs hyperfine, ripgrep, GNU time and git (apt-get install
-# hyperfine ripgrep time git). Results go to bench/out/perf.md.
+# plus peak RSS of the capture. Needs hyperfine, ripgrep, GNU time, git and sqlite3 (apt-get
+# install hyperfine ripgrep time git sqlite3). Results go to bench/out/perf.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -84,10 +84,13 @@ hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/p-capture.json" \
   "SPOOL_HOME=$HOME_DIR-capture $S run -- cat $LOG > /dev/null"
 row "capture" "$OUT/p-capture.json" "cat > f && sync f"
 
-# At quota: the store already holds one capture of the log and may hold about one.
+# At quota: the store already holds two captures of the log, last read an hour ago (a store
+# never evicts what was made or read in the last 30 s), and may hold about one and a half:
+# the capture must evict both.
 QUOTA=$(( SIZE_MB * 1024 * 1024 * 3 / 2 ))
+AGED="UPDATE artifacts SET last_read_at = last_read_at - 3600000, created_at = created_at - 3600000"
 hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/p-quota.json" \
-  --prepare "rm -rf $HOME_DIR-quota $SCRATCH; SPOOL_HOME=$HOME_DIR-quota $S run -- cat $LOG > /dev/null; sync" \
+  --prepare "rm -rf $HOME_DIR-quota $SCRATCH; for i in 1 2; do SPOOL_HOME=$HOME_DIR-quota $S run -- cat $LOG > /dev/null; done; sqlite3 $HOME_DIR-quota/store-v1/meta.sqlite '$AGED'; sync" \
   "cat $LOG > $SCRATCH && sync $SCRATCH" \
   "SPOOL_HOME=$HOME_DIR-quota SPOOL_QUOTA=$QUOTA $S run -- cat $LOG > /dev/null"
 row "capture, store at its quota" "$OUT/p-quota.json" "cat > f && sync f"

@@ -24,6 +24,7 @@ pub mod remote;
 mod rows;
 mod scan;
 mod sums;
+mod trash;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -235,6 +236,8 @@ impl Store {
         let mut meta = ArtifactMeta::new(new, self.config.ttl)?;
         meta.made_by = Some(self.principal().to_owned());
         self.save_meta(&meta)?;
+        // What earlier evictions left is deleted while this one is written.
+        self.empty_trash_in_background();
         ArtifactWriter::new(self, meta)
     }
 
@@ -264,7 +267,6 @@ impl Store {
         for path in [
             self.have_path(reference),
             self.sums_path(reference),
-            self.content_path(reference),
             self.index_path(reference),
             self.streams_path(reference),
             self.words_path(reference),
@@ -276,6 +278,8 @@ impl Store {
                 tracing::warn!(path = %path.display(), error = %e, "could not remove artifact content");
             }
         }
+        // After the chunk map: the content itself, the large one, is deleted off this path.
+        self.discard_content(&self.content_path(reference));
     }
 }
 

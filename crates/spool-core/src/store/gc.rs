@@ -43,9 +43,11 @@ impl Store {
         Ok(true)
     }
 
-    /// Applies expiry and the quota now.
+    /// Applies expiry and the quota now, and deletes what they removed before returning.
     pub fn gc(&self) -> Result<GcReport> {
-        self.gc_keeping(None)
+        let report = self.gc_keeping(None)?;
+        self.empty_trash();
+        Ok(report)
     }
 
     /// Applies expiry and the quota, never evicting `keep` (the artifact just written, which

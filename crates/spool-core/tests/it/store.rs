@@ -365,3 +365,87 @@ fn concurrent_writers_under_a_small_quota_never_lose_the_answer_they_build() {
     });
     assert_eq!(lost.into_inner(), 0, "answers lost their own artifact");
 }
+
+/// A first read copies the file while another thread hashes the same buffers: the stored
+/// bytes and the version's SHA-256 are the file's, over several buffers and a short head.
+#[test]
+fn a_file_read_is_stored_whole_with_its_sha256() {
+    use sha2::Digest as _;
+    let s = crate::support::store();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data.txt");
+    let bytes: Vec<u8> = (0..3_500_000u32)
+        .map(|i| {
+            if i % 61 == 60 {
+                b'\n'
+            } else {
+                b'a' + (i % 23) as u8
+            }
+        })
+        .collect();
+    std::fs::write(&path, &bytes).unwrap();
+    let meta = spool_core::files::snapshot(&s.store, &path).unwrap();
+    let want = sha2::Sha256::digest(&bytes)
+        .iter()
+        .fold(String::new(), |mut s, b| {
+            s.push_str(&format!("{b:02x}"));
+            s
+        });
+    let version = meta.source.version.file().unwrap();
+    assert_eq!(version.sha256.as_deref(), Some(want.as_str()));
+    assert_eq!(meta.bytes, bytes.len() as u64);
+    let stored = std::fs::read(s.dir.path().join("store-v1/content").join(&meta.reference));
+    assert_eq!(stored.unwrap(), bytes);
+}
+
+/// Content evicted while an artifact is written is moved into the trash (deleting a large
+/// file is slow, and the capture waited for it); the next artifact's start deletes it in the
+/// background, and `gc` deletes it before returning. Nothing of it stays in `content/`.
+#[test]
+fn evicted_content_leaves_the_capture_path_through_the_trash() {
+    let cfg = StoreConfig {
+        quota_bytes: 150_000,
+        eviction_grace: Duration::ZERO,
+        ..StoreConfig::default()
+    };
+    let s = store_with(cfg);
+    let body = numbered_lines(2000); // ~110 KB each
+    let a = put(&s.store, body.as_bytes());
+    std::thread::sleep(Duration::from_millis(5));
+    // Over the quota: `a` is evicted as `b` finishes, its content moved aside.
+    let b = put(&s.store, body.as_bytes());
+    let root = s.dir.path().join("store-v1");
+    let trashed = root.join("trash").join(&a.reference);
+    assert_eq!(
+        s.store.meta(&a.reference).unwrap().state,
+        ArtifactState::Expired
+    );
+    assert!(!root.join("content").join(&a.reference).exists());
+    assert_eq!(std::fs::metadata(&trashed).unwrap().len(), a.bytes);
+    // The next artifact's start empties the trash on a thread of its own.
+    put(&s.store, b"small\n");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while trashed.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(!trashed.exists(), "the trash was emptied");
+    // `gc` deletes what it evicts before returning.
+    std::thread::sleep(Duration::from_millis(5));
+    let small = Store::open(
+        s.dir.path(),
+        StoreConfig {
+            quota_bytes: 10,
+            eviction_grace: Duration::ZERO,
+            ..StoreConfig::default()
+        },
+    )
+    .unwrap();
+    let report = small.gc().unwrap();
+    assert!(report.evicted >= 1, "{report:?}");
+    assert!(!root.join("trash").join(&b.reference).exists());
+    assert_eq!(
+        std::fs::read_dir(root.join("trash")).unwrap().count(),
+        0,
+        "nothing left in the trash"
+    );
+}
