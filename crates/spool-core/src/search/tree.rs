@@ -192,53 +192,57 @@ fn run_search(
         (stored, outcome.is_ok())
     };
     let mut large_searcher = super::searcher(paging);
-    let (n, timed_out) = parallel::each_file(
-        &walked,
-        roots,
-        MAX_FILE_BYTES,
-        left,
-        parallel::Readers {
-            state: || super::searcher(paging),
-            work: |searcher: &mut grep_searcher::Searcher,
-                   file: &walk::Candidate,
-                   opened: &std::fs::File,
-                   _: &[u8]| {
-                let mut bytes = Vec::new();
-                let (stored, whole) = search_into(searcher, file, opened, &mut |line| {
-                    bytes.extend_from_slice(line);
-                });
-                Some((bytes, stored, whole))
+    let walk_info = Walk {
+        dir,
+        root: root_shown,
+        filter,
+        walked: &walked,
+        started,
+        budget,
+    };
+    // What is stated beside the hits (the left-out counts, the repository's version) is found
+    // on its own thread while the files are read.
+    let (searched, beside) = std::thread::scope(|scope| {
+        let beside = scope.spawn(|| look_beside(&walk_info));
+        let searched = parallel::each_file(
+            &walked,
+            roots,
+            MAX_FILE_BYTES,
+            left,
+            parallel::Readers {
+                state: || super::searcher(paging),
+                work: |searcher: &mut grep_searcher::Searcher,
+                       file: &walk::Candidate,
+                       opened: &std::fs::File,
+                       _: &[u8]| {
+                    let mut bytes = Vec::new();
+                    let (stored, whole) = search_into(searcher, file, opened, &mut |line| {
+                        bytes.extend_from_slice(line);
+                    });
+                    Some((bytes, stored, whole))
+                },
+                // What a file gave before a failure is stored and counted; it is then unreadable.
+                take: |_: &walk::Candidate, (bytes, stored, whole): (Vec<u8>, u64, bool)| {
+                    writer.borrow_mut().write(&bytes);
+                    hits.set(hits.get() + stored);
+                    Ok(whole)
+                },
+                large: |file: &walk::Candidate, opened: &std::fs::File, _: &[u8]| {
+                    let mut writer = writer.borrow_mut();
+                    let (stored, whole) =
+                        search_into(&mut large_searcher, file, opened, &mut |line| {
+                            writer.write(line);
+                        });
+                    hits.set(hits.get() + stored);
+                    Ok(whole)
+                },
             },
-            // What a file gave before a failure is stored and counted; it is then unreadable.
-            take: |_: &walk::Candidate, (bytes, stored, whole): (Vec<u8>, u64, bool)| {
-                writer.borrow_mut().write(&bytes);
-                hits.set(hits.get() + stored);
-                Ok(whole)
-            },
-            large: |file: &walk::Candidate, opened: &std::fs::File, _: &[u8]| {
-                let mut writer = writer.borrow_mut();
-                let (stored, whole) = search_into(&mut large_searcher, file, opened, &mut |line| {
-                    writer.write(line);
-                });
-                hits.set(hits.get() + stored);
-                Ok(whole)
-            },
-        },
-    )?;
+        );
+        (searched, beside.join().ok())
+    });
+    let (n, timed_out) = searched?;
     let writer = writer.into_inner();
-    let scope = walked_scope(
-        Walk {
-            dir,
-            root: root_shown,
-            filter,
-            walked: &walked,
-            started,
-            budget,
-        },
-        &n,
-        timed_out.as_deref(),
-        "searched",
-    );
+    let scope = scope_of(walk_info, &n, timed_out.as_deref(), "searched", beside);
     let version = SearchVersion {
         query: serde_json::to_value(query).unwrap_or(Value::Null),
         globs: Some(filter.globs.to_vec()),
@@ -275,20 +279,52 @@ pub(super) fn walked_scope(
     timed_out: Option<&str>,
     verb: &str,
 ) -> TreeScope {
-    let (ignored, hidden) = if timed_out.is_none() {
-        left_out(
+    let beside = (timed_out.is_none()).then(|| look_beside(&w));
+    scope_of(w, n, timed_out, verb, beside)
+}
+
+/// What a tree search states beside its hits, found apart from reading the files (so it can
+/// be found while they are read): what the walk left out, by why, and the tree's version.
+pub(super) struct Beside {
+    left_out: (Option<u64>, Option<u64>),
+    version: TreeVersion,
+}
+
+/// Counts what the walk left out (within what is left of the budget) and finds the version.
+pub(super) fn look_beside(w: &Walk<'_>) -> Beside {
+    Beside {
+        left_out: left_out(
             w.dir,
             w.filter,
             w.walked.files.len(),
             w.budget.saturating_sub(w.started.elapsed()),
-        )
+        ),
+        version: tree_version(w.dir, &w.walked.digest),
+    }
+}
+
+/// The scope from the counts and what was found beside them; the left-out counts are unknown
+/// when the search ran out of time (or they were not looked for).
+pub(super) fn scope_of(
+    w: Walk<'_>,
+    n: &walk::Counts,
+    timed_out: Option<&str>,
+    verb: &str,
+    beside: Option<Beside>,
+) -> TreeScope {
+    let (left, version) = match beside {
+        Some(b) => (b.left_out, b.version),
+        None => ((None, None), tree_version(w.dir, &w.walked.digest)),
+    };
+    let (ignored, hidden) = if timed_out.is_none() {
+        left
     } else {
         (None, None)
     };
     TreeScope {
         root: w.root,
         reference: None,
-        version: tree_version(w.dir, &w.walked.digest),
+        version,
         files_searched: n.searched,
         files_skipped: Skipped {
             binary: n.binary,
