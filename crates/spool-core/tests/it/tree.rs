@@ -52,6 +52,36 @@ fn q(p: &str) -> Query {
     }
 }
 
+/// Every page of a search of `roots` for `needle`, `limit` hits a page, each seen as it comes.
+fn each_page(
+    store: &spool_core::Store,
+    roots: &Roots,
+    limit: usize,
+    mut each: impl FnMut(&spool_core::search::SearchAnswer),
+) {
+    let mut paging = Paging {
+        limit: Some(limit),
+        ..Paging::default()
+    };
+    loop {
+        let a = search_path(
+            store,
+            roots,
+            ".",
+            &q("needle"),
+            &[],
+            &paging,
+            DEFAULT_BUDGET,
+        )
+        .unwrap();
+        each(&a);
+        match a.next_cursor {
+            Some(c) => paging.cursor = Some(c),
+            None => break,
+        }
+    }
+}
+
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -140,23 +170,9 @@ fn pages_of_hits_come_from_one_stored_snapshot() {
         write(dir.path(), &format!("f{i:02}.txt"), body.as_bytes());
     }
     let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
-    let mut paging = Paging {
-        limit: Some(70),
-        ..Paging::default()
-    };
     let mut seen = Vec::new();
     let mut hits_ref = None;
-    loop {
-        let a = search_path(
-            &s.store,
-            &roots,
-            ".",
-            &q("needle"),
-            &[],
-            &paging,
-            DEFAULT_BUDGET,
-        )
-        .unwrap();
+    each_page(&s.store, &roots, 70, |a| {
         assert_eq!(a.hit_count, 300);
         if let Some(r) = &hits_ref {
             assert_eq!(
@@ -169,11 +185,7 @@ fn pages_of_hits_come_from_one_stored_snapshot() {
         seen.extend(a.hits.iter().map(|h| (h.path.clone().unwrap(), h.line)));
         // Changing the tree between pages changes nothing in the pages.
         write(dir.path(), "f00.txt", b"gone\n");
-        match a.next_cursor {
-            Some(c) => paging.cursor = Some(c),
-            None => break,
-        }
-    }
+    });
     assert_eq!(seen.len(), 300);
     assert_eq!(seen.iter().collect::<HashSet<_>>().len(), 300);
 }
@@ -724,28 +736,10 @@ fn a_search_read_on_several_threads_lists_hits_in_path_order() {
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
     let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
-    let mut paging = Paging {
-        limit: Some(40),
-        ..Paging::default()
-    };
     let mut seen = Vec::new();
-    loop {
-        let a = search_path(
-            &s.store,
-            &roots,
-            ".",
-            &q("needle"),
-            &[],
-            &paging,
-            DEFAULT_BUDGET,
-        )
-        .unwrap();
+    each_page(&s.store, &roots, 40, |a| {
         assert_eq!(a.hit_count, expected.len() as u64);
         seen.extend(a.hits.iter().map(|h| h.path.clone().unwrap()));
-        match a.next_cursor {
-            Some(c) => paging.cursor = Some(c),
-            None => break,
-        }
-    }
+    });
     assert_eq!(seen, expected);
 }
