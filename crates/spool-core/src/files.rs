@@ -32,7 +32,22 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
         .ok()
         .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos());
-    let key = format!("file:{}:{}:{mtime_ns}", real.display(), stat.len());
+    // Unchanged means the same inode, size, modification time and change time: a file
+    // rewritten in place with its size and mtime put back (`touch -d`, a tool that keeps
+    // times) has a new change time, which no one can set, and a file replaced by another
+    // has a new inode.
+    let (ino, ctime_ns) = {
+        use std::os::unix::fs::MetadataExt as _;
+        (
+            stat.ino(),
+            i128::from(stat.ctime()) * 1_000_000_000 + i128::from(stat.ctime_nsec()),
+        )
+    };
+    let key = format!(
+        "file:{}:{}:{mtime_ns}:{ino}:{ctime_ns}",
+        real.display(),
+        stat.len()
+    );
     if let Some(found) = store.find_by_dedup(&key)? {
         return Ok(found);
     }

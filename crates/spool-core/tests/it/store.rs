@@ -449,3 +449,39 @@ fn evicted_content_leaves_the_capture_path_through_the_trash() {
         "nothing left in the trash"
     );
 }
+
+/// A file rewritten in place with its size and modification time put back is read again:
+/// the stored snapshot is reused only for the same inode, size, mtime and change time.
+#[test]
+fn a_file_rewritten_with_its_mtime_put_back_is_read_again() {
+    let s = crate::support::store();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.txt");
+    std::fs::write(&path, b"first version\n").unwrap();
+    let first = spool_core::files::snapshot(&s.store, &path).unwrap();
+    let again = spool_core::files::snapshot(&s.store, &path).unwrap();
+    assert_eq!(
+        again.reference, first.reference,
+        "an unchanged file is not read again"
+    );
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(&path, b"other version\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), mtime);
+    let second = spool_core::files::snapshot(&s.store, &path).unwrap();
+    assert_ne!(second.reference, first.reference);
+    let stored = std::fs::read(
+        s.dir
+            .path()
+            .join("store-v1/content")
+            .join(&second.reference),
+    )
+    .unwrap();
+    assert_eq!(stored, b"other version\n");
+}
