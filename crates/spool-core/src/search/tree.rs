@@ -175,7 +175,7 @@ fn run_search(
     // A file's hits, encoded as the hit list stores them; how many; whether it was read whole.
     let search_into = |searcher: &mut grep_searcher::Searcher,
                        file: &walk::Candidate,
-                       opened: &std::fs::File,
+                       (opened, head): (&std::fs::File, &[u8]),
                        out: &mut dyn FnMut(&[u8])| {
         let mut stored = 0u64;
         let mut store_hit = |hit: Hit| {
@@ -187,7 +187,13 @@ fn run_search(
         let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
         sink.path = Some(file.rel.clone());
         sink.spill = Some(&mut store_hit);
-        let outcome = searcher.search_file(&matcher, opened, &mut sink);
+        // A head shorter than asked for is the whole file (most source files): searched as
+        // read, without reading the file again.
+        let outcome = if head.len() < walk::HEAD_BYTES {
+            searcher.search_slice(&matcher, head, &mut sink)
+        } else {
+            searcher.search_file(&matcher, opened, &mut sink)
+        };
         sink.finish();
         (stored, outcome.is_ok())
     };
@@ -214,11 +220,12 @@ fn run_search(
                 work: |searcher: &mut grep_searcher::Searcher,
                        file: &walk::Candidate,
                        opened: &std::fs::File,
-                       _: &[u8]| {
+                       head: &[u8]| {
                     let mut bytes = Vec::new();
-                    let (stored, whole) = search_into(searcher, file, opened, &mut |line| {
-                        bytes.extend_from_slice(line);
-                    });
+                    let (stored, whole) =
+                        search_into(searcher, file, (opened, head), &mut |line| {
+                            bytes.extend_from_slice(line);
+                        });
                     Some((bytes, stored, whole))
                 },
                 // What a file gave before a failure is stored and counted; it is then unreadable.
@@ -227,10 +234,10 @@ fn run_search(
                     hits.set(hits.get() + stored);
                     Ok(whole)
                 },
-                large: |file: &walk::Candidate, opened: &std::fs::File, _: &[u8]| {
+                large: |file: &walk::Candidate, opened: &std::fs::File, head: &[u8]| {
                     let mut writer = writer.borrow_mut();
                     let (stored, whole) =
-                        search_into(&mut large_searcher, file, opened, &mut |line| {
+                        search_into(&mut large_searcher, file, (opened, head), &mut |line| {
                             writer.write(line);
                         });
                     hits.set(hits.get() + stored);

@@ -205,6 +205,10 @@ impl Counts {
     }
 }
 
+/// How much of each file is read first (a NUL in it makes the file binary). A head shorter
+/// than this is the whole file.
+pub(crate) const HEAD_BYTES: usize = 8192;
+
 /// Opens walked files beneath their root, holding the last root open (the files of one walk
 /// share it).
 pub(crate) struct Opener<'r> {
@@ -242,7 +246,7 @@ pub(crate) fn open_candidate(
     // the walk runs cannot lead the search outside (see `beneath.rs`).
     let opened = roots.open(&file.path).ok_or(Skip::Unreadable)?;
     // Read at its offset: the file's position stays at 0 for its reader.
-    let mut head = vec![0u8; 8192];
+    let mut head = vec![0u8; HEAD_BYTES];
     let got = opened.read_at(&mut head, 0).unwrap_or(0);
     head.truncate(got);
     if memchr::memchr(0, &head).is_some() {
