@@ -40,12 +40,16 @@ fn free_port() -> Result<u16, String> {
 }
 
 /// Where the server keeps its data. `SeaweedFS` marks every volume read-only when its disk has
-/// less than 1% free (and `weed mini` cannot lower that), so on a build machine whose disk
-/// the build has nearly filled every upload would fail: the data goes to memory (`/dev/shm`,
-/// a few MiB per test) where there is one, else to the temporary directory.
+/// less than 1% free, and sizes its volumes from the free space (`weed mini` can lower
+/// neither), so on a build machine whose disk the build has nearly filled every upload failed:
+/// the data goes to memory (`/dev/shm`, a few MiB per test) where it has room (a container's
+/// 64 MiB `/dev/shm` failed tests here too), else to the temporary directory.
 fn data_dir() -> Result<tempfile::TempDir, String> {
+    const ROOM: u64 = 1 << 30;
     let shm = std::path::Path::new("/dev/shm");
-    if shm.is_dir()
+    let room =
+        nix::sys::statvfs::statvfs(shm).map_or(0, |s| s.blocks_available() * s.fragment_size());
+    if room >= ROOM
         && let Ok(dir) = tempfile::Builder::new()
             .prefix("spool-weed-")
             .tempdir_in(shm)
