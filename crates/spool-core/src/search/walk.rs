@@ -29,26 +29,26 @@ pub struct Walked {
 }
 
 /// Threads for a walk: ripgrep's choice (every core, at most 12).
-pub(crate) fn walk_threads() -> usize {
+fn walk_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(12))
 }
 
 /// What one walking thread found, handed to the shared list a few hundred at a time and the
 /// rest when the thread ends.
-pub(crate) struct Gathered<'a, T> {
+struct Gathered<'a, T> {
     mine: Vec<T>,
     all: &'a std::sync::Mutex<Vec<T>>,
 }
 
 impl<'a, T> Gathered<'a, T> {
-    pub(crate) fn new(all: &'a std::sync::Mutex<Vec<T>>) -> Self {
+    fn new(all: &'a std::sync::Mutex<Vec<T>>) -> Self {
         Self {
             mine: Vec::new(),
             all,
         }
     }
 
-    pub(crate) fn push(&mut self, item: T) {
+    fn push(&mut self, item: T) {
         self.mine.push(item);
         if self.mine.len() >= 256 {
             self.hand_over();

@@ -18,7 +18,10 @@ impl Store {
     /// moved. Either way it is gone from `content/` when this returns.
     pub(super) fn discard_content(&self, content: &Path) {
         let trash = self.trash_dir();
-        let moved = std::fs::create_dir_all(&trash).is_ok()
+        // Private like the rest of the store: the names in it are refs.
+        let ready = trash.is_dir()
+            || (std::fs::create_dir_all(&trash).is_ok() && super::private_dir(&trash).is_ok());
+        let moved = ready
             && content
                 .file_name()
                 .is_some_and(|name| std::fs::rename(content, trash.join(name)).is_ok());
