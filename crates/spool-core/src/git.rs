@@ -237,7 +237,7 @@ pub fn tree_dirty(repo: &Repo, dir: &Path) -> Option<bool> {
         .collect();
     // Both halves on every core: on one, a 20,000-file repository took 87 ms, most of a
     // directory search's own time.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(12));
+    let threads = crate::cores::threads(12);
     let unknown = AtomicBool::new(false);
     let changed = AtomicBool::new(false);
     std::thread::scope(|scope| {

@@ -52,6 +52,7 @@ pub mod answer;
 pub mod audit;
 mod beneath;
 pub mod clock;
+mod cores;
 pub mod cursor;
 pub mod envelope;
 pub mod error;

@@ -14,6 +14,7 @@
 //!
 //! A new on-disk format gets a new folder name rather than a migration.
 
+mod checked_range;
 mod gc;
 pub mod index;
 pub mod meta;
@@ -33,11 +34,13 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+pub use checked_range::CheckedRange;
 pub use gc::GcReport;
 pub use meta::{ArtifactMeta, ArtifactSummary, NewArtifact};
 pub use reader::ArtifactReader;
 pub use remote::{Progress, Remote, RemoteArtifact, SharedGc, Upload};
 pub use rows::expired_error;
+pub use sums::ChunkSums;
 pub use writer::{ArtifactWriter, Stream};
 
 use crate::error::{Error, Result};

@@ -32,8 +32,8 @@ pub fn encode(tags: &FileTags) -> Vec<u8> {
 /// The key of a file's tags: its language, the format kept and the query that found them (an
 /// edited query parses every file again), and its content's hash.
 pub fn key(lang: Lang, content: &[u8]) -> String {
-    let hash = xxhash_rust::xxh3::xxh3_128(content);
-    let query = xxhash_rust::xxh3::xxh3_64(lang.query_source().as_bytes());
+    let hash = twox_hash::XxHash3_128::oneshot(content);
+    let query = twox_hash::XxHash3_64::oneshot(lang.query_source().as_bytes());
     format!("{}:{TAGS_FORMAT}:{query:016x}:{hash:032x}", lang.name())
 }
 

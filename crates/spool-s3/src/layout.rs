@@ -151,7 +151,7 @@ impl Manifest {
 }
 
 pub fn hash(bytes: &[u8]) -> String {
-    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+    format!("{:032x}", twox_hash::XxHash3_128::oneshot(bytes))
 }
 
 pub fn chunk_name(n: usize) -> String {

@@ -49,6 +49,34 @@ pub(super) fn incomplete_copy(
     }
 }
 
+/// Searches the whole content as one stream checked by its whole hash: a copy whose chunk
+/// sums are not all known (stored before they existed, or still arriving).
+fn search_whole(
+    reader: &crate::store::ArtifactReader,
+    ask: &super::artifact_parts::Ask<'_>,
+) -> Result<(Vec<super::Hit>, u64)> {
+    let mut sink = HitSink::new(ask.matcher, ask.after_line, ask.limit, ask.known_total);
+    let stream = reader.verified_stream()?;
+    super::searcher(ask.paging)
+        .search_reader(ask.matcher, stream, &mut sink)
+        .map_err(|e| search_failed(reader, e))?;
+    Ok(sink.finish())
+}
+
+/// The error a search of `reader` ended with: a core error carried through the searcher (a
+/// corrupt chunk) as itself, any other as a read error of the content.
+pub(super) fn search_failed(reader: &crate::store::ArtifactReader, e: std::io::Error) -> Error {
+    let path = || reader.content_path().to_path_buf();
+    match e
+        .into_inner()
+        .map(<dyn std::error::Error + Send + Sync>::downcast::<Error>)
+    {
+        Some(Ok(core)) => *core,
+        Some(Err(other)) => Error::io(path(), std::io::Error::other(other)),
+        None => Error::io(path(), std::io::Error::other("search failed")),
+    }
+}
+
 /// Searches all of artifact `reference`.
 pub fn search_artifact(
     store: &Store,
@@ -80,33 +108,17 @@ pub fn search_artifact(
     let reader = store.open_artifact(reference)?;
     let meta = reader.meta().clone();
     let started = Instant::now();
-    let mut sink = HitSink::new(
-        &matcher,
-        resume.as_ref().map_or(0, |p| p.after),
+    let ask = super::artifact_parts::Ask {
+        matcher: &matcher,
+        paging,
+        after_line: resume.as_ref().map_or(0, |p| p.after),
         limit,
-        resume.as_ref().map(|p| p.n),
-    );
-    let mut searcher = super::searcher(paging);
-    let stream = reader.verified_stream()?;
-    if let Err(e) = searcher.search_reader(&matcher, stream, &mut sink) {
-        return Err(
-            match e
-                .into_inner()
-                .map(<dyn std::error::Error + Send + Sync>::downcast::<Error>)
-            {
-                Some(Ok(core)) => *core,
-                Some(Err(other)) => Error::io(
-                    store.root().join("content").join(reference),
-                    std::io::Error::other(other),
-                ),
-                None => Error::io(
-                    store.root().join("content").join(reference),
-                    std::io::Error::other("search failed"),
-                ),
-            },
-        );
-    }
-    let (mut hits, counted) = sink.finish();
+        known_total: resume.as_ref().map(|p| p.n),
+    };
+    let (mut hits, counted) = match super::artifact_parts::search(&reader, &ask)? {
+        Some(found) => found,
+        None => search_whole(&reader, &ask)?,
+    };
     let hit_count = resume.as_ref().map_or(counted, |p| p.n);
     let truncated = hits.len() > limit;
     hits.truncate(limit);

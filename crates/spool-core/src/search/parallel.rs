@@ -66,7 +66,7 @@ where
     let next = AtomicUsize::new(0);
     let turn = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let threads = crate::cores::threads(4);
     let (state, work) = (&readers.state, &readers.work);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<(usize, Vec<Outcome<T>>)>(threads * 2);

@@ -19,6 +19,8 @@ pub struct HitSink<'m> {
     pub spill: Option<Spill<'m>>,
     matcher: &'m RegexMatcher,
     after_line: u64,
+    /// Set when lines are not numbered (a search in parts): hits kept start at this byte.
+    from_byte: Option<u64>,
     limit: usize,
     /// Set when the total is already known (a later page): stop once the page is full.
     known_total: Option<u64>,
@@ -40,6 +42,7 @@ impl<'m> HitSink<'m> {
             spill: None,
             matcher,
             after_line,
+            from_byte: None,
             limit,
             known_total,
             count: 0,
@@ -47,6 +50,13 @@ impl<'m> HitSink<'m> {
             pending_before: Vec::new(),
             keeping_after: false,
         }
+    }
+
+    /// Keeps hits from byte `from` on, for a searcher that does not number lines (the lines of
+    /// the hits kept are found afterwards).
+    pub fn keeping_from_byte(mut self, from: u64) -> Self {
+        self.from_byte = Some(from);
+        self
     }
 
     /// Hits kept (at most limit + 1, to know whether more exist; none when spilled) and hits
@@ -123,7 +133,11 @@ impl Sink for HitSink<'_> {
         self.count += 1;
         let line = mat.line_number().unwrap_or(0);
         let before = std::mem::take(&mut self.pending_before);
-        if line > self.after_line && self.hits.len() <= self.limit {
+        let after_cursor = match self.from_byte {
+            Some(from) => mat.absolute_byte_offset() >= from,
+            None => line > self.after_line,
+        };
+        if after_cursor && self.hits.len() <= self.limit {
             // The hit before this one has all its after-context now.
             if let Some(spill) = self.spill.as_mut() {
                 for hit in self.hits.drain(..) {

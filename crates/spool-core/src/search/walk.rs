@@ -28,11 +28,6 @@ pub struct Walked {
     pub digest: String,
 }
 
-/// Threads for a walk: ripgrep's choice (every core, at most 12).
-fn walk_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(12))
-}
-
 /// What one walking thread found, handed to the shared list a few hundred at a time and the
 /// rest when the thread ends.
 struct Gathered<'a, T> {
@@ -92,7 +87,7 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
         .hidden(!hidden)
         // Version-control metadata is never content, hidden files asked for or not.
         .filter_entry(|e| e.file_name() != ".git")
-        .threads(walk_threads())
+        .threads(crate::cores::threads(12))
         .build_parallel()
         .run(|| {
             let mut mine = Gathered::new(&found);
@@ -152,7 +147,7 @@ pub fn count_all(dir: &Path, limit: Duration) -> Option<(u64, u64)> {
     ignore::WalkBuilder::new(dir)
         .standard_filters(false)
         .filter_entry(|e| e.file_name() != ".git")
-        .threads(walk_threads())
+        .threads(crate::cores::threads(12))
         .build_parallel()
         .run(|| {
             let (all, hidden, late) = (&all, &hidden, &late);

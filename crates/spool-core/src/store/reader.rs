@@ -4,7 +4,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
-use xxhash_rust::xxh3::Xxh3;
+use twox_hash::XxHash3_128;
 
 use super::index::{IndexReader, Pos};
 use super::sums::SumsReader;
@@ -83,6 +83,11 @@ impl ArtifactReader {
         &self.meta
     }
 
+    /// Where the content lies on disk.
+    pub fn content_path(&self) -> &std::path::Path {
+        &self.path
+    }
+
     pub fn size(&self) -> u64 {
         self.meta.bytes
     }
@@ -149,6 +154,34 @@ impl ArtifactReader {
         Ok(buf)
     }
 
+    /// Every chunk's sum, when all are known and the content is local and whole: the content
+    /// can then be read in parts, each checking its own chunks ([`Self::checked_range`]).
+    pub fn chunk_sums(&self) -> Result<Option<super::sums::ChunkSums>> {
+        if self.remote.is_some() || self.meta.state != crate::envelope::ArtifactState::Complete {
+            return Ok(None);
+        }
+        self.sums
+            .whole(self.size())
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// A reader of `deliver` that checks the chunks of `check` against `sums` as it goes and
+    /// answers `corrupt` rather than changed bytes.
+    pub fn checked_range<'a>(
+        &'a self,
+        sums: &'a super::sums::ChunkSums,
+        check: std::ops::Range<u64>,
+        deliver: std::ops::Range<u64>,
+    ) -> super::checked_range::CheckedRange<'a> {
+        super::checked_range::CheckedRange::new(
+            &self.file,
+            &self.meta.reference,
+            sums,
+            check,
+            deliver,
+        )
+    }
+
     /// A reader of the whole content that checks its hash at the end and answers `corrupt`
     /// rather than wrong bytes. The hash is computed on a second thread reading the same file,
     /// so checking costs no time on the reading one.
@@ -170,7 +203,7 @@ impl ArtifactReader {
         let limit = size;
         let stopped = std::sync::Arc::clone(&stop);
         let hasher = std::thread::spawn(move || -> std::io::Result<String> {
-            let mut h = Xxh3::new();
+            let mut h = XxHash3_128::new();
             let mut buf = vec![0u8; 1 << 20];
             let mut at = 0u64;
             while at < size && !stopped.load(std::sync::atomic::Ordering::Relaxed) {
@@ -179,10 +212,10 @@ impl ArtifactReader {
                 if n == 0 {
                     break;
                 }
-                h.update(&buf[..n]);
+                h.write(&buf[..n]);
                 at += n as u64;
             }
-            Ok(format!("{:032x}", h.digest128()))
+            Ok(format!("{:032x}", h.finish_128()))
         });
         Ok(VerifiedStream {
             file,
@@ -197,7 +230,7 @@ impl ArtifactReader {
 
     /// Checks bytes that are the whole content against the stored hash.
     pub fn check_whole(&self, bytes: &[u8]) -> Result<()> {
-        let actual = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes));
+        let actual = format!("{:032x}", XxHash3_128::oneshot(bytes));
         match &self.meta.hash {
             Some(expected) if *expected != actual || bytes.len() as u64 != self.size() => {
                 Err(Error::Corrupt {

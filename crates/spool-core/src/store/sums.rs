@@ -12,7 +12,9 @@ use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+use std::hash::Hasher as _;
+
+use twox_hash::XxHash3_64;
 
 use crate::error::{Error, Result};
 
@@ -23,13 +25,13 @@ const SLOT: u64 = 8;
 
 /// A slot's value for `chunk`: never zero (zero is "unknown").
 fn slot_value(chunk: &[u8]) -> u64 {
-    xxh3_64(chunk).max(1)
+    XxHash3_64::oneshot(chunk).max(1)
 }
 
 /// Appends the sum of each chunk as the content is written.
 pub struct SumsWriter {
     out: BufWriter<File>,
-    hasher: Xxh3,
+    hasher: XxHash3_64,
     /// Bytes of the current, unfinished chunk.
     filled: u64,
 }
@@ -42,7 +44,7 @@ impl SumsWriter {
             .map_err(|e| Error::io(path, e))?;
         Ok(Self {
             out,
-            hasher: Xxh3::new(),
+            hasher: XxHash3_64::new(),
             filled: 0,
         })
     }
@@ -50,7 +52,7 @@ impl SumsWriter {
     pub fn feed(&mut self, mut buf: &[u8]) -> std::io::Result<()> {
         while !buf.is_empty() {
             let take = ((STRIDE - self.filled) as usize).min(buf.len());
-            self.hasher.update(&buf[..take]);
+            self.hasher.write(&buf[..take]);
             self.filled += take as u64;
             buf = &buf[take..];
             if self.filled == STRIDE {
@@ -61,9 +63,9 @@ impl SumsWriter {
     }
 
     fn end_chunk(&mut self) -> std::io::Result<()> {
-        let sum = self.hasher.digest().max(1);
+        let sum = self.hasher.finish().max(1);
         self.out.write_all(&sum.to_le_bytes())?;
-        self.hasher.reset();
+        self.hasher = XxHash3_64::new();
         self.filled = 0;
         Ok(())
     }
@@ -211,6 +213,40 @@ impl SumsReader {
     }
 }
 
+/// Every chunk's sum of one artifact, all known: what a read of the whole checks chunk by chunk.
+pub struct ChunkSums {
+    pub stride: u64,
+    /// The content's size.
+    pub size: u64,
+    sums: Vec<u64>,
+}
+
+impl ChunkSums {
+    /// The sum of the chunk that starts at `start`.
+    pub fn sum_of_chunk_at(&self, start: u64) -> Option<u64> {
+        self.sums.get((start / self.stride) as usize).copied()
+    }
+}
+
+impl SumsReader {
+    /// Every chunk's sum for content of `size` bytes, when every one is known (a complete
+    /// local copy): `None` for a copy still arriving or stored before sums existed.
+    pub fn whole(&self, size: u64) -> std::io::Result<Option<ChunkSums>> {
+        let Some(span) = self.span(0, size, size)? else {
+            return Ok(None);
+        };
+        let chunks = size.div_ceil(self.stride) as usize;
+        if span.sums.len() != chunks || span.sums.contains(&0) {
+            return Ok(None);
+        }
+        Ok(Some(ChunkSums {
+            stride: self.stride,
+            size,
+            sums: span.sums,
+        }))
+    }
+}
+
 impl Span {
     /// Checks `bytes`, the content of this span: the first chunk whose sum differs, as
     /// (its first byte, its last byte + 1).
@@ -240,4 +276,60 @@ fn read_up_to(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
         }
     }
     Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hash::Hasher as _;
+
+    use twox_hash::{XxHash3_64, XxHash3_128};
+
+    /// Stored sums and hashes must not change with the hash's implementation (a change would
+    /// make every stored artifact `corrupt`): values from the reference C implementation
+    /// (python-xxhash 3.x), at sizes that take each of its code paths, hashed whole and fed in
+    /// uneven pieces.
+    #[test]
+    fn hashes_match_the_reference_implementation() {
+        let cases: [(usize, u64, &str); 7] = [
+            (0, 0x2d06_8005_38d3_94c2, "99aa06d3014798d86001c324468d497f"),
+            (3, 0x15f7_093b_173d_005c, "46f66cb93538156515f7093b173d005c"),
+            (
+                100,
+                0x66ae_1527_78cb_c1c4,
+                "aacc1d3c47a4615020d4a7247ef15e39",
+            ),
+            (
+                240,
+                0x22f2_8cbb_faf0_447f,
+                "e29d70b8920fd24bc6ed4333f79384f8",
+            ),
+            (
+                1000,
+                0x84b0_c79e_3e1a_c40e,
+                "e719034ed2c87a3684b0c79e3e1ac40e",
+            ),
+            (
+                65536,
+                0x804c_62b8_79e0_3431,
+                "0906745d5eda3e1e804c62b879e03431",
+            ),
+            (
+                200_000,
+                0xddf8_fb63_842d_29a0,
+                "c9cd8e093a3a1531ddf8fb63842d29a0",
+            ),
+        ];
+        for (n, want64, want128) in cases {
+            let data: Vec<u8> = (0..n).map(|i| ((i * 31 + 7) % 251) as u8).collect();
+            assert_eq!(XxHash3_64::oneshot(&data), want64, "{n} bytes");
+            assert_eq!(format!("{:032x}", XxHash3_128::oneshot(&data)), want128);
+            let (mut h64, mut h128) = (XxHash3_64::new(), XxHash3_128::new());
+            for piece in data.chunks(777) {
+                h64.write(piece);
+                h128.write(piece);
+            }
+            assert_eq!(h64.finish(), want64, "{n} bytes in pieces");
+            assert_eq!(format!("{:032x}", h128.finish_128()), want128);
+        }
+    }
 }

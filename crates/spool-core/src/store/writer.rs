@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 
-use xxhash_rust::xxh3::Xxh3;
+use twox_hash::XxHash3_128;
 
 use super::index::IndexWriter;
 use super::scan::Scanner;
@@ -78,7 +78,7 @@ pub struct ArtifactWriter<'s> {
     file: Option<File>,
     partial_path: PathBuf,
     scanner: Option<Scanner>,
-    hasher: Xxh3,
+    hasher: XxHash3_128,
     head: Vec<u8>,
     streams: Vec<u8>,
     current_stream: Option<Stream>,
@@ -113,7 +113,7 @@ impl<'s> ArtifactWriter<'s> {
             file: None,
             partial_path,
             scanner: Some(Scanner::new(index, sums)),
-            hasher: Xxh3::new(),
+            hasher: XxHash3_128::new(),
             head: Vec::new(),
             streams: Vec::new(),
             current_stream: None,
@@ -166,7 +166,7 @@ impl<'s> ArtifactWriter<'s> {
             self.failure = Some(e);
             return;
         }
-        self.hasher.update(done);
+        self.hasher.write(done);
         if self.head.len() < tokens::EXACT_TOKEN_LIMIT {
             let room = tokens::EXACT_TOKEN_LIMIT - self.head.len();
             self.head.extend_from_slice(&done[..room.min(done.len())]);
@@ -304,7 +304,7 @@ impl<'s> ArtifactWriter<'s> {
         self.meta.tokens = Some(total.tokens);
         self.meta.tokens_estimated = total.estimated;
         self.meta.binary = crate::utf8::looks_binary(&self.head[..self.head.len().min(SNIFF)]);
-        self.meta.hash = Some(format!("{:032x}", self.hasher.digest128()));
+        self.meta.hash = Some(format!("{:032x}", self.hasher.finish_128()));
         self.meta.state = state;
         self.meta.capture_detail = detail;
         // Just made: as recent as a copy just read (eviction leaves it alone a while).

@@ -14,6 +14,7 @@ mod query;
 mod ranked;
 mod render;
 mod search;
+mod search_parts;
 mod store;
 mod support;
 mod tokens;
