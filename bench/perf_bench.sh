@@ -8,8 +8,9 @@
 #   capture                          spool run -- cat FILE      vs  cat FILE > f && sync f
 #   capture with the store at quota  the same, SPOOL_QUOTA below what the store holds
 #   the first read of a file         spool read FILE            vs  cp FILE f && sync f
-#   directory search                 spool search -F WORD DIR   vs  rg -c WORD DIR (first
-#                                    search: an empty store each run)
+#   directory search                 spool search -F WORD DIR   vs  rg -c WORD DIR (a first
+#                                    search: once with an empty store each run, once with a
+#                                    store in use whose stored hit lists are forgotten)
 # plus peak RSS of the capture. Needs hyperfine, ripgrep, GNU time, git and sqlite3 (apt-get
 # install hyperfine ripgrep time git sqlite3). Results go to bench/out/perf.md.
 set -euo pipefail
@@ -105,7 +106,18 @@ hyperfine -N -i --warmup 2 --runs "$RUNS" --export-json "$OUT/p-tree.json" \
   --prepare "rm -rf $HOME_DIR-tree" \
   "rg -c unsafe $TREE" \
   "env SPOOL_HOME=$HOME_DIR-tree $S search -F unsafe $TREE --json"
-row "directory search, 20,000 files" "$OUT/p-tree.json" "rg -c"
+row "directory search, 20,000 files, a new store each run" "$OUT/p-tree.json" "rg -c"
+
+# The same search in a store in use: its stored hit lists are forgotten before each run (so
+# none is reused), the store itself is not made again.
+rm -rf "$HOME_DIR-tree"
+env SPOOL_HOME="$HOME_DIR-tree" "$S" search -F unsafe "$TREE" --json > /dev/null
+FORGET="DELETE FROM artifacts WHERE dedup_key LIKE 'tree:%'"
+hyperfine -N -i --warmup 2 --runs "$RUNS" --export-json "$OUT/p-tree-used.json" \
+  --prepare "sqlite3 $HOME_DIR-tree/store-v1/meta.sqlite \"$FORGET\"" \
+  "rg -c unsafe $TREE" \
+  "env SPOOL_HOME=$HOME_DIR-tree $S search -F unsafe $TREE --json"
+row "directory search, 20,000 files, a store in use" "$OUT/p-tree-used.json" "rg -c"
 
 rm -rf "$HOME_DIR-capture"
 echo >> "$RESULTS"

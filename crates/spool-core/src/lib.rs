@@ -66,6 +66,7 @@ pub mod list_text;
 pub mod listing;
 pub mod order;
 pub mod page;
+mod paths;
 pub mod query;
 pub mod refs;
 pub mod render;

@@ -120,7 +120,7 @@ impl Roots {
     pub(crate) fn split<'p>(&'p self, real: &'p Path) -> Result<(&'p Path, &'p Path)> {
         self.roots
             .iter()
-            .find_map(|r| real.strip_prefix(r).ok().map(|rel| (r.as_path(), rel)))
+            .find_map(|r| crate::paths::below(real, r).map(|rel| (r.as_path(), rel)))
             .ok_or_else(|| self.refused(real, "it is outside the allowed roots"))
     }
 

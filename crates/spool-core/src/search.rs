@@ -362,11 +362,16 @@ pub(crate) fn searcher(paging: &Paging) -> grep_searcher::Searcher {
         .build()
 }
 
-/// A searcher without context that does not number lines: counting every newline is a fifth
-/// of a search's time, and the few lines shown are found in the artifact's line index.
-pub(crate) fn unnumbered_searcher() -> grep_searcher::Searcher {
+/// A searcher of stored bytes as they are: no byte-order mark is sniffed (it was dropped, or
+/// UTF-16 transcoded, at the start of a stream, so a hit's byte and line were not the stored
+/// ones a read shows). Unnumbered (`numbered` false, no context): counting every newline is a
+/// fifth of a search's time, and the few lines shown are found in the artifact's line index.
+pub(crate) fn stored_searcher(paging: &Paging, numbered: bool) -> grep_searcher::Searcher {
     grep_searcher::SearcherBuilder::new()
-        .line_number(false)
+        .line_number(numbered)
+        .before_context(paging.context as usize)
+        .after_context(paging.context as usize)
+        .bom_sniffing(false)
         .binary_detection(grep_searcher::BinaryDetection::none())
         .build()
 }

@@ -140,6 +140,7 @@ pub fn read_and_parse(
             })
             .collect(),
         digest: walked.digest.clone(),
+        listed: None,
     };
     let gather = RefCell::new(Gather {
         outcomes,
@@ -174,7 +175,7 @@ pub fn read_and_parse(
                 let Some(lang) = langs[index] else {
                     return Ok(false);
                 };
-                let mut content = Vec::with_capacity(file.len as usize);
+                let mut content = Vec::with_capacity(file.len.unwrap_or(0) as usize);
                 if opened
                     .take(MAX_FILE_BYTES + 1)
                     .read_to_end(&mut content)
@@ -215,7 +216,7 @@ pub fn read_and_parse(
                 gather.borrow_mut().set(
                     file.index,
                     Outcome::Listed(match skip {
-                        Skip::TooLarge => Why::TooLarge(file.len),
+                        Skip::TooLarge => Why::TooLarge(file.len.unwrap_or(0)),
                         Skip::Binary => Why::Binary,
                         Skip::Unreadable => Why::Unreadable,
                     }),

@@ -57,7 +57,7 @@ fn search_whole(
 ) -> Result<(Vec<super::Hit>, u64)> {
     let mut sink = HitSink::new(ask.matcher, ask.after_line, ask.limit, ask.known_total);
     let stream = reader.verified_stream()?;
-    super::searcher(ask.paging)
+    super::stored_searcher(ask.paging, true)
         .search_reader(ask.matcher, stream, &mut sink)
         .map_err(|e| search_failed(reader, e))?;
     Ok(sink.finish())

@@ -165,9 +165,9 @@ fn search_part(
     let mut searcher = match from_byte {
         Some(from) => {
             sink = sink.keeping_from_byte(from.saturating_sub(part.lines.start));
-            super::unnumbered_searcher()
+            super::stored_searcher(ask.paging, false)
         }
-        None => super::searcher(ask.paging),
+        None => super::stored_searcher(ask.paging, true),
     };
     let stream = reader.checked_range(sums, part.check.clone(), part.lines.clone());
     searcher

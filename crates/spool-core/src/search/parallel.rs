@@ -10,12 +10,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::walk::{Candidate, Counts, Opener, Skip, Walked, open_candidate};
+use super::walk::{Candidate, Counts, Digest, Opener, Seen, Skip, Walked, open_candidate};
 use crate::error::Result;
 use crate::roots::Roots;
 
-/// Files at most this large are read by a worker, their answer held until their turn.
-const WORKER_BYTES: u64 = 1 << 20;
+/// Files at most this large are read by a worker, their answer held until their turn (its
+/// size is bounded by the reader: a directory search holds at most 256 KiB of hits per file).
+/// At 1 MiB, the 24 larger files of a 20,000-file repository were read by the caller while
+/// the workers waited.
+const WORKER_BYTES: u64 = 64 << 20;
 /// Files a worker takes at once: one message per batch, not per file (a message per file
 /// woke the caller for each, and the wake-ups cost more than the parallel reads saved).
 const BATCH: usize = 32;
@@ -23,8 +26,22 @@ const BATCH: usize = 32;
 /// few even when one file takes long.
 const AHEAD: usize = 256;
 
+/// One file's answer, with its size and time when found.
+type Answer<T> = (Outcome<T>, Option<Seen>);
 /// A batch of answers, by the index of its first file.
-type Batches<T> = mpsc::Receiver<(usize, Vec<Outcome<T>>)>;
+type Batches<T> = mpsc::Receiver<(usize, Vec<Answer<T>>)>;
+
+/// What a parallel read of the files did: the counts, the last file looked at when time ran
+/// out, and each file's size and time as found when it was opened (`None`: not looked at, or
+/// not found), by walk index.
+pub struct Searched {
+    pub counts: Counts,
+    pub timed_out: Option<String>,
+    pub seen: Vec<Option<Seen>>,
+    /// The version digest of the walked files (sizes and times as found), built in path
+    /// order while they are read; the files not reached are looked at by path.
+    pub digest: String,
+}
 
 enum Outcome<T> {
     Read(Option<T>),
@@ -53,7 +70,7 @@ pub fn each_file<S, T, St, W, Ta, L>(
     max_bytes: u64,
     budget: Duration,
     mut readers: Readers<St, W, Ta, L>,
-) -> Result<(Counts, Option<String>)>
+) -> Result<Searched>
 where
     T: Send,
     St: Fn() -> S + Sync,
@@ -69,7 +86,7 @@ where
     let threads = crate::cores::threads(4);
     let (state, work) = (&readers.state, &readers.work);
     std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<(usize, Vec<Outcome<T>>)>(threads * 2);
+        let (tx, rx) = mpsc::sync_channel::<(usize, Vec<Answer<T>>)>(threads * 2);
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, turn, stop) = (&next, &turn, &stop);
@@ -93,14 +110,20 @@ where
                             stop.store(true, Ordering::Relaxed);
                             break;
                         }
-                        batch.push(if file.len <= max_bytes && file.len > WORKER_BYTES {
-                            Outcome::Large
+                        let large = |len: u64| len <= max_bytes && len > WORKER_BYTES;
+                        batch.push(if file.len.is_some_and(large) {
+                            (Outcome::Large, None)
                         } else {
                             match open_candidate(file, &mut beneath, max_bytes) {
-                                Ok((opened, head)) => {
-                                    Outcome::Read(work(&mut own, file, &opened, &head))
+                                // Its size found on opening: the caller reads it in its turn.
+                                Ok(opened) if large(opened.seen.len) => {
+                                    (Outcome::Large, Some(opened.seen))
                                 }
-                                Err(why) => Outcome::Left(why),
+                                Ok(opened) => (
+                                    Outcome::Read(work(&mut own, file, &opened.file, &opened.head)),
+                                    Some(opened.seen),
+                                ),
+                                Err((why, seen)) => (Outcome::Left(why), seen),
                             }
                         });
                     }
@@ -134,16 +157,18 @@ fn in_order<T>(
     (rx, shared_turn): (&Batches<T>, &AtomicUsize),
     take: &mut impl FnMut(&Candidate, T) -> Result<bool>,
     large: &mut impl FnMut(&Candidate, &File, &[u8]) -> Result<bool>,
-) -> Result<(Counts, Option<String>)> {
+) -> Result<Searched> {
     let mut n = Counts::default();
+    let mut seen_all: Vec<Option<Seen>> = vec![None; files.len()];
+    let mut digest = Digest::default();
     let mut beneath = Opener::new(roots);
-    let mut waiting: BTreeMap<usize, Vec<Outcome<T>>> = BTreeMap::new();
+    let mut waiting: BTreeMap<usize, Vec<Answer<T>>> = BTreeMap::new();
     let mut turn = 0usize;
     'answers: for (first, batch) in rx {
         waiting.insert(first, batch);
         while let Some(batch) = waiting.remove(&turn) {
             let whole = batch.len() == BATCH;
-            for outcome in batch {
+            for (outcome, mut seen) in batch {
                 let file = &files[turn];
                 let read = match outcome {
                     Outcome::Left(why) => {
@@ -153,13 +178,19 @@ fn in_order<T>(
                     Outcome::Read(None) => Some(false),
                     Outcome::Read(Some(answer)) => Some(take(file, answer)?),
                     Outcome::Large => match open_candidate(file, &mut beneath, max_bytes) {
-                        Ok((opened, head)) => Some(large(file, &opened, &head)?),
-                        Err(why) => {
+                        Ok(opened) => {
+                            seen = Some(opened.seen);
+                            Some(large(file, &opened.file, &opened.head)?)
+                        }
+                        Err((why, found)) => {
+                            seen = found;
                             n.count(why);
                             None
                         }
                     },
                 };
+                digest.add(file, seen);
+                seen_all[turn] = seen;
                 match read {
                     Some(true) => n.searched += 1,
                     Some(false) => n.unreadable += 1,
@@ -179,5 +210,16 @@ fn in_order<T>(
         turn.checked_sub(1)
             .map_or_else(String::new, |last| files[last].rel.clone())
     });
-    Ok((n, timed_out))
+    for (file, seen) in files.iter().zip(seen_all.iter_mut()).skip(turn) {
+        *seen = std::fs::symlink_metadata(&file.path)
+            .ok()
+            .map(|m| Seen::of(&m));
+        digest.add(file, *seen);
+    }
+    Ok(Searched {
+        counts: n,
+        timed_out,
+        seen: seen_all,
+        digest: digest.finish(),
+    })
 }

@@ -132,9 +132,21 @@ pub(super) fn cursor(store: &Store, hits: &str, digest: &str, at: u64) -> String
     )
 }
 
+/// The most of one file's encoded hits a worker holds until the file's turn: a file with more
+/// is searched again in its turn, straight into the hit list (what is held stays bounded).
+const HELD_PER_FILE: usize = 256 << 10;
+
+/// A file's hits as a worker holds them until its turn.
+enum Held {
+    /// The encoded hits, how many, and whether the file was read whole.
+    Hits(Vec<u8>, u64, bool),
+    Redo,
+}
+
 /// Walks and searches the tree, storing every hit; returns the hit list's ref. The same search
 /// of a tree whose files are unchanged (by path, size and modification time) reuses the list it
-/// stored.
+/// stored: when one was stored, the walk looks at each file's size and time first; a first
+/// search learns them as it opens the files (a `stat` fewer per file).
 #[expect(
     clippy::too_many_arguments,
     reason = "one walk, told everything it needs once"
@@ -152,21 +164,33 @@ fn run_search(
 ) -> Result<String> {
     let matcher = build_matcher(query)?;
     let started = Instant::now();
-    let walked = walk::walk(dir, filter.globs, filter.hidden)?;
-    let key = format!("tree:{}:{query_digest}:{}", dir.display(), walked.digest);
-    if let Some(found) = store.find_by_dedup(&key)? {
-        return Ok(found.reference);
-    }
+    let key_prefix = format!("tree:{}:{query_digest}:", dir.display());
+    let walked = if store.has_dedup_prefix(&key_prefix)? {
+        let walked = walk::walk(dir, filter.globs, filter.hidden)?;
+        if let Some(found) = store.find_by_dedup(&format!("{key_prefix}{}", walked.digest))?
+            && stored_version(&found).is_some_and(|then| {
+                // The files read are the same; the repository's state may not be (a change to
+                // a hidden tracked file, a new commit): a list that would state it wrong is
+                // not reused (regression: it answered `dirty: false` for a changed tree).
+                let now = tree_version(dir, &walked.digest);
+                (then.commit, then.dirty) == (now.commit, now.dirty)
+            })
+        {
+            return Ok(found.reference);
+        }
+        walked
+    } else {
+        walk::walk_unstated(dir, filter.globs, filter.hidden)?
+    };
     let root_shown = if shown_root.is_empty() {
         ".".to_owned()
     } else {
         shown_root.to_owned()
     };
-    let mut new = NewArtifact::new(Source::new(
+    let new = NewArtifact::new(Source::new(
         format!("search /{}/ in {root_shown}", query.pattern),
         Version::Search(SearchVersion::default()),
     ));
-    new.dedup_key = Some(key);
     let writer = store.create(new)?;
     let hits = std::cell::Cell::new(0u64);
     // The walk's own time counts against the budget.
@@ -198,6 +222,8 @@ fn run_search(
         (stored, outcome.is_ok())
     };
     let mut large_searcher = super::searcher(paging);
+    let mut redo_searcher = super::searcher(paging);
+    let mut redo_opener = walk::Opener::new(roots);
     let walk_info = Walk {
         dir,
         root: root_shown,
@@ -206,10 +232,19 @@ fn run_search(
         started,
         budget,
     };
-    // What is stated beside the hits (the left-out counts, the repository's version) is found
-    // on its own thread while the files are read.
+    // The left-out counts and what the repository's version needs that no file's reading
+    // gives are found on their own thread while the files are read.
     let (searched, beside) = std::thread::scope(|scope| {
-        let beside = scope.spawn(|| look_beside(&walk_info));
+        let beside = scope.spawn(|| {
+            let version = VersionSoFar::find(dir, &walked);
+            let left_out = left_out(
+                walk_info.dir,
+                walk_info.filter,
+                walk_info.walked.files.len(),
+                walk_info.budget.saturating_sub(walk_info.started.elapsed()),
+            );
+            (left_out, version)
+        });
         let searched = parallel::each_file(
             &walked,
             roots,
@@ -222,17 +257,44 @@ fn run_search(
                        opened: &std::fs::File,
                        head: &[u8]| {
                     let mut bytes = Vec::new();
+                    let mut too_many = false;
                     let (stored, whole) =
                         search_into(searcher, file, (opened, head), &mut |line| {
-                            bytes.extend_from_slice(line);
+                            too_many |= bytes.len() + line.len() > HELD_PER_FILE;
+                            if !too_many {
+                                bytes.extend_from_slice(line);
+                            }
                         });
-                    Some((bytes, stored, whole))
+                    Some(if too_many {
+                        Held::Redo
+                    } else {
+                        Held::Hits(bytes, stored, whole)
+                    })
                 },
                 // What a file gave before a failure is stored and counted; it is then unreadable.
-                take: |_: &walk::Candidate, (bytes, stored, whole): (Vec<u8>, u64, bool)| {
-                    writer.borrow_mut().write(&bytes);
-                    hits.set(hits.get() + stored);
-                    Ok(whole)
+                take: |file: &walk::Candidate, held: Held| match held {
+                    Held::Hits(bytes, stored, whole) => {
+                        writer.borrow_mut().write(&bytes);
+                        hits.set(hits.get() + stored);
+                        Ok(whole)
+                    }
+                    // Too many hits to hold: searched again in its turn, straight to the list.
+                    Held::Redo => {
+                        let Ok(again) =
+                            walk::open_candidate(file, &mut redo_opener, MAX_FILE_BYTES)
+                        else {
+                            return Ok(false);
+                        };
+                        let mut writer = writer.borrow_mut();
+                        let (stored, whole) = search_into(
+                            &mut redo_searcher,
+                            file,
+                            (&again.file, &again.head),
+                            &mut |line| writer.write(line),
+                        );
+                        hits.set(hits.get() + stored);
+                        Ok(whole)
+                    }
                 },
                 large: |file: &walk::Candidate, opened: &std::fs::File, head: &[u8]| {
                     let mut writer = writer.borrow_mut();
@@ -247,9 +309,21 @@ fn run_search(
         );
         (searched, beside.join().ok())
     });
-    let (n, timed_out) = searched?;
-    let writer = writer.into_inner();
-    let scope = scope_of(walk_info, &n, timed_out.as_deref(), "searched", beside);
+    let searched = searched?;
+    let (n, timed_out) = (&searched.counts, searched.timed_out);
+    let mut writer = writer.into_inner();
+    let seen = searched.seen;
+    let digest = if walked.digest.is_empty() {
+        searched.digest
+    } else {
+        walked.digest.clone()
+    };
+    writer.set_dedup_key(format!("{key_prefix}{digest}"));
+    let beside = beside.map(|(left_out, version)| Beside {
+        left_out,
+        version: version.finish(&digest, &walked, &seen),
+    });
+    let scope = scope_of(walk_info, n, timed_out.as_deref(), "searched", beside);
     let version = SearchVersion {
         query: serde_json::to_value(query).unwrap_or(Value::Null),
         globs: Some(filter.globs.to_vec()),
@@ -435,6 +509,73 @@ fn page_of_hits(
             first,
         },
     })
+}
+
+/// The tree version a stored hit list states.
+fn stored_version(meta: &crate::store::ArtifactMeta) -> Option<TreeVersion> {
+    let v = meta.source.version.search()?;
+    let scope: TreeScope = serde_json::from_value(v.scope.clone()).ok()?;
+    Some(scope.version)
+}
+
+/// What a search's tree version needs that reading the files does not give (the commit, the
+/// index, the test for untracked files), found while the files are read.
+struct VersionSoFar<'w> {
+    git: Option<(crate::git::Repo, String, Option<crate::git::DirtyCheck>)>,
+    /// Each walked file's place by its path under the directory.
+    by_rel: std::collections::HashMap<&'w str, usize>,
+}
+
+impl<'w> VersionSoFar<'w> {
+    fn find(dir: &Path, walked: &'w walk::Walked) -> Self {
+        let repo = crate::git::find(dir);
+        let by_rel: std::collections::HashMap<&str, usize> = if repo.is_some() {
+            walked
+                .files
+                .iter()
+                // A name that is not UTF-8 is not named in the index as `rel` spells it.
+                .filter(|f| f.path.to_str().is_some())
+                .map(|f| (f.rel.as_str(), f.index))
+                .collect()
+        } else {
+            std::collections::HashMap::new()
+        };
+        let git = repo.and_then(|repo| {
+            let commit = crate::git::head(&repo)?;
+            let check =
+                crate::git::DirtyCheck::prepare(&repo, dir, walked.listed.as_deref(), |rel| {
+                    by_rel.contains_key(rel)
+                });
+            Some((repo, commit, check))
+        });
+        Self { git, by_rel }
+    }
+
+    /// The version, from each file's size and time as the search found them.
+    fn finish(
+        self,
+        digest: &str,
+        walked: &walk::Walked,
+        seen: &[Option<walk::Seen>],
+    ) -> TreeVersion {
+        let mut v = TreeVersion {
+            files_digest: digest.to_owned(),
+            ..TreeVersion::default()
+        };
+        if let Some((repo, commit, check)) = self.git {
+            v.commit = Some(commit);
+            let by_rel = &self.by_rel;
+            v.dirty = check.and_then(|check| {
+                check.finish(&repo, |rel| {
+                    let i = *by_rel.get(rel)?;
+                    let s = seen.get(i).copied().flatten()?;
+                    debug_assert_eq!(walked.files[i].rel, rel);
+                    Some((s.len, s.mtime_ns))
+                })
+            });
+        }
+        v
+    }
 }
 
 /// The version of the searched tree: the git commit (and whether the tree differs from it) of

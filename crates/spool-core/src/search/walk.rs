@@ -16,7 +16,9 @@ pub struct Candidate {
     pub path: PathBuf,
     /// Its path under the searched directory.
     pub rel: String,
-    pub len: u64,
+    /// Its size as the walk found it; `None` when the walk did not look (a search learns it
+    /// when it opens the file).
+    pub len: Option<u64>,
     /// Its place in the walk (a lossy `rel` of two non-UTF-8 names can be the same).
     pub index: usize,
 }
@@ -24,8 +26,30 @@ pub struct Candidate {
 /// What the walk found.
 pub struct Walked {
     pub files: Vec<Candidate>,
-    /// `sha256:` of every file's path, size and modification time, in walk order.
+    /// `sha256:` of every file's path, size and modification time, in walk order; empty when
+    /// the walk did not look at them (see [`digest_of`]).
     pub digest: String,
+    /// Every file and symlink the ignore rules let through, hidden ones too, when the walk
+    /// listed them: what a git dirty check's test for untracked files needs, without a walk
+    /// of its own.
+    pub listed: Option<Vec<PathBuf>>,
+}
+
+/// A file's size and modification time (nanoseconds since the epoch), as a version digest
+/// states them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Seen {
+    pub len: u64,
+    pub mtime_ns: i64,
+}
+
+impl Seen {
+    pub fn of(m: &std::fs::Metadata) -> Self {
+        Self {
+            len: m.len(),
+            mtime_ns: m.mtime_nsec() + m.mtime() * 1_000_000_000,
+        }
+    }
 }
 
 /// What one walking thread found, handed to the shared list a few hundred at a time and the
@@ -64,11 +88,31 @@ impl<T> Drop for Gathered<'_, T> {
     }
 }
 
-/// The files under `dir` a search reads, in path order: `.gitignore` and the other ignore files
-/// respected, globs applied, hidden files skipped unless `hidden`.
-pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
+/// One entry a walk found.
+struct Found {
+    path: PathBuf,
+    /// Its path under the walked directory (found by the walking thread).
+    rel: String,
+    /// Looked at only when asked for.
+    seen: Option<Seen>,
+    symlink: bool,
+}
+
+/// How a walk runs: what it skips and what it looks at.
+struct Rules<'a> {
+    globs: &'a [String],
+    skip_hidden: bool,
+    /// Size and modification time of each file (one `stat` each).
+    stat: bool,
+    /// Symlinks listed too (never searched).
+    symlinks: bool,
+}
+
+/// The files (and symlinks, when asked for) under `dir` that the rules let through, in path
+/// order.
+fn gather(dir: &Path, rules: &Rules<'_>) -> Result<Vec<Found>> {
     let mut overrides = ignore::overrides::OverrideBuilder::new(dir);
-    for g in globs {
+    for g in rules.globs {
         overrides.add(g).map_err(|e| {
             Error::invalid(
                 format!("invalid glob `{g}`: {e}"),
@@ -84,7 +128,7 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
     let found = std::sync::Mutex::new(Vec::new());
     ignore::WalkBuilder::new(dir)
         .overrides(overrides)
-        .hidden(!hidden)
+        .hidden(rules.skip_hidden)
         // Version-control metadata is never content, hidden files asked for or not.
         .filter_entry(|e| e.file_name() != ".git")
         .threads(crate::cores::threads(12))
@@ -92,13 +136,21 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
         .run(|| {
             let mut mine = Gathered::new(&found);
             Box::new(move |entry| {
-                if let Ok(entry) = entry
-                    && entry.file_type().is_some_and(|t| t.is_file())
-                {
-                    let (len, mtime) = entry.metadata().map_or((0, 0), |m| {
-                        (m.len(), m.mtime_nsec() + m.mtime() * 1_000_000_000)
+                let Ok(entry) = entry else {
+                    return ignore::WalkState::Continue;
+                };
+                let Some(kind) = entry.file_type() else {
+                    return ignore::WalkState::Continue;
+                };
+                if kind.is_file() || (rules.symlinks && kind.is_symlink()) {
+                    let seen = (rules.stat && kind.is_file())
+                        .then(|| entry.metadata().map_or(Seen::default(), |m| Seen::of(&m)));
+                    mine.push(Found {
+                        rel: rel_of(dir, entry.path()),
+                        path: entry.into_path(),
+                        seen,
+                        symlink: kind.is_symlink(),
                     });
-                    mine.push((entry.into_path(), len, mtime));
                 }
                 ignore::WalkState::Continue
             })
@@ -106,72 +158,205 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
     let mut found = found
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    found.sort_by_cached_key(|f| crate::paths::order_key(&f.path));
+    Ok(found)
+}
+
+fn rel_of(dir: &Path, path: &Path) -> String {
+    crate::paths::below(path, dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The files under `dir` a search reads, in path order, each with its size and modification
+/// time: `.gitignore` and the other ignore files respected, globs applied, hidden files
+/// skipped unless `hidden`.
+pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
+    let found = gather(
+        dir,
+        &Rules {
+            globs,
+            skip_hidden: !hidden,
+            stat: true,
+            symlinks: false,
+        },
+    )?;
+    let mut seen = Vec::with_capacity(found.len());
+    let files: Vec<Candidate> = found
+        .into_iter()
+        .enumerate()
+        .map(|(index, f)| {
+            let s = f.seen.unwrap_or_default();
+            seen.push(Some(s));
+            Candidate {
+                rel: f.rel,
+                path: f.path,
+                len: Some(s.len),
+                index,
+            }
+        })
+        .collect();
+    let digest = digest_of(&files, &seen);
+    Ok(Walked {
+        files,
+        digest,
+        listed: None,
+    })
+}
+
+/// The same files without a `stat` of each (a search learns size and time when it opens the
+/// file, and then finds the digest with [`digest_of`]). Without globs, hidden files are
+/// walked too, listed in `listed` for a git dirty check, and left out of `files` unless
+/// `hidden`: one walk instead of two.
+pub fn walk_unstated(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
+    let list_all = globs.is_empty();
+    let found = gather(
+        dir,
+        &Rules {
+            globs,
+            skip_hidden: !hidden && !list_all,
+            stat: false,
+            symlinks: list_all,
+        },
+    )?;
     let mut files = Vec::with_capacity(found.len());
-    let mut hasher = Sha256::new();
-    for (path, len, mtime) in found {
-        let rel = path
-            .strip_prefix(dir)
-            .unwrap_or(&path)
-            .to_string_lossy()
-            .into_owned();
-        hasher.update(rel.as_bytes());
-        hasher.update([0]);
-        hasher.update(len.to_le_bytes());
-        hasher.update(mtime.to_le_bytes());
-        files.push(Candidate {
-            path,
-            rel,
-            len,
-            index: files.len(),
-        });
+    let mut listed = Vec::with_capacity(if list_all { found.len() } else { 0 });
+    for f in found {
+        if !f.symlink && (hidden || !crate::paths::is_hidden(Path::new(&f.rel))) {
+            files.push(Candidate {
+                path: f.path.clone(),
+                rel: f.rel,
+                len: None,
+                index: files.len(),
+            });
+        }
+        if list_all {
+            listed.push(f.path);
+        }
     }
-    let digest = hasher
-        .finalize()
-        .iter()
-        .take(16)
-        .fold(String::from("sha256:"), |mut s, b| {
-            use std::fmt::Write as _;
-            let _ = write!(s, "{b:02x}");
-            s
-        });
-    Ok(Walked { files, digest })
+    let listed = list_all.then_some(listed);
+    Ok(Walked {
+        files,
+        digest: String::new(),
+        listed,
+    })
+}
+
+/// The version digest of `files` from what was seen of each (`None`: not seen, counted as
+/// size 0 and time 0), the same as [`walk`] finds for the same sizes and times.
+pub fn digest_of(files: &[Candidate], seen: &[Option<Seen>]) -> String {
+    let mut digest = Digest::default();
+    for (file, s) in files.iter().zip(seen) {
+        digest.add(file, *s);
+    }
+    digest.finish()
+}
+
+/// A version digest built a file at a time, in walk order.
+#[derive(Default)]
+pub struct Digest(Sha256);
+
+impl Digest {
+    pub fn add(&mut self, file: &Candidate, seen: Option<Seen>) {
+        let s = seen.unwrap_or_default();
+        let mut entry = Vec::with_capacity(file.rel.len() + 17);
+        entry.extend_from_slice(file.rel.as_bytes());
+        entry.push(0);
+        entry.extend_from_slice(&s.len.to_le_bytes());
+        entry.extend_from_slice(&s.mtime_ns.to_le_bytes());
+        self.0.update(&entry);
+    }
+
+    pub fn finish(self) -> String {
+        self.0
+            .finalize()
+            .iter()
+            .take(16)
+            .fold(String::from("sha256:"), |mut s, b| {
+                use std::fmt::Write as _;
+                let _ = write!(s, "{b:02x}");
+                s
+            })
+    }
 }
 
 /// Every regular file under `dir` with the ignore rules off (`.git` left out), and how many of
-/// them are hidden (a name on their path starts with `.`), if counted within `limit`.
+/// them are hidden (a name on their path starts with `.`), if counted within `limit`. Plain
+/// directory reads on every core: no rule applies, so the walker's machinery (a matcher and
+/// a joined path per entry) is not needed; it took twice the time.
 pub fn count_all(dir: &Path, limit: Duration) -> Option<(u64, u64)> {
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::{Condvar, Mutex};
     let started = Instant::now();
     let (all, hidden, late) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
-    ignore::WalkBuilder::new(dir)
-        .standard_filters(false)
-        .filter_entry(|e| e.file_name() != ".git")
-        .threads(crate::cores::threads(12))
-        .build_parallel()
-        .run(|| {
-            let (all, hidden, late) = (&all, &hidden, &late);
-            Box::new(move |entry| {
-                if started.elapsed() > limit {
-                    late.store(true, Ordering::Relaxed);
-                    return ignore::WalkState::Quit;
+    // Directories still to read, with whether a name on the way is hidden, and how many
+    // are being read now (the count ends when both are none).
+    let work = Mutex::new((vec![(dir.to_path_buf(), false)], 0usize));
+    let ready = Condvar::new();
+    let count_dir = |path: &Path, under_hidden: bool, found: &mut Vec<(PathBuf, bool)>| {
+        let Ok(entries) = std::fs::read_dir(path) else {
+            return;
+        };
+        let (mut files, mut hidden_files) = (0, 0);
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name == ".git" {
+                continue;
+            }
+            let is_hidden = under_hidden || name.as_encoded_bytes().starts_with(b".");
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => found.push((entry.path(), is_hidden)),
+                Ok(t) if t.is_file() => {
+                    files += 1;
+                    hidden_files += u64::from(is_hidden);
                 }
-                let Ok(entry) = entry else {
-                    return ignore::WalkState::Continue;
-                };
-                if entry.file_type().is_some_and(|t| t.is_file()) {
-                    all.fetch_add(1, Ordering::Relaxed);
-                    let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-                    if rel
-                        .components()
-                        .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
-                    {
-                        hidden.fetch_add(1, Ordering::Relaxed);
+                _ => {}
+            }
+        }
+        all.fetch_add(files, Ordering::Relaxed);
+        hidden.fetch_add(hidden_files, Ordering::Relaxed);
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..crate::cores::threads(12) {
+            scope.spawn(|| {
+                let mut found = Vec::new();
+                loop {
+                    let (path, under_hidden) = {
+                        let mut w = work
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                        loop {
+                            if late.load(Ordering::Relaxed) {
+                                return;
+                            }
+                            if let Some(next) = w.0.pop() {
+                                w.1 += 1;
+                                break next;
+                            }
+                            if w.1 == 0 {
+                                return;
+                            }
+                            w = ready
+                                .wait(w)
+                                .unwrap_or_else(std::sync::PoisonError::into_inner);
+                        }
+                    };
+                    if started.elapsed() > limit {
+                        late.store(true, Ordering::Relaxed);
+                    } else {
+                        count_dir(&path, under_hidden, &mut found);
                     }
+                    let mut w = work
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    w.0.append(&mut found);
+                    w.1 -= 1;
+                    ready.notify_all();
                 }
-                ignore::WalkState::Continue
-            })
-        });
+            });
+        }
+    });
     (!late.into_inner()).then(|| (all.into_inner(), hidden.into_inner()))
 }
 
@@ -216,38 +401,60 @@ impl<'r> Opener<'r> {
         Self { roots, held: None }
     }
 
-    fn open(&mut self, path: &Path) -> Option<std::fs::File> {
+    fn open(&mut self, path: &Path) -> Option<(std::fs::File, std::fs::Metadata)> {
         let (root, rel) = self.roots.split(path).ok()?;
         if self.held.as_ref().is_none_or(|(held, _)| held != root) {
             self.held = Some((root.to_owned(), crate::beneath::HeldRoot::open(root).ok()?));
         }
         let (_, held) = self.held.as_ref()?;
-        held.open_file(rel).ok()
+        held.open_walked(rel).ok()
     }
 }
 
+/// A walked file open for reading, with its first 8 KiB and its size and time.
+pub(crate) struct Opened {
+    pub file: std::fs::File,
+    pub head: Vec<u8>,
+    pub seen: Seen,
+}
+
 /// Opens a walked file beneath its root with its first 8 KiB, or says why it is left out:
-/// larger than `max_bytes`, binary (a NUL in the first 8 KiB), or not openable.
+/// larger than `max_bytes`, binary (a NUL in the first 8 KiB), or not openable; with its size
+/// and time when they could be found.
 pub(crate) fn open_candidate(
     file: &Candidate,
     roots: &mut Opener<'_>,
     max_bytes: u64,
-) -> std::result::Result<(std::fs::File, Vec<u8>), Skip> {
+) -> std::result::Result<Opened, (Skip, Option<Seen>)> {
     use std::os::unix::fs::FileExt as _;
-    if file.len > max_bytes {
-        return Err(Skip::TooLarge);
+    if file.len.is_some_and(|len| len > max_bytes) {
+        return Err((Skip::TooLarge, None));
     }
     // Opened again beneath its root, not by name: a directory swapped for a symlink while
     // the walk runs cannot lead the search outside (see `beneath.rs`).
-    let opened = roots.open(&file.path).ok_or(Skip::Unreadable)?;
+    let Some((opened, meta)) = roots.open(&file.path) else {
+        // Its size and time for the version digest, as a walk that looks finds them.
+        let seen = std::fs::symlink_metadata(&file.path)
+            .ok()
+            .map(|m| Seen::of(&m));
+        return Err((Skip::Unreadable, seen));
+    };
+    let seen = Seen::of(&meta);
+    if seen.len > max_bytes {
+        return Err((Skip::TooLarge, Some(seen)));
+    }
     // Read at its offset: the file's position stays at 0 for its reader.
     let mut head = vec![0u8; HEAD_BYTES];
     let got = opened.read_at(&mut head, 0).unwrap_or(0);
     head.truncate(got);
     if memchr::memchr(0, &head).is_some() {
-        return Err(Skip::Binary);
+        return Err((Skip::Binary, Some(seen)));
     }
-    Ok((opened, head))
+    Ok(Opened {
+        file: opened,
+        head,
+        seen,
+    })
 }
 
 /// Why [`each_file`] left a file out.
@@ -281,15 +488,15 @@ pub fn each_file(
             return Ok((n, Some(last_path)));
         }
         last_path.clone_from(&file.rel);
-        let (opened, head) = match open_candidate(file, &mut beneath, max_bytes) {
-            Ok(found) => found,
-            Err(why) => {
+        let opened = match open_candidate(file, &mut beneath, max_bytes) {
+            Ok(opened) => opened,
+            Err((why, _)) => {
                 n.count(why);
                 skipped(file, why);
                 continue;
             }
         };
-        if read(file, &opened, &head)? {
+        if read(file, &opened.file, &opened.head)? {
             n.searched += 1;
         } else {
             n.unreadable += 1;

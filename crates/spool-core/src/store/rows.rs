@@ -218,6 +218,22 @@ impl Store {
         Ok(None)
     }
 
+    /// Whether a complete, unexpired artifact has a dedup key starting with `prefix`.
+    pub fn has_dedup_prefix(&self, prefix: &str) -> Result<bool> {
+        // A range on the indexed key: every string that starts with `prefix` sorts in it.
+        let end = format!("{prefix}\u{10FFFF}");
+        let found: Option<i64> = self
+            .conn()
+            .query_row(
+                "SELECT 1 FROM artifacts WHERE dedup_key >= ?1 AND dedup_key < ?2
+                 AND state = 'complete' AND expires_at > ?3 LIMIT 1",
+                params![prefix, end, clock::now_ms()],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(found.is_some())
+    }
+
     /// Whether this process may read `meta` (always, unless it was confined).
     pub fn may_read(&self, meta: &ArtifactMeta) -> Result<bool> {
         let Some(access) = self.access() else {

@@ -131,3 +131,43 @@ fn a_copy_cut_short_on_disk_answers_corrupt() {
     let err = search_artifact(&s.store, &meta.reference, &query(), &Paging::default()).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Corrupt, "{err}");
 }
+
+/// Regression: the searcher sniffed a byte-order mark at the start of the stream and dropped
+/// it, so a hit's byte was 3 short and, numbered from the index, its line one short; stored
+/// bytes are searched as they are.
+#[test]
+fn a_byte_order_mark_is_searched_as_the_bytes_it_is() {
+    let s = store();
+    let meta = put(&s.store, b"\xEF\xBB\xBFalpha\nbeta\n");
+    let a = search_artifact(
+        &s.store,
+        &meta.reference,
+        &Query {
+            pattern: "beta".into(),
+            literal: true,
+            case_insensitive: false,
+            words: None,
+        },
+        &Paging::default(),
+    )
+    .unwrap();
+    assert_eq!(a.hit_count, 1);
+    assert_eq!((a.hits[0].line, a.hits[0].byte_offset), (2, 9));
+}
+
+/// A changed byte among short lines, far from where parts begin, is caught by the part that
+/// owns its chunk as it reads it (not by the look for a part's first line).
+#[test]
+fn a_changed_byte_inside_a_part_answers_corrupt() {
+    let s = store();
+    let bytes = content();
+    let meta = put(&s.store, &bytes);
+    let path = s.store.root().join("content").join(&meta.reference);
+    let mut on_disk = std::fs::read(&path).unwrap();
+    let at = bytes.len() / 12;
+    assert_ne!(on_disk[at], b'\n');
+    on_disk[at] ^= 0x01;
+    std::fs::write(&path, on_disk).unwrap();
+    let err = search_artifact(&s.store, &meta.reference, &query(), &Paging::default()).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Corrupt, "{err}");
+}

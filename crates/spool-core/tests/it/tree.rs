@@ -743,3 +743,92 @@ fn a_search_read_on_several_threads_lists_hits_in_path_order() {
     });
     assert_eq!(seen, expected);
 }
+
+fn search_dot(s: &spool_core::Store, roots: &Roots, pattern: &str) -> serde_json::Value {
+    let a = search_path(
+        s,
+        roots,
+        ".",
+        &q(pattern),
+        &[],
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    serde_json::to_value(&a.scope).unwrap()
+}
+
+/// A first search learns each file's size and time as it opens it (no `stat` of its own): its
+/// version digest is the one a walk that looks finds, so its repeat reuses the stored list.
+#[test]
+fn a_first_search_states_the_digest_a_looking_walk_finds() {
+    let s = store();
+    let dir = repo();
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let first = search_dot(&s.store, &roots, "timeout");
+    let real = dir.path().canonicalize().unwrap();
+    let looked = spool_core::search::walk::walk(&real, &[], false).unwrap();
+    assert_eq!(first["version"]["files_digest"], looked.digest.as_str());
+    let again = search_dot(&s.store, &roots, "timeout");
+    assert_eq!(again, first, "the same scope, from the stored list");
+}
+
+/// The dirty check takes each searched file's size and time from the search and looks at the
+/// tracked files the search does not read (hidden ones) itself.
+#[test]
+fn a_change_to_a_searched_or_an_unsearched_tracked_file_makes_the_tree_dirty() {
+    let s = store();
+    let dir = repo();
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    assert_eq!(
+        search_dot(&s.store, &roots, "timeout")["version"]["dirty"],
+        false
+    );
+    // A hidden tracked file, not searched: found by the check's own look.
+    write(
+        dir.path(),
+        ".hidden/notes.txt",
+        b"timeout hidden, longer now\n",
+    );
+    assert_eq!(
+        search_dot(&s.store, &roots, "timeout")["version"]["dirty"],
+        true
+    );
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "notes"]);
+    assert_eq!(
+        search_dot(&s.store, &roots, "timeout")["version"]["dirty"],
+        false
+    );
+    // A searched file: found from the size the search saw.
+    write(dir.path(), "src/a.rs", b"fn main() {}\n");
+    assert_eq!(
+        search_dot(&s.store, &roots, "timeout")["version"]["dirty"],
+        true
+    );
+}
+
+/// A file with more hits than a worker holds (256 KiB of them) is searched again in its turn:
+/// every hit stored once, in path order, between the files before and after it.
+#[test]
+fn a_file_with_many_hits_is_stored_whole_and_in_order() {
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.txt", b"needle a\n");
+    let many = (1..=20_000).fold(String::new(), |mut s, i| {
+        s.push_str(&format!("needle {i:05} ........\n"));
+        s
+    });
+    write(dir.path(), "b.txt", many.as_bytes());
+    write(dir.path(), "c.txt", b"needle c\n");
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let mut seen: Vec<(String, u64)> = Vec::new();
+    each_page(&s.store, &roots, 1_000, |a| {
+        assert_eq!(a.hit_count, 20_002);
+        seen.extend(a.hits.iter().map(|h| (h.path.clone().unwrap(), h.line)));
+    });
+    let mut want = vec![("a.txt".to_owned(), 1)];
+    want.extend((1..=20_000).map(|i| ("b.txt".to_owned(), i)));
+    want.push(("c.txt".to_owned(), 1));
+    assert_eq!(seen, want);
+}

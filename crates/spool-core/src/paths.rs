@@ -1,0 +1,102 @@
+//! Path steps that a directory search takes for every file, on bytes: `Path`'s own compare
+//! and prefix strip go component by component, a tenth of a 20,000-file search's time.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::Path;
+
+/// `path` below `dir` (both as a walk joins them: no `.`, `..` or doubled `/`), or `None`;
+/// the same as `Path::strip_prefix` for such paths.
+pub(crate) fn below<'p>(path: &'p Path, dir: &Path) -> Option<&'p Path> {
+    let (p, d) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
+    let d = d.strip_suffix(b"/").unwrap_or(d);
+    match p.strip_prefix(d)? {
+        [] => Some(Path::new("")),
+        [b'/', rest @ ..] => Some(Path::new(OsStr::from_bytes(rest))),
+        // `/` as `dir`: its trailing slash was taken off above.
+        rest if d.is_empty() => Some(Path::new(OsStr::from_bytes(rest))),
+        _ => None,
+    }
+}
+
+/// A key that sorts paths as `Path`'s order does (component by component): `/` becomes the
+/// least byte, so a name sorts before any longer name it begins.
+pub(crate) fn order_key(path: &Path) -> Vec<u8> {
+    path.as_os_str()
+        .as_bytes()
+        .iter()
+        .map(|&b| if b == b'/' { 0 } else { b })
+        .collect()
+}
+
+/// Whether a name on relative path `rel` starts with `.` (what the walker's hidden rule skips).
+pub(crate) fn is_hidden(rel: &Path) -> bool {
+    let b = rel.as_os_str().as_bytes();
+    b.first() == Some(&b'.') || memchr::memmem::find(b, b"/.").is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    #[test]
+    fn below_agrees_with_strip_prefix() {
+        let cases = [
+            ("/a/b/c", "/a/b"),
+            ("/a/b", "/a/b"),
+            ("/a/bc", "/a/b"),
+            ("/a/b/c", "/"),
+            ("/a/b/c", "/a/b/"),
+            ("/x/b", "/a"),
+            ("/a", "/a/b"),
+        ];
+        for (p, d) in cases {
+            assert_eq!(
+                below(Path::new(p), Path::new(d)),
+                Path::new(p).strip_prefix(d).ok(),
+                "{p} below {d}"
+            );
+        }
+    }
+
+    #[test]
+    fn order_key_sorts_as_paths_do() {
+        let mut paths: Vec<PathBuf> = [
+            "/r/a/b",
+            "/r/a.b",
+            "/r/a",
+            "/r/a-b/c",
+            "/r/a/b.c",
+            "/r/ab",
+            "/r/A",
+            "/r/a/",
+            "/r/é",
+            "/r/a b",
+            "/r/a/b/c/d",
+            "/r/a0",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let mut by_key = paths.clone();
+        paths.sort();
+        by_key.sort_by_cached_key(|p| order_key(p));
+        assert_eq!(by_key, paths);
+    }
+
+    #[test]
+    fn hidden_is_any_name_starting_with_a_dot() {
+        for (rel, hidden) in [
+            (".git/x", true),
+            ("a/.b/c", true),
+            ("a/b.c", false),
+            ("a/.c", true),
+            ("a..b/c", false),
+            ("x", false),
+        ] {
+            assert_eq!(is_hidden(Path::new(rel)), hidden, "{rel}");
+        }
+    }
+}
