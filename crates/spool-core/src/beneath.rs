@@ -67,17 +67,20 @@ impl HeldRoot {
         open_file_from(&self.fd, rel)
     }
 
-    /// A file a walk of this root just listed as a regular file, open for reading, with its
-    /// status. Opened without the type probe of [`open_file`]: the walk's listing already said
-    /// what it was, which is what the probe says (a file swapped for a device after either
-    /// look is opened, then refused by its type, in both). `O_NONBLOCK`: a FIFO swapped in
-    /// never blocks; nothing is read before its type is checked. Half the system calls of a
-    /// directory search's open.
+    /// A file a walk of this root listed as a regular file, open for reading, with its status.
+    /// Opened without the type probe of [`open_file`], which the walk's listing stands for:
+    /// the walk follows no symlink, so none may be on the way now (`RESOLVE_NO_SYMLINKS`, and
+    /// `O_NOFOLLOW` for the walk without `openat2`): what is opened is the name the walk listed
+    /// as a regular file, or a device node put at that very name since (which takes the
+    /// privilege to make one), then refused by its type before anything is read. `O_NONBLOCK`:
+    /// a FIFO put there never blocks; `O_NOCTTY`: a terminal never becomes this process's.
+    /// Half the system calls of a directory search's open.
     pub fn open_walked(&self, rel: &Path) -> Result<(File, std::fs::Metadata), Refusal> {
-        let file = File::from(open_beneath(
+        let file = File::from(open_resolving(
             &self.fd,
             rel,
-            OFlag::O_RDONLY | OFlag::O_NONBLOCK,
+            OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_NOCTTY | OFlag::O_NOFOLLOW,
+            ResolveFlag::RESOLVE_NO_SYMLINKS,
         )?);
         let meta = file.metadata().map_err(Refusal::Io)?;
         if let Some(what) = kind(&meta) {
@@ -89,6 +92,16 @@ impl HeldRoot {
 
 /// Opens `rel` beneath the root held by `root_fd`.
 fn open_beneath(root_fd: &OwnedFd, rel: &Path, flags: OFlag) -> Result<OwnedFd, Refusal> {
+    open_resolving(root_fd, rel, flags, ResolveFlag::RESOLVE_NO_MAGICLINKS)
+}
+
+/// Opens `rel` beneath the root held by `root_fd`, resolving its path with `resolve` too.
+fn open_resolving(
+    root_fd: &OwnedFd,
+    rel: &Path,
+    flags: OFlag,
+    resolve: ResolveFlag,
+) -> Result<OwnedFd, Refusal> {
     let rel = if rel.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -102,7 +115,7 @@ fn open_beneath(root_fd: &OwnedFd, rel: &Path, flags: OFlag) -> Result<OwnedFd, 
     };
     let how = OpenHow::new()
         .flags(flags | extra)
-        .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
+        .resolve(ResolveFlag::RESOLVE_BENEATH | resolve);
     match openat2(root_fd.as_fd(), rel, how) {
         Err(Errno::ENOSYS | Errno::EPERM) => {
             walk_nofollow(root_fd.try_clone().map_err(Refusal::Io)?, rel, flags)
@@ -264,6 +277,42 @@ impl Below {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A walked name is opened only as the walk saw it: a directory on its way swapped for a
+    /// symlink (even one inside the root, which `open_file` follows), or the name itself made
+    /// a symlink, is refused; a FIFO put at the name is refused by its type without blocking.
+    #[test]
+    fn a_walked_file_is_opened_only_without_a_symlink_on_its_way() {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let p = root.path();
+        for dir in ["d", "e"] {
+            std::fs::create_dir(p.join(dir)).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::write(p.join(dir).join("f"), dir).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let held = HeldRoot::open(p).unwrap_or_else(|e| panic!("{e:?}"));
+        let (_, meta) = held
+            .open_walked(Path::new("d/f"))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(meta.len(), 1);
+        std::fs::rename(p.join("d"), p.join("d-was")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("e", p.join("d")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            held.open_file(Path::new("d/f")).is_ok(),
+            "followed inside the root"
+        );
+        assert!(
+            held.open_walked(Path::new("d/f")).is_err(),
+            "not as the walk saw it"
+        );
+        std::os::unix::fs::symlink("e/f", p.join("g")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(held.open_walked(Path::new("g")).is_err());
+        nix::unistd::mkfifo(&p.join("fifo"), nix::sys::stat::Mode::S_IRWXU)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(
+            held.open_walked(Path::new("fifo")),
+            Err(Refusal::NotRegular("a FIFO (named pipe)"))
+        ));
+    }
 
     #[test]
     fn a_symlink_out_is_refused_and_one_inside_followed() {

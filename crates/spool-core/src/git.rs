@@ -228,7 +228,7 @@ pub fn file_dirty(repo: &Repo, file: &Path) -> Option<bool> {
 /// Whether the working tree under `dir` differs from the index: a tracked file changed or
 /// gone, or a file git does not ignore and does not track. `None` when it cannot tell.
 pub fn tree_dirty(repo: &Repo, dir: &Path) -> Option<bool> {
-    DirtyCheck::prepare(repo, dir, None, |_| false)?.finish(repo, |_| None)
+    DirtyCheck::prepare(repo, dir, |_| false)?.finish(repo, |_| None)
 }
 
 /// A dirty check in two halves, so a directory search does the first while it reads the
@@ -244,17 +244,10 @@ pub struct DirtyCheck {
 }
 
 impl DirtyCheck {
-    /// Reads the index and looks for untracked files: among `listed` (every file and symlink
-    /// under `dir` the ignore rules let through, when a walk already listed them), else by a
-    /// walk of its own that keeps git's ignore rules (read from its files, not by git). The
-    /// tracked files the search will not read (`searched` says which it will, by their path
-    /// under `dir`) are looked at now.
-    pub fn prepare(
-        repo: &Repo,
-        dir: &Path,
-        listed: Option<&[std::path::PathBuf]>,
-        searched: impl Fn(&str) -> bool,
-    ) -> Option<Self> {
+    /// Reads the index and looks for untracked files by a walk that keeps git's ignore rules
+    /// (read from its files, not by git). The tracked files the search will not read
+    /// (`searched` says which it will, by their path under `dir`) are looked at now.
+    pub fn prepare(repo: &Repo, dir: &Path, searched: impl Fn(&str) -> bool) -> Option<Self> {
         let rel = relative(repo, dir)?;
         let prefix = if rel.is_empty() {
             String::new()
@@ -265,23 +258,7 @@ impl DirtyCheck {
         entries.retain(|e| e.path.starts_with(&prefix));
         let tracked: std::collections::HashSet<&str> =
             entries.iter().map(|e| e.path.as_str()).collect();
-        let (untracked, unknown) = match listed {
-            Some(listed) => {
-                let (mut untracked, mut unknown) = (false, false);
-                for path in listed {
-                    match relative(repo, path) {
-                        Some(rel) if !tracked.contains(rel.as_str()) => {
-                            untracked = true;
-                            break;
-                        }
-                        Some(_) => {}
-                        None => unknown = true,
-                    }
-                }
-                (untracked, unknown)
-            }
-            None => untracked_by_walk(repo, dir, &tracked),
-        };
+        let (untracked, unknown) = untracked_by_walk(repo, dir, &tracked);
         drop(tracked);
         let (later, now): (Vec<Entry>, Vec<Entry>) = entries
             .into_iter()
@@ -391,13 +368,14 @@ fn untracked_by_walk(
                 {
                     return WalkState::Continue;
                 }
-                match relative(repo, entry.path()) {
-                    Some(path) if !tracked.contains(path.as_str()) => {
+                // Named by its bytes below the working tree: no string made per entry.
+                match crate::paths::below(entry.path(), &repo.work_tree).map(Path::to_str) {
+                    Some(Some(path)) if !tracked.contains(path) => {
                         untracked.store(true, Ordering::Relaxed);
                         return WalkState::Quit;
                     }
-                    Some(_) => {}
-                    None => unknown.store(true, Ordering::Relaxed),
+                    Some(Some(_)) => {}
+                    _ => unknown.store(true, Ordering::Relaxed),
                 }
                 WalkState::Continue
             })

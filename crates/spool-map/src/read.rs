@@ -140,7 +140,6 @@ pub fn read_and_parse(
             })
             .collect(),
         digest: walked.digest.clone(),
-        listed: None,
     };
     let gather = RefCell::new(Gather {
         outcomes,

@@ -44,14 +44,21 @@ pub struct Searched {
 }
 
 enum Outcome<T> {
-    Read(Option<T>),
+    Read(T),
     Left(Skip),
     /// Too large for a worker: the caller reads it in its turn.
     Large,
 }
 
+/// What a worker made of a file.
+pub enum Worked<T> {
+    Answer(T),
+    /// Its answer is too large to hold: the caller reads it again in its turn, with `large`.
+    InTurn,
+}
+
 /// What reads the files: `state` makes each worker's own tools (a searcher); `work` reads a
-/// small file on a worker into an answer (`None`: it could not be read); `take` receives
+/// small file on a worker into an answer; `take` receives
 /// each answer in path order and says whether the file was read whole; `large` reads a large
 /// file on the calling thread, in its turn, and says the same.
 pub struct Readers<St, W, Ta, L> {
@@ -74,7 +81,7 @@ pub fn each_file<S, T, St, W, Ta, L>(
 where
     T: Send,
     St: Fn() -> S + Sync,
-    W: Fn(&mut S, &Candidate, &File, &[u8]) -> Option<T> + Sync,
+    W: Fn(&mut S, &Candidate, &File, &[u8]) -> Worked<T> + Sync,
     Ta: FnMut(&Candidate, T) -> Result<bool>,
     L: FnMut(&Candidate, &File, &[u8]) -> Result<bool>,
 {
@@ -119,10 +126,19 @@ where
                                 Ok(opened) if large(opened.seen.len) => {
                                     (Outcome::Large, Some(opened.seen))
                                 }
-                                Ok(opened) => (
-                                    Outcome::Read(work(&mut own, file, &opened.file, &opened.head)),
-                                    Some(opened.seen),
-                                ),
+                                Ok(opened) => {
+                                    let worked = work(&mut own, file, &opened.file, opened.head());
+                                    let seen = opened.seen;
+                                    opened.done(&mut beneath);
+                                    match worked {
+                                        Worked::Answer(answer) => {
+                                            (Outcome::Read(answer), Some(seen))
+                                        }
+                                        // Its size and time are taken again when it is opened
+                                        // again: what is stated is what was read.
+                                        Worked::InTurn => (Outcome::Large, None),
+                                    }
+                                }
                                 Err((why, seen)) => (Outcome::Left(why), seen),
                             }
                         });
@@ -175,12 +191,13 @@ fn in_order<T>(
                         n.count(why);
                         None
                     }
-                    Outcome::Read(None) => Some(false),
-                    Outcome::Read(Some(answer)) => Some(take(file, answer)?),
+                    Outcome::Read(answer) => Some(take(file, answer)?),
                     Outcome::Large => match open_candidate(file, &mut beneath, max_bytes) {
                         Ok(opened) => {
                             seen = Some(opened.seen);
-                            Some(large(file, &opened.file, &opened.head)?)
+                            let whole = large(file, &opened.file, opened.head())?;
+                            opened.done(&mut beneath);
+                            Some(whole)
                         }
                         Err((why, found)) => {
                             seen = found;

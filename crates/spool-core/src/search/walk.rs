@@ -29,10 +29,6 @@ pub struct Walked {
     /// `sha256:` of every file's path, size and modification time, in walk order; empty when
     /// the walk did not look at them (see [`digest_of`]).
     pub digest: String,
-    /// Every file and symlink the ignore rules let through, hidden ones too, when the walk
-    /// listed them: what a git dirty check's test for untracked files needs, without a walk
-    /// of its own.
-    pub listed: Option<Vec<PathBuf>>,
 }
 
 /// A file's size and modification time (nanoseconds since the epoch), as a version digest
@@ -47,7 +43,11 @@ impl Seen {
     pub fn of(m: &std::fs::Metadata) -> Self {
         Self {
             len: m.len(),
-            mtime_ns: m.mtime_nsec() + m.mtime() * 1_000_000_000,
+            // Wrapping, as release builds always computed it: a time past 2262 is no panic.
+            mtime_ns: m
+                .mtime()
+                .wrapping_mul(1_000_000_000)
+                .wrapping_add(m.mtime_nsec()),
         }
     }
 }
@@ -88,14 +88,13 @@ impl<T> Drop for Gathered<'_, T> {
     }
 }
 
-/// One entry a walk found.
+/// One file a walk found.
 struct Found {
     path: PathBuf,
     /// Its path under the walked directory (found by the walking thread).
     rel: String,
     /// Looked at only when asked for.
     seen: Option<Seen>,
-    symlink: bool,
 }
 
 /// How a walk runs: what it skips and what it looks at.
@@ -104,12 +103,9 @@ struct Rules<'a> {
     skip_hidden: bool,
     /// Size and modification time of each file (one `stat` each).
     stat: bool,
-    /// Symlinks listed too (never searched).
-    symlinks: bool,
 }
 
-/// The files (and symlinks, when asked for) under `dir` that the rules let through, in path
-/// order.
+/// The files under `dir` that the rules let through, in path order.
 fn gather(dir: &Path, rules: &Rules<'_>) -> Result<Vec<Found>> {
     let mut overrides = ignore::overrides::OverrideBuilder::new(dir);
     for g in rules.globs {
@@ -142,14 +138,14 @@ fn gather(dir: &Path, rules: &Rules<'_>) -> Result<Vec<Found>> {
                 let Some(kind) = entry.file_type() else {
                     return ignore::WalkState::Continue;
                 };
-                if kind.is_file() || (rules.symlinks && kind.is_symlink()) {
-                    let seen = (rules.stat && kind.is_file())
+                if kind.is_file() {
+                    let seen = rules
+                        .stat
                         .then(|| entry.metadata().map_or(Seen::default(), |m| Seen::of(&m)));
                     mine.push(Found {
                         rel: rel_of(dir, entry.path()),
                         path: entry.into_path(),
                         seen,
-                        symlink: kind.is_symlink(),
                     });
                 }
                 ignore::WalkState::Continue
@@ -179,7 +175,6 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
             globs,
             skip_hidden: !hidden,
             stat: true,
-            symlinks: false,
         },
     )?;
     let mut seen = Vec::with_capacity(found.len());
@@ -198,48 +193,33 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
         })
         .collect();
     let digest = digest_of(&files, &seen);
-    Ok(Walked {
-        files,
-        digest,
-        listed: None,
-    })
+    Ok(Walked { files, digest })
 }
 
-/// The same files without a `stat` of each (a search learns size and time when it opens the
-/// file, and then finds the digest with [`digest_of`]). Without globs, hidden files are
-/// walked too, listed in `listed` for a git dirty check, and left out of `files` unless
-/// `hidden`: one walk instead of two.
+/// The same files without a `stat` of each: a search learns size and time when it opens the
+/// file, and then finds the digest with [`Digest`].
 pub fn walk_unstated(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
-    let list_all = globs.is_empty();
     let found = gather(
         dir,
         &Rules {
             globs,
-            skip_hidden: !hidden && !list_all,
+            skip_hidden: !hidden,
             stat: false,
-            symlinks: list_all,
         },
     )?;
-    let mut files = Vec::with_capacity(found.len());
-    let mut listed = Vec::with_capacity(if list_all { found.len() } else { 0 });
-    for f in found {
-        if !f.symlink && (hidden || !crate::paths::is_hidden(Path::new(&f.rel))) {
-            files.push(Candidate {
-                path: f.path.clone(),
-                rel: f.rel,
-                len: None,
-                index: files.len(),
-            });
-        }
-        if list_all {
-            listed.push(f.path);
-        }
-    }
-    let listed = list_all.then_some(listed);
+    let files = found
+        .into_iter()
+        .enumerate()
+        .map(|(index, f)| Candidate {
+            path: f.path,
+            rel: f.rel,
+            len: None,
+            index,
+        })
+        .collect();
     Ok(Walked {
         files,
         digest: String::new(),
-        listed,
     })
 }
 
@@ -394,11 +374,17 @@ pub(crate) const HEAD_BYTES: usize = 8192;
 pub(crate) struct Opener<'r> {
     roots: &'r crate::roots::Roots,
     held: Option<(PathBuf, crate::beneath::HeldRoot)>,
+    /// A head buffer given back, used for the next file (not allocated and zeroed per file).
+    spare: Vec<u8>,
 }
 
 impl<'r> Opener<'r> {
     pub(crate) fn new(roots: &'r crate::roots::Roots) -> Self {
-        Self { roots, held: None }
+        Self {
+            roots,
+            held: None,
+            spare: Vec::new(),
+        }
     }
 
     fn open(&mut self, path: &Path) -> Option<(std::fs::File, std::fs::Metadata)> {
@@ -411,11 +397,40 @@ impl<'r> Opener<'r> {
     }
 }
 
+/// A file read from a position on, by positioned reads (the file's own position is left as
+/// it is).
+pub(crate) struct ReadFrom<'f> {
+    pub file: &'f std::fs::File,
+    pub at: u64,
+}
+
+impl std::io::Read for ReadFrom<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = std::os::unix::fs::FileExt::read_at(self.file, buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
 /// A walked file open for reading, with its first 8 KiB and its size and time.
 pub(crate) struct Opened {
     pub file: std::fs::File,
-    pub head: Vec<u8>,
+    /// `HEAD_BYTES` long; the file's first `head_len` bytes.
+    buf: Vec<u8>,
+    head_len: usize,
     pub seen: Seen,
+}
+
+impl Opened {
+    /// The file's first bytes (all of it when shorter than `HEAD_BYTES`).
+    pub fn head(&self) -> &[u8] {
+        &self.buf[..self.head_len]
+    }
+
+    /// Closes the file and gives its head buffer back to `opener` for the next file.
+    pub fn done(self, opener: &mut Opener<'_>) {
+        opener.spare = self.buf;
+    }
 }
 
 /// Opens a walked file beneath its root with its first 8 KiB, or says why it is left out:
@@ -444,15 +459,21 @@ pub(crate) fn open_candidate(
         return Err((Skip::TooLarge, Some(seen)));
     }
     // Read at its offset: the file's position stays at 0 for its reader.
-    let mut head = vec![0u8; HEAD_BYTES];
-    let got = opened.read_at(&mut head, 0).unwrap_or(0);
-    head.truncate(got);
-    if memchr::memchr(0, &head).is_some() {
+    let mut buf = std::mem::take(&mut roots.spare);
+    buf.resize(HEAD_BYTES, 0);
+    let Ok(got) = opened.read_at(&mut buf, 0) else {
+        // Not read: left out as unreadable, not searched as if empty.
+        roots.spare = buf;
+        return Err((Skip::Unreadable, Some(seen)));
+    };
+    if memchr::memchr(0, &buf[..got]).is_some() {
+        roots.spare = buf;
         return Err((Skip::Binary, Some(seen)));
     }
     Ok(Opened {
         file: opened,
-        head,
+        buf,
+        head_len: got,
         seen,
     })
 }
@@ -496,7 +517,9 @@ pub fn each_file(
                 continue;
             }
         };
-        if read(file, &opened.file, &opened.head)? {
+        let whole = read(file, &opened.file, opened.head())?;
+        opened.done(&mut beneath);
+        if whole {
             n.searched += 1;
         } else {
             n.unreadable += 1;

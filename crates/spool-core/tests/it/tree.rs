@@ -832,3 +832,64 @@ fn a_file_with_many_hits_is_stored_whole_and_in_order() {
     want.push(("c.txt".to_owned(), 1));
     assert_eq!(seen, want);
 }
+
+/// Regression (review): a first search walked hidden files and left them out itself, so a
+/// hidden file the ignore rules take back in (`!.env.example`) was not searched, as ripgrep
+/// and every repeat search do.
+#[test]
+fn a_hidden_file_an_ignore_rule_takes_back_in_is_searched() {
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".gitignore", b"!.env.example\n");
+    write(dir.path(), ".env.example", b"needle env\n");
+    write(dir.path(), ".secret", b"needle hidden\n");
+    write(dir.path(), "a.txt", b"needle a\n");
+    git(dir.path(), &["init", "-q"]);
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let mut refs = Vec::new();
+    for _ in 0..2 {
+        let mut paths = Vec::new();
+        each_page(&s.store, &roots, 10, |a| {
+            paths.extend(a.hits.iter().map(|h| h.path.clone().unwrap()));
+            refs.push(a.reference.clone());
+        });
+        assert_eq!(paths, [".env.example", "a.txt"]);
+    }
+    assert_eq!(refs[0], refs[1], "the repeat reuses the first list");
+}
+
+/// The same when the rule that takes a hidden file back in sits in a subdirectory's ignore
+/// file; and a new hidden file git does not ignore makes the tree dirty (hidden files are not
+/// searched, but count for the dirty check).
+#[test]
+fn hidden_files_count_for_the_dirty_check_and_a_nested_rule_takes_one_back() {
+    let s = store();
+    let dir = repo();
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    write(dir.path(), "sub/.gitignore", b"!.keep\n");
+    write(dir.path(), "sub/.keep", b"timeout kept\n");
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "keep"]);
+    let a = search_path(
+        &s.store,
+        &roots,
+        ".",
+        &q("timeout"),
+        &[],
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    let paths: Vec<&str> = a.hits.iter().map(|h| h.path.as_deref().unwrap()).collect();
+    assert_eq!(paths, ["config/production.yaml", "src/a.rs", "sub/.keep"]);
+    assert_eq!(
+        serde_json::to_value(&a.scope).unwrap()["version"]["dirty"],
+        false
+    );
+    let s = store();
+    write(dir.path(), "src/.new", b"untracked\n");
+    assert_eq!(
+        search_dot(&s.store, &roots, "timeout")["version"]["dirty"],
+        true
+    );
+}
