@@ -61,8 +61,14 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         walk::walk(&real, &[], false)?
     };
     let key = format!("{}{}", key_prefix(&real, req), walked.digest);
+    // The same files (their digest is in the key); a map that would state the repository's
+    // commit or dirty flag as they no longer are is made again.
     if let Some(found) = store.find_by_dedup(&key)?
         && !found.source.version.timed_out()
+        && found.source.version.map().is_some_and(|then| {
+            let now = spool_core::search::tree::tree_version(&real, &walked.digest);
+            (then.commit.as_ref(), then.dirty) == (now.commit.as_ref(), now.dirty)
+        })
     {
         return Ok(found);
     }

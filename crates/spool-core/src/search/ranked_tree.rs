@@ -231,6 +231,7 @@ fn stored_passages(
     if let Some(found) = store.find_by_dedup(&key)?
         && !found.source.version.timed_out()
         && store.words_path(&found.reference).exists()
+        && super::tree::states_the_tree_now(&found, dir, &walked.digest)
     {
         return Ok(found.reference);
     }

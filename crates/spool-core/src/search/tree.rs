@@ -161,13 +161,7 @@ fn run_search(
     let walked = if store.has_dedup_prefix(&key_prefix)? {
         let walked = walk::walk(dir, filter.globs, filter.hidden)?;
         if let Some(found) = store.find_by_dedup(&format!("{key_prefix}{}", walked.digest))?
-            && stored_version(&found).is_some_and(|then| {
-                // The files read are the same; the repository's state may not be (a change to
-                // a hidden tracked file, a new commit): a list that would state it wrong is
-                // not reused (regression: it answered `dirty: false` for a changed tree).
-                let now = tree_version(dir, &walked.digest);
-                (then.commit, then.dirty) == (now.commit, now.dirty)
-            })
+            && states_the_tree_now(&found, dir, &walked.digest)
         {
             return Ok(found.reference);
         }
@@ -490,11 +484,25 @@ fn page_of_hits(
     })
 }
 
-/// The tree version a stored hit list states.
-fn stored_version(meta: &crate::store::ArtifactMeta) -> Option<TreeVersion> {
-    let v = meta.source.version.search()?;
-    let scope: TreeScope = serde_json::from_value(v.scope.clone()).ok()?;
-    Some(scope.version)
+/// Whether a stored search of `dir` (a hit list, a word index) states the repository as it is
+/// now. Its files are the same when this is asked (their digest is its key); the repository's
+/// state may not be (a change to a hidden tracked file, a new commit): what would state it
+/// wrong is not reused (regression: a reused list answered `dirty: false` for a changed tree).
+pub(super) fn states_the_tree_now(
+    meta: &crate::store::ArtifactMeta,
+    dir: &Path,
+    digest: &str,
+) -> bool {
+    let then = meta
+        .source
+        .version
+        .search()
+        .and_then(|v| serde_json::from_value::<TreeScope>(v.scope.clone()).ok())
+        .map(|scope| scope.version);
+    then.is_some_and(|then| {
+        let now = tree_version(dir, digest);
+        (then.commit, then.dirty) == (now.commit, now.dirty)
+    })
 }
 
 /// What a search's tree version needs that reading the files does not give (the commit, the

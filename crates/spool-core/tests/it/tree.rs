@@ -893,3 +893,42 @@ fn hidden_files_count_for_the_dirty_check_and_a_nested_rule_takes_one_back() {
         true
     );
 }
+
+/// Regression: a word index of a directory was reused for the same files after a commit, and
+/// its answers stated the old commit; it is built again when the repository's state moved.
+#[test]
+fn a_word_index_is_not_reused_across_a_commit() {
+    use spool_core::search::search_words_tree;
+    use spool_core::search::tree::Filter;
+    let s = store();
+    let dir = repo();
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let filter = Filter {
+        globs: &[],
+        hidden: false,
+    };
+    let ask = || {
+        search_words_tree(
+            &s.store,
+            &roots,
+            ".",
+            "timeout main",
+            &filter,
+            &Paging::default(),
+            DEFAULT_BUDGET,
+        )
+        .unwrap()
+    };
+    let commit_of = |a: &spool_core::search::SearchAnswer| {
+        serde_json::to_value(&a.scope).unwrap()["version"]["commit"].clone()
+    };
+    let first = ask();
+    assert_eq!(ask().reference, first.reference, "unchanged: reused");
+    git(
+        dir.path(),
+        &["commit", "-q", "--allow-empty", "-m", "empty"],
+    );
+    let after = ask();
+    assert_ne!(after.reference, first.reference);
+    assert_ne!(commit_of(&after), commit_of(&first));
+}

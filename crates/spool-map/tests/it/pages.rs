@@ -157,4 +157,11 @@ fn a_checkout_is_pinned_to_its_commit_and_a_change_is_a_new_dirty_map() {
     let v = &scope(&dirty).version;
     assert_eq!(v.dirty, Some(true));
     assert!(v.files_digest.starts_with("sha256:"), "{v:?}");
+    // Committed, the same files: the dirty map is not reused (regression: it stated the old
+    // commit and `dirty: true` for a clean checkout).
+    let committed = commit_all(f.root.path());
+    let again = f.map(json!({})).unwrap();
+    let v = &scope(&again).version;
+    assert_eq!(v.commit.as_deref(), Some(committed.as_str()));
+    assert_eq!(v.dirty, Some(false));
 }
