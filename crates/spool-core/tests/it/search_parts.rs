@@ -44,6 +44,15 @@ fn expected(bytes: &[u8]) -> Vec<(u64, u64)> {
     out
 }
 
+fn literal(pattern: &str) -> Query {
+    Query {
+        pattern: pattern.into(),
+        literal: true,
+        case_insensitive: false,
+        words: None,
+    }
+}
+
 fn query() -> Query {
     Query {
         pattern: r"key=42\b".into(),
@@ -87,12 +96,7 @@ fn a_search_in_parts_finds_what_a_whole_scan_finds() {
     let a = search_artifact(
         &s.store,
         &meta.reference,
-        &Query {
-            pattern: "huge start".into(),
-            literal: true,
-            case_insensitive: false,
-            words: None,
-        },
+        &literal("huge start"),
         &Paging::default(),
     )
     .unwrap();
@@ -142,12 +146,7 @@ fn a_byte_order_mark_is_searched_as_the_bytes_it_is() {
     let a = search_artifact(
         &s.store,
         &meta.reference,
-        &Query {
-            pattern: "beta".into(),
-            literal: true,
-            case_insensitive: false,
-            words: None,
-        },
+        &literal("beta"),
         &Paging::default(),
     )
     .unwrap();
