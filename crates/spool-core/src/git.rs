@@ -93,6 +93,14 @@ struct Entry {
     id: Vec<u8>,
 }
 
+impl Entry {
+    /// Whether a file of `len` bytes modified at `mtime` (seconds, nanoseconds) is unchanged
+    /// by git's own first check: size and time as staged.
+    fn stat_matches(&self, len: u64, mtime: Option<(u32, u32)>) -> bool {
+        len == u64::from(self.size) && mtime == Some(self.mtime)
+    }
+}
+
 /// The entries of the index, `None` when it is missing or in a form this does not read.
 fn index(repo: &Repo) -> Option<Vec<Entry>> {
     let data = fs::read(repo.git_dir.join("index")).ok()?;
@@ -186,8 +194,7 @@ fn entry_changed(repo: &Repo, entry: &Entry) -> Option<bool> {
         // A symlink or submodule: not read here.
         return None;
     }
-    let mtime = modified(&meta);
-    if meta.len() == u64::from(entry.size) && mtime == Some(entry.mtime) {
+    if entry.stat_matches(meta.len(), modified(&meta)) {
         return Some(false);
     }
     let bytes = fs::read(&path).ok()?;
@@ -233,7 +240,7 @@ pub fn tree_dirty(repo: &Repo, dir: &Path) -> Option<bool> {
 
 /// A dirty check in two halves, so a directory search does the first while it reads the
 /// files and the second from what reading them found: nothing is looked at twice.
-pub struct DirtyCheck {
+pub(crate) struct DirtyCheck {
     /// The index entries under the directory.
     entries: Vec<Entry>,
     /// `dir`'s path in the index, with a trailing `/` (empty at the top).
@@ -247,7 +254,11 @@ impl DirtyCheck {
     /// Reads the index and looks for untracked files by a walk that keeps git's ignore rules
     /// (read from its files, not by git). The tracked files the search will not read
     /// (`searched` says which it will, by their path under `dir`) are looked at now.
-    pub fn prepare(repo: &Repo, dir: &Path, searched: impl Fn(&str) -> bool) -> Option<Self> {
+    pub(crate) fn prepare(
+        repo: &Repo,
+        dir: &Path,
+        searched: impl Fn(&str) -> bool,
+    ) -> Option<Self> {
         let rel = relative(repo, dir)?;
         let prefix = if rel.is_empty() {
             String::new()
@@ -279,7 +290,7 @@ impl DirtyCheck {
     /// Whether the tree is dirty, given `seen`: a file's size and modification time
     /// (nanoseconds) by its path under `dir`, when they were already found. A file whose size
     /// and time match its entry is unchanged (git's own check); any other is looked at.
-    pub fn finish(
+    pub(crate) fn finish(
         self,
         repo: &Repo,
         seen: impl Fn(&str) -> Option<(u64, i64)> + Sync,
@@ -297,11 +308,13 @@ impl DirtyCheck {
                     .strip_prefix(prefix)
                     .and_then(&seen)
                     .is_some_and(|(len, ns)| {
-                        len == u64::from(e.size)
-                            && (
+                        e.stat_matches(
+                            len,
+                            Some((
                                 ns.div_euclid(1_000_000_000) as u32,
                                 ns.rem_euclid(1_000_000_000) as u32,
-                            ) == e.mtime
+                            )),
+                        )
                     });
                 !same
             })

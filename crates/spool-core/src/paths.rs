@@ -29,6 +29,13 @@ pub(crate) fn order_key(path: &Path) -> Vec<u8> {
         .collect()
 }
 
+/// Whether a name on relative path `rel` starts with `.` (what the walker's hidden rule skips,
+/// unless an ignore rule takes the file back in).
+pub(crate) fn is_hidden(rel: &Path) -> bool {
+    let b = rel.as_os_str().as_bytes();
+    b.first() == Some(&b'.') || memchr::memmem::find(b, b"/.").is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
@@ -78,5 +85,19 @@ mod tests {
         paths.sort();
         by_key.sort_by_cached_key(|p| order_key(p));
         assert_eq!(by_key, paths);
+    }
+
+    #[test]
+    fn hidden_is_any_name_starting_with_a_dot() {
+        for (rel, hidden) in [
+            (".git/x", true),
+            ("a/.b/c", true),
+            ("a/b.c", false),
+            ("a/.c", true),
+            ("a..b/c", false),
+            ("x", false),
+        ] {
+            assert_eq!(is_hidden(Path::new(rel)), hidden, "{rel}");
+        }
     }
 }

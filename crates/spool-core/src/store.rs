@@ -34,13 +34,12 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-pub use checked_range::CheckedRange;
 pub use gc::GcReport;
 pub use meta::{ArtifactMeta, ArtifactSummary, NewArtifact};
 pub use reader::ArtifactReader;
 pub use remote::{Progress, Remote, RemoteArtifact, SharedGc, Upload};
 pub use rows::expired_error;
-pub use sums::ChunkSums;
+pub(crate) use sums::ChunkSums;
 pub use writer::{ArtifactWriter, Stream};
 
 use crate::error::{Error, Result};

@@ -66,8 +66,12 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
     if let Some(found) = store.find_by_dedup(&key)?
         && !found.source.version.timed_out()
         && found.source.version.map().is_some_and(|then| {
-            let now = spool_core::search::tree::tree_version(&real, &walked.digest);
-            (then.commit.as_ref(), then.dirty) == (now.commit.as_ref(), now.dirty)
+            spool_core::search::tree::is_current(
+                &real,
+                &walked.digest,
+                then.commit.as_deref(),
+                then.dirty,
+            )
         })
     {
         return Ok(found);
@@ -158,7 +162,7 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         };
         let left = deadline.saturating_duration_since(Instant::now());
         (counts.ignored, counts.hidden) =
-            spool_core::search::tree::left_out(&real, &filter, walked.files.len(), left);
+            spool_core::search::tree::left_out(&real, &filter, &walked.files, left);
     }
     let tree = spool_core::search::tree::tree_version(&real, &walked.digest);
     let version = MapVersion {

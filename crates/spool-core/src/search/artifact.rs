@@ -66,15 +66,22 @@ fn search_whole(
 /// The error a search of `reader` ended with: a core error carried through the searcher (a
 /// corrupt chunk) as itself, any other as a read error of the content.
 pub(super) fn search_failed(reader: &crate::store::ArtifactReader, e: std::io::Error) -> Error {
-    let path = || reader.content_path().to_path_buf();
-    match e
-        .into_inner()
-        .map(<dyn std::error::Error + Send + Sync>::downcast::<Error>)
+    if e.get_ref()
+        .is_some_and(<dyn std::error::Error + Send + Sync>::is::<Error>)
     {
-        Some(Ok(core)) => *core,
-        Some(Err(other)) => Error::io(path(), std::io::Error::other(other)),
-        None => Error::io(path(), std::io::Error::other("search failed")),
+        if let Some(Ok(core)) = e
+            .into_inner()
+            .map(<dyn std::error::Error + Send + Sync>::downcast::<Error>)
+        {
+            return *core;
+        }
+        return Error::io(
+            reader.content_path(),
+            std::io::Error::other("search failed"),
+        );
     }
+    // A read error of the system (its errno kept), or another carried through the searcher.
+    Error::io(reader.content_path(), e)
 }
 
 /// Searches all of artifact `reference`.

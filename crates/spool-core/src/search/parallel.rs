@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::walk::{Candidate, Counts, Digest, Opener, Seen, Skip, Walked, open_candidate};
+use super::walk::{Candidate, Counts, Opener, Seen, Skip, Walked, open_candidate};
 use crate::error::Result;
 use crate::roots::Roots;
 
@@ -38,9 +38,6 @@ pub struct Searched {
     pub counts: Counts,
     pub timed_out: Option<String>,
     pub seen: Vec<Option<Seen>>,
-    /// The version digest of the walked files (sizes and times as found), built in path
-    /// order while they are read; the files not reached are looked at by path.
-    pub digest: String,
 }
 
 enum Outcome<T> {
@@ -176,7 +173,6 @@ fn in_order<T>(
 ) -> Result<Searched> {
     let mut n = Counts::default();
     let mut seen_all: Vec<Option<Seen>> = vec![None; files.len()];
-    let mut digest = Digest::default();
     let mut beneath = Opener::new(roots);
     let mut waiting: BTreeMap<usize, Vec<Answer<T>>> = BTreeMap::new();
     let mut turn = 0usize;
@@ -206,7 +202,6 @@ fn in_order<T>(
                         }
                     },
                 };
-                digest.add(file, seen);
                 seen_all[turn] = seen;
                 match read {
                     Some(true) => n.searched += 1,
@@ -227,16 +222,9 @@ fn in_order<T>(
         turn.checked_sub(1)
             .map_or_else(String::new, |last| files[last].rel.clone())
     });
-    for (file, seen) in files.iter().zip(seen_all.iter_mut()).skip(turn) {
-        *seen = std::fs::symlink_metadata(&file.path)
-            .ok()
-            .map(|m| Seen::of(&m));
-        digest.add(file, *seen);
-    }
     Ok(Searched {
         counts: n,
         timed_out,
         seen: seen_all,
-        digest: digest.finish(),
     })
 }

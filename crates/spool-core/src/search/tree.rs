@@ -160,7 +160,9 @@ fn run_search(
     let key_prefix = format!("tree:{}:{query_digest}:", dir.display());
     let walked = if store.has_dedup_prefix(&key_prefix)? {
         let walked = walk::walk(dir, filter.globs, filter.hidden)?;
+        // A list that ran out of time is not reused: the next search tries the whole tree.
         if let Some(found) = store.find_by_dedup(&format!("{key_prefix}{}", walked.digest))?
+            && !found.source.version.timed_out()
             && states_the_tree_now(&found, dir, &walked.digest)
         {
             return Ok(found.reference);
@@ -229,13 +231,7 @@ fn run_search(
     let (searched, beside) = std::thread::scope(|scope| {
         let beside = scope.spawn(|| {
             let version = VersionSoFar::find(dir, &walked);
-            let left_out = left_out(
-                walk_info.dir,
-                walk_info.filter,
-                walk_info.walked.files.len(),
-                walk_info.budget.saturating_sub(walk_info.started.elapsed()),
-            );
-            (left_out, version)
+            (walk_info.left_out(), version)
         });
         let searched = parallel::each_file(
             &walked,
@@ -285,16 +281,23 @@ fn run_search(
     let searched = searched?;
     let (n, timed_out) = (&searched.counts, searched.timed_out);
     let mut writer = writer.into_inner();
-    let seen = searched.seen;
+    let seen = seen_or_look(&walked.files, searched.seen);
     let digest = if walked.digest.is_empty() {
-        searched.digest
+        walk::digest_of(&walked.files, &seen)
     } else {
         walked.digest.clone()
     };
     writer.set_dedup_key(format!("{key_prefix}{digest}"));
-    let beside = beside.map(|(left_out, version)| Beside {
-        left_out,
-        version: version.finish(&digest, &walked, &seen),
+    let beside = Some(match beside {
+        Some((left_out, version)) => Beside {
+            left_out,
+            version: version.finish(&digest, &seen),
+        },
+        // Its thread failed: the counts unknown, the version found here.
+        None => Beside {
+            left_out: (None, None),
+            version: tree_version(dir, &digest),
+        },
     });
     let scope = scope_of(walk_info, n, timed_out.as_deref(), "searched", beside);
     let version = SearchVersion {
@@ -344,15 +347,22 @@ pub(super) struct Beside {
     version: TreeVersion,
 }
 
+impl Walk<'_> {
+    /// What the walk left out, counted within what is left of the budget.
+    fn left_out(&self) -> (Option<u64>, Option<u64>) {
+        left_out(
+            self.dir,
+            self.filter,
+            &self.walked.files,
+            self.budget.saturating_sub(self.started.elapsed()),
+        )
+    }
+}
+
 /// Counts what the walk left out (within what is left of the budget) and finds the version.
 pub(super) fn look_beside(w: &Walk<'_>) -> Beside {
     Beside {
-        left_out: left_out(
-            w.dir,
-            w.filter,
-            w.walked.files.len(),
-            w.budget.saturating_sub(w.started.elapsed()),
-        ),
+        left_out: w.left_out(),
         version: tree_version(w.dir, &w.walked.digest),
     }
 }
@@ -400,12 +410,21 @@ pub(super) fn scope_of(
 pub fn left_out(
     dir: &Path,
     filter: &Filter<'_>,
-    walked: usize,
+    walked: &[walk::Candidate],
     left: Duration,
 ) -> (Option<u64>, Option<u64>) {
     let counted = walk::count_all(dir, left.min(Duration::from_secs(2))).map(|(all, hidden)| {
-        let hidden = if filter.hidden { 0 } else { hidden };
-        let unwalked = all.saturating_sub(walked as u64);
+        // A hidden file an ignore rule takes back in (`!.env.example`) is walked, not left out.
+        let hidden = if filter.hidden {
+            0
+        } else {
+            let walked_hidden = walked
+                .iter()
+                .filter(|f| crate::paths::is_hidden(Path::new(&f.rel)))
+                .count() as u64;
+            hidden.saturating_sub(walked_hidden)
+        };
+        let unwalked = all.saturating_sub(walked.len() as u64);
         (unwalked.saturating_sub(hidden), hidden.min(unwalked))
     });
     match counted {
@@ -499,10 +518,30 @@ pub(super) fn states_the_tree_now(
         .search()
         .and_then(|v| serde_json::from_value::<TreeScope>(v.scope.clone()).ok())
         .map(|scope| scope.version);
-    then.is_some_and(|then| {
-        let now = tree_version(dir, digest);
-        (then.commit, then.dirty) == (now.commit, now.dirty)
-    })
+    then.is_some_and(|then| is_current(dir, digest, then.commit.as_deref(), then.dirty))
+}
+
+/// Whether the repository holding `dir` is at `commit` with `dirty` as stated: what a stored
+/// answer about the same files (by `digest`) must still say to be reused.
+pub fn is_current(dir: &Path, digest: &str, commit: Option<&str>, dirty: Option<bool>) -> bool {
+    let now = tree_version(dir, digest);
+    (commit, dirty) == (now.commit.as_deref(), now.dirty)
+}
+
+/// Each file's size and time as the search found them, and for the files it did not reach
+/// (time ran out first) as a look by path finds them.
+fn seen_or_look(
+    files: &[walk::Candidate],
+    mut seen: Vec<Option<walk::Seen>>,
+) -> Vec<Option<walk::Seen>> {
+    for (file, s) in files.iter().zip(seen.iter_mut()) {
+        if s.is_none() {
+            *s = std::fs::symlink_metadata(&file.path)
+                .ok()
+                .map(|m| walk::Seen::of(&m));
+        }
+    }
+    seen
 }
 
 /// What a search's tree version needs that reading the files does not give (the commit, the
@@ -536,12 +575,7 @@ impl<'w> VersionSoFar<'w> {
     }
 
     /// The version, from each file's size and time as the search found them.
-    fn finish(
-        self,
-        digest: &str,
-        walked: &walk::Walked,
-        seen: &[Option<walk::Seen>],
-    ) -> TreeVersion {
+    fn finish(self, digest: &str, seen: &[Option<walk::Seen>]) -> TreeVersion {
         let mut v = TreeVersion {
             files_digest: digest.to_owned(),
             ..TreeVersion::default()
@@ -553,7 +587,6 @@ impl<'w> VersionSoFar<'w> {
                 check.finish(&repo, |rel| {
                     let i = *by_rel.get(rel)?;
                     let s = seen.get(i).copied().flatten()?;
-                    debug_assert_eq!(walked.files[i].rel, rel);
                     Some((s.len, s.mtime_ns))
                 })
             });

@@ -1,7 +1,8 @@
 //! The files a directory search reads: ripgrep's walker with the search's globs and its hidden
-//! rule, each file's size and modification time, and a digest of that list. The digest is the
-//! version of a tree that is not a git repository, and, with the query, the key under which a
-//! repeat of the same search of the same tree reuses the hit list it stored.
+//! rule, each file's size and modification time (looked at by the walk, or learnt when the
+//! search opens the file), and a digest of that list. The digest is the version of a tree that
+//! is not a git repository, and, with the query, the key under which a repeat of the same
+//! search of the same tree reuses the hit list it stored.
 
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
@@ -34,7 +35,7 @@ pub struct Walked {
 /// A file's size and modification time (nanoseconds since the epoch), as a version digest
 /// states them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Seen {
+pub(crate) struct Seen {
     pub len: u64,
     pub mtime_ns: i64,
 }
@@ -197,8 +198,8 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
 }
 
 /// The same files without a `stat` of each: a search learns size and time when it opens the
-/// file, and then finds the digest with [`Digest`].
-pub fn walk_unstated(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
+/// file, and then finds the digest with [`digest_of`].
+pub(crate) fn walk_unstated(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
     let found = gather(
         dir,
         &Rules {
@@ -225,7 +226,7 @@ pub fn walk_unstated(dir: &Path, globs: &[String], hidden: bool) -> Result<Walke
 
 /// The version digest of `files` from what was seen of each (`None`: not seen, counted as
 /// size 0 and time 0), the same as [`walk`] finds for the same sizes and times.
-pub fn digest_of(files: &[Candidate], seen: &[Option<Seen>]) -> String {
+pub(crate) fn digest_of(files: &[Candidate], seen: &[Option<Seen>]) -> String {
     let mut digest = Digest::default();
     for (file, s) in files.iter().zip(seen) {
         digest.add(file, *s);
@@ -235,10 +236,10 @@ pub fn digest_of(files: &[Candidate], seen: &[Option<Seen>]) -> String {
 
 /// A version digest built a file at a time, in walk order.
 #[derive(Default)]
-pub struct Digest(Sha256);
+struct Digest(Sha256);
 
 impl Digest {
-    pub fn add(&mut self, file: &Candidate, seen: Option<Seen>) {
+    fn add(&mut self, file: &Candidate, seen: Option<Seen>) {
         let s = seen.unwrap_or_default();
         let mut entry = Vec::with_capacity(file.rel.len() + 17);
         entry.extend_from_slice(file.rel.as_bytes());
@@ -248,7 +249,7 @@ impl Digest {
         self.0.update(&entry);
     }
 
-    pub fn finish(self) -> String {
+    fn finish(self) -> String {
         self.0
             .finalize()
             .iter()

@@ -84,7 +84,7 @@ impl ArtifactReader {
     }
 
     /// Where the content lies on disk.
-    pub fn content_path(&self) -> &std::path::Path {
+    pub(crate) fn content_path(&self) -> &std::path::Path {
         &self.path
     }
 
@@ -156,18 +156,20 @@ impl ArtifactReader {
 
     /// Every chunk's sum, when all are known and the content is local and whole: the content
     /// can then be read in parts, each checking its own chunks ([`Self::checked_range`]).
-    pub fn chunk_sums(&self) -> Result<Option<super::sums::ChunkSums>> {
+    pub(crate) fn chunk_sums(&self) -> Result<Option<super::sums::ChunkSums>> {
         if self.remote.is_some() || self.meta.state != crate::envelope::ArtifactState::Complete {
             return Ok(None);
         }
-        self.sums
-            .whole(self.size())
-            .map_err(|e| Error::io(&self.path, e))
+        self.sums.whole(self.size()).map_err(|e| {
+            let mut sums = self.path.clone().into_os_string();
+            sums.push(".sum");
+            Error::io(std::path::PathBuf::from(sums), e)
+        })
     }
 
     /// A reader of `deliver` that checks the chunks of `check` against `sums` as it goes and
     /// answers `corrupt` rather than changed bytes.
-    pub fn checked_range<'a>(
+    pub(crate) fn checked_range<'a>(
         &'a self,
         sums: &'a super::sums::ChunkSums,
         check: std::ops::Range<u64>,

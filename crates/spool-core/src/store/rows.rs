@@ -219,7 +219,7 @@ impl Store {
     }
 
     /// Whether a complete, unexpired artifact has a dedup key starting with `prefix`.
-    pub fn has_dedup_prefix(&self, prefix: &str) -> Result<bool> {
+    pub(crate) fn has_dedup_prefix(&self, prefix: &str) -> Result<bool> {
         // A range on the indexed key: every string that starts with `prefix` sorts in it.
         let end = format!("{prefix}\u{10FFFF}");
         let found: Option<i64> = self

@@ -254,15 +254,15 @@ impl<'s> ArtifactWriter<'s> {
         self.write(buf);
     }
 
-    /// Seals the artifact: syncs the content, renames it into place and records its totals.
-    /// A `version` given replaces the source's: what is known only at the end (exit code,
-    /// duration, hash, ...).
     /// The key under which a later identical request finds this artifact, when it is known
     /// only once the content is (a directory search learns its tree's digest as it reads).
     pub fn set_dedup_key(&mut self, key: String) {
         self.meta.dedup_key = Some(key);
     }
 
+    /// Seals the artifact: syncs the content, renames it into place and records its totals.
+    /// A `version` given replaces the source's: what is known only at the end (exit code,
+    /// duration, hash, ...).
     pub fn finish(
         mut self,
         state: ArtifactState,

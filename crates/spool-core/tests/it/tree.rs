@@ -840,10 +840,11 @@ fn a_file_with_many_hits_is_stored_whole_and_in_order() {
 fn a_hidden_file_an_ignore_rule_takes_back_in_is_searched() {
     let s = store();
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), ".gitignore", b"!.env.example\n");
+    write(dir.path(), ".gitignore", b"!.env.example\nbuild/\n");
     write(dir.path(), ".env.example", b"needle env\n");
     write(dir.path(), ".secret", b"needle hidden\n");
     write(dir.path(), "a.txt", b"needle a\n");
+    write(dir.path(), "build/x.txt", b"needle built\n");
     git(dir.path(), &["init", "-q"]);
     let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
     let mut refs = Vec::new();
@@ -852,6 +853,13 @@ fn a_hidden_file_an_ignore_rule_takes_back_in_is_searched() {
         each_page(&s.store, &roots, 10, |a| {
             paths.extend(a.hits.iter().map(|h| h.path.clone().unwrap()));
             refs.push(a.reference.clone());
+            // The file taken back in is searched, not counted as left out for being hidden
+            // (regression: 3 hidden and 0 ignored).
+            let skipped = &serde_json::to_value(&a.scope).unwrap()["files_skipped"];
+            assert_eq!(
+                (&skipped["hidden"], &skipped["ignored"]),
+                (&2.into(), &1.into())
+            );
         });
         assert_eq!(paths, [".env.example", "a.txt"]);
     }
