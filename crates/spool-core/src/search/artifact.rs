@@ -66,22 +66,11 @@ fn search_whole(
 /// The error a search of `reader` ended with: a core error carried through the searcher (a
 /// corrupt chunk) as itself, any other as a read error of the content.
 pub(super) fn search_failed(reader: &crate::store::ArtifactReader, e: std::io::Error) -> Error {
-    if e.get_ref()
-        .is_some_and(<dyn std::error::Error + Send + Sync>::is::<Error>)
-    {
-        if let Some(Ok(core)) = e
-            .into_inner()
-            .map(<dyn std::error::Error + Send + Sync>::downcast::<Error>)
-        {
-            return *core;
-        }
-        return Error::io(
-            reader.content_path(),
-            std::io::Error::other("search failed"),
-        );
+    match e.downcast::<Error>() {
+        Ok(core) => core,
+        // A read error of the system (its errno kept), or another carried through the searcher.
+        Err(e) => Error::io(reader.content_path(), e),
     }
-    // A read error of the system (its errno kept), or another carried through the searcher.
-    Error::io(reader.content_path(), e)
 }
 
 /// Searches all of artifact `reference`.

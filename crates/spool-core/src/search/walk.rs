@@ -170,58 +170,42 @@ fn rel_of(dir: &Path, path: &Path) -> String {
 /// time: `.gitignore` and the other ignore files respected, globs applied, hidden files
 /// skipped unless `hidden`.
 pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
-    let found = gather(
-        dir,
-        &Rules {
-            globs,
-            skip_hidden: !hidden,
-            stat: true,
-        },
-    )?;
-    let mut seen = Vec::with_capacity(found.len());
-    let files: Vec<Candidate> = found
-        .into_iter()
-        .enumerate()
-        .map(|(index, f)| {
-            let s = f.seen.unwrap_or_default();
-            seen.push(Some(s));
-            Candidate {
-                rel: f.rel,
-                path: f.path,
-                len: Some(s.len),
-                index,
-            }
-        })
-        .collect();
-    let digest = digest_of(&files, &seen);
-    Ok(Walked { files, digest })
+    walk_with(dir, globs, hidden, true)
 }
 
 /// The same files without a `stat` of each: a search learns size and time when it opens the
 /// file, and then finds the digest with [`digest_of`].
 pub(crate) fn walk_unstated(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
+    walk_with(dir, globs, hidden, false)
+}
+
+/// The walk, each file looked at (`stat`, and the digest found) or not.
+fn walk_with(dir: &Path, globs: &[String], hidden: bool, stat: bool) -> Result<Walked> {
     let found = gather(
         dir,
         &Rules {
             globs,
             skip_hidden: !hidden,
-            stat: false,
+            stat,
         },
     )?;
-    let files = found
+    let seen: Vec<Option<Seen>> = found.iter().map(|f| f.seen).collect();
+    let files: Vec<Candidate> = found
         .into_iter()
         .enumerate()
         .map(|(index, f)| Candidate {
-            path: f.path,
+            len: f.seen.map(|s| s.len),
             rel: f.rel,
-            len: None,
+            path: f.path,
             index,
         })
         .collect();
-    Ok(Walked {
-        files,
-        digest: String::new(),
-    })
+    let digest = if stat {
+        digest_of(&files, &seen)
+    } else {
+        String::new()
+    };
+    Ok(Walked { files, digest })
 }
 
 /// The version digest of `files` from what was seen of each (`None`: not seen, counted as
