@@ -12,7 +12,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ignore::WalkState;
 use sha1::{Digest, Sha1};
 
 /// A repository: where its git files are and the working tree they describe.
@@ -232,14 +231,9 @@ pub fn file_dirty(repo: &Repo, file: &Path) -> Option<bool> {
     }
 }
 
-/// Whether the working tree under `dir` differs from the index: a tracked file changed or
-/// gone, or a file git does not ignore and does not track. `None` when it cannot tell.
-pub fn tree_dirty(repo: &Repo, dir: &Path) -> Option<bool> {
-    DirtyCheck::prepare(repo, dir, |_| false)?.finish(repo, |_| None)
-}
-
-/// A dirty check in two halves, so a directory search does the first while it reads the
-/// files and the second from what reading them found: nothing is looked at twice.
+/// A dirty check in parts, so a directory search does them beside reading the files and
+/// finishes it from what reading them found: nothing is looked at twice. The untracked files
+/// are looked for by the survey of the tree, with the paths [`DirtyCheck::tracked`] gives.
 pub(crate) struct DirtyCheck {
     /// The index entries under the directory.
     entries: Vec<Entry>,
@@ -251,14 +245,8 @@ pub(crate) struct DirtyCheck {
 }
 
 impl DirtyCheck {
-    /// Reads the index and looks for untracked files by a walk that keeps git's ignore rules
-    /// (read from its files, not by git). The tracked files the search will not read
-    /// (`searched` says which it will, by their path under `dir`) are looked at now.
-    pub(crate) fn prepare(
-        repo: &Repo,
-        dir: &Path,
-        searched: impl Fn(&str) -> bool,
-    ) -> Option<Self> {
+    /// Reads the index entries under `dir`; `None` when the index cannot be read.
+    pub(crate) fn load(repo: &Repo, dir: &Path) -> Option<Self> {
         let rel = relative(repo, dir)?;
         let prefix = if rel.is_empty() {
             String::new()
@@ -267,11 +255,35 @@ impl DirtyCheck {
         };
         let mut entries = index(repo)?;
         entries.retain(|e| e.path.starts_with(&prefix));
-        let tracked: std::collections::HashSet<&str> =
-            entries.iter().map(|e| e.path.as_str()).collect();
-        let (untracked, unknown) = untracked_by_walk(repo, dir, &tracked);
-        drop(tracked);
-        let (later, now): (Vec<Entry>, Vec<Entry>) = entries
+        Some(Self {
+            entries,
+            prefix,
+            dirty: false,
+            unknown: false,
+        })
+    }
+
+    /// `dir`'s path in the index, with a trailing `/` (empty at the top).
+    pub(crate) fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The tracked paths under `dir`, as the index names them.
+    pub(crate) fn tracked(&self) -> std::collections::HashSet<&str> {
+        self.entries.iter().map(|e| e.path.as_str()).collect()
+    }
+
+    /// Takes what the survey found (`untracked`, `unknown`),
+    /// and looks now at the tracked files the search will not read (`searched` says which it
+    /// will, by their path under `dir`).
+    pub(crate) fn prepare(
+        mut self,
+        repo: &Repo,
+        (untracked, unknown): (bool, bool),
+        searched: impl Fn(&str) -> bool,
+    ) -> Self {
+        let prefix = std::mem::take(&mut self.prefix);
+        let (later, now): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut self.entries)
             .into_iter()
             .partition(|e| e.path.strip_prefix(prefix.as_str()).is_some_and(&searched));
         let (changed, unknown_now) = if untracked {
@@ -279,12 +291,12 @@ impl DirtyCheck {
         } else {
             entries_changed(repo, &now.iter().collect::<Vec<_>>())
         };
-        Some(Self {
+        Self {
             entries: later,
             prefix,
             dirty: untracked || changed,
             unknown: unknown || unknown_now,
-        })
+        }
     }
 
     /// Whether the tree is dirty, given `seen`: a file's size and modification time
@@ -354,46 +366,6 @@ fn entries_changed(repo: &Repo, entries: &[&Entry]) -> (bool, bool) {
         }
     });
     (changed.into_inner(), unknown.into_inner())
-}
-
-/// (untracked, unknown) by a walk of `dir` that keeps git's ignore rules.
-fn untracked_by_walk(
-    repo: &Repo,
-    dir: &Path,
-    tracked: &std::collections::HashSet<&str>,
-) -> (bool, bool) {
-    let untracked = AtomicBool::new(false);
-    let unknown = AtomicBool::new(false);
-    ignore::WalkBuilder::new(dir)
-        .hidden(false)
-        .filter_entry(|e| e.file_name() != ".git")
-        .threads(crate::cores::threads(12))
-        .build_parallel()
-        .run(|| {
-            let (untracked, unknown) = (&untracked, &unknown);
-            Box::new(move |entry| {
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
-                };
-                if !entry
-                    .file_type()
-                    .is_some_and(|t| t.is_file() || t.is_symlink())
-                {
-                    return WalkState::Continue;
-                }
-                // Named by its bytes below the working tree: no string made per entry.
-                match crate::paths::below(entry.path(), &repo.work_tree).map(Path::to_str) {
-                    Some(Some(path)) if !tracked.contains(path) => {
-                        untracked.store(true, Ordering::Relaxed);
-                        return WalkState::Quit;
-                    }
-                    Some(Some(_)) => {}
-                    _ => unknown.store(true, Ordering::Relaxed),
-                }
-                WalkState::Continue
-            })
-        });
-    (untracked.into_inner(), unknown.into_inner())
 }
 
 #[cfg(test)]

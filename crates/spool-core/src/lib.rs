@@ -75,6 +75,7 @@ pub mod search;
 pub mod spell;
 pub mod store;
 pub mod streams;
+mod survey;
 pub mod tokens;
 pub mod utf8;
 pub mod window;

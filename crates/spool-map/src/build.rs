@@ -155,16 +155,17 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         }
     }
     let mut counts = counted(&gathered.outcomes);
+    let filter = spool_core::search::tree::Filter {
+        globs: &[],
+        hidden: false,
+    };
+    // A single file's map counts nothing left out; its version is found all the same.
+    let within = (!single).then(|| deadline.saturating_duration_since(Instant::now()));
+    let ((ignored, hidden), tree) =
+        spool_core::search::tree::left_out_and_version(&real, &filter, &walked, within);
     if !single {
-        let filter = spool_core::search::tree::Filter {
-            globs: &[],
-            hidden: false,
-        };
-        let left = deadline.saturating_duration_since(Instant::now());
-        (counts.ignored, counts.hidden) =
-            spool_core::search::tree::left_out(&real, &filter, &walked.files, left);
+        (counts.ignored, counts.hidden) = (ignored, hidden);
     }
-    let tree = spool_core::search::tree::tree_version(&real, &walked.digest);
     let version = MapVersion {
         root: req.path.to_owned(),
         commit: tree.commit,

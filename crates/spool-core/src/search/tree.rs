@@ -229,10 +229,8 @@ fn run_search(
     // The left-out counts and what the repository's version needs that no file's reading
     // gives are found on their own thread while the files are read.
     let (searched, beside) = std::thread::scope(|scope| {
-        let beside = scope.spawn(|| {
-            let version = VersionSoFar::find(dir, &walked);
-            (walk_info.left_out(), version)
-        });
+        let beside =
+            scope.spawn(|| BesideSoFar::find(dir, &walked.files, Some(walk_info.count_within())));
         let searched = parallel::each_file(
             &walked,
             roots,
@@ -289,10 +287,7 @@ fn run_search(
     };
     writer.set_dedup_key(format!("{key_prefix}{digest}"));
     let beside = Some(match beside {
-        Some((left_out, version)) => Beside {
-            left_out,
-            version: version.finish(&digest, &seen),
-        },
+        Some(beside) => beside.finish(filter, &walked.files, &digest, &seen),
         // Its thread failed: the counts unknown, the version found here.
         None => Beside {
             left_out: (None, None),
@@ -348,23 +343,22 @@ pub(super) struct Beside {
 }
 
 impl Walk<'_> {
-    /// What the walk left out, counted within what is left of the budget.
-    fn left_out(&self) -> (Option<u64>, Option<u64>) {
-        left_out(
-            self.dir,
-            self.filter,
-            &self.walked.files,
-            self.budget.saturating_sub(self.started.elapsed()),
-        )
+    /// How long the left-out counts may take: what is left of the budget, at most 2 s.
+    fn count_within(&self) -> Duration {
+        self.budget
+            .saturating_sub(self.started.elapsed())
+            .min(Duration::from_secs(2))
     }
 }
 
 /// Counts what the walk left out (within what is left of the budget) and finds the version.
 pub(super) fn look_beside(w: &Walk<'_>) -> Beside {
-    Beside {
-        left_out: w.left_out(),
-        version: tree_version(w.dir, &w.walked.digest),
-    }
+    BesideSoFar::find(w.dir, &w.walked.files, Some(w.count_within())).finish(
+        w.filter,
+        &w.walked.files,
+        &w.walked.digest,
+        &[],
+    )
 }
 
 /// The scope from the counts and what was found beside them; the left-out counts are unknown
@@ -405,15 +399,32 @@ pub(super) fn scope_of(
     }
 }
 
-/// What the walk left out, by why: (ignored, hidden), hidden only when hidden files were not
-/// asked for; unknown when counting them would take longer than what is left of the budget.
-pub fn left_out(
+/// What the walk of `dir` left out, by why: (ignored, hidden), hidden only when hidden files
+/// were not asked for, unknown when counting them would take longer than `within` (or it is
+/// `None`, at most 2 s); and the version of the tree, of the files `walked` (by their digest).
+pub fn left_out_and_version(
     dir: &Path,
     filter: &Filter<'_>,
+    walked: &walk::Walked,
+    within: Option<Duration>,
+) -> ((Option<u64>, Option<u64>), TreeVersion) {
+    let within = within.map(|w| w.min(Duration::from_secs(2)));
+    let b = BesideSoFar::find(dir, &walked.files, within).finish(
+        filter,
+        &walked.files,
+        &walked.digest,
+        &[],
+    );
+    (b.left_out, b.version)
+}
+
+/// What the walk left out, from `counted` (every file and the hidden ones, when counted).
+fn left_out(
+    filter: &Filter<'_>,
     walked: &[walk::Candidate],
-    left: Duration,
+    counted: Option<(u64, u64)>,
 ) -> (Option<u64>, Option<u64>) {
-    let counted = walk::count_all(dir, left.min(Duration::from_secs(2))).map(|(all, hidden)| {
+    let counted = counted.map(|(all, hidden)| {
         // A hidden file an ignore rule takes back in (`!.env.example`) is walked, not left out.
         let hidden = if filter.hidden {
             0
@@ -544,20 +555,26 @@ fn seen_or_look(
     seen
 }
 
-/// What a search's tree version needs that reading the files does not give (the commit, the
-/// index, the test for untracked files), found while the files are read.
-struct VersionSoFar<'w> {
+/// What a search states beside its hits that reading the files does not give, found while
+/// they are read: one survey of the tree (every file counted, untracked files looked for),
+/// the commit, the index, and the tracked files the search does not read looked at.
+struct BesideSoFar<'w> {
+    counts: Option<(u64, u64)>,
     git: Option<(crate::git::Repo, String, Option<crate::git::DirtyCheck>)>,
     /// Each walked file's place by its path under the directory.
     by_rel: std::collections::HashMap<&'w str, usize>,
 }
 
-impl<'w> VersionSoFar<'w> {
-    fn find(dir: &Path, walked: &'w walk::Walked) -> Self {
-        let repo = crate::git::find(dir);
-        let by_rel: std::collections::HashMap<&str, usize> = if repo.is_some() {
+impl<'w> BesideSoFar<'w> {
+    /// Counts the files under `dir` (within `count_within`, when given) and prepares the
+    /// version of the tree whose files `walked` are.
+    fn find(dir: &Path, walked: &'w [walk::Candidate], count_within: Option<Duration>) -> Self {
+        let git = crate::git::find(dir).and_then(|repo| {
+            let commit = crate::git::head(&repo)?;
+            Some((repo, commit))
+        });
+        let by_rel: std::collections::HashMap<&str, usize> = if git.is_some() {
             walked
-                .files
                 .iter()
                 // A name that is not UTF-8 is not named in the index as `rel` spells it.
                 .filter(|f| f.path.to_str().is_some())
@@ -566,16 +583,48 @@ impl<'w> VersionSoFar<'w> {
         } else {
             std::collections::HashMap::new()
         };
-        let git = repo.and_then(|repo| {
-            let commit = crate::git::head(&repo)?;
-            let check = crate::git::DirtyCheck::prepare(&repo, dir, |rel| by_rel.contains_key(rel));
-            Some((repo, commit, check))
+        let Some((repo, commit)) = git else {
+            let counts = crate::survey::survey(dir, None, count_within).counts;
+            return Self {
+                counts,
+                git: None,
+                by_rel,
+            };
+        };
+        let check = crate::git::DirtyCheck::load(&repo, dir);
+        let survey = match &check {
+            Some(check) => {
+                let paths = check.tracked();
+                let tracked = crate::survey::Tracked {
+                    repo: &repo,
+                    prefix: check.prefix(),
+                    paths: &paths,
+                };
+                crate::survey::survey(dir, Some(&tracked), count_within)
+            }
+            None => crate::survey::survey(dir, None, count_within),
+        };
+        let check = check.map(|check| {
+            check.prepare(&repo, (survey.untracked, survey.unknown), |rel| {
+                by_rel.contains_key(rel)
+            })
         });
-        Self { git, by_rel }
+        Self {
+            counts: survey.counts,
+            git: Some((repo, commit, check)),
+            by_rel,
+        }
     }
 
-    /// The version, from each file's size and time as the search found them.
-    fn finish(self, digest: &str, seen: &[Option<walk::Seen>]) -> TreeVersion {
+    /// What the walk left out and the version, from each file's size and time as the search
+    /// found them (by walk index; a file not in `seen` is looked at).
+    fn finish(
+        self,
+        filter: &Filter<'_>,
+        walked: &[walk::Candidate],
+        digest: &str,
+        seen: &[Option<walk::Seen>],
+    ) -> Beside {
         let mut v = TreeVersion {
             files_digest: digest.to_owned(),
             ..TreeVersion::default()
@@ -591,7 +640,10 @@ impl<'w> VersionSoFar<'w> {
                 })
             });
         }
-        v
+        Beside {
+            left_out: left_out(filter, walked, self.counts),
+            version: v,
+        }
     }
 }
 
@@ -599,15 +651,11 @@ impl<'w> VersionSoFar<'w> {
 /// the repository holding `dir`, read from git's files (running git would run the repository's
 /// configured programs), and always the digest of the files the search read.
 pub fn tree_version(dir: &Path, digest: &str) -> TreeVersion {
-    let mut v = TreeVersion {
-        files_digest: digest.to_owned(),
-        ..TreeVersion::default()
+    let no_filter = Filter {
+        globs: &[],
+        hidden: true,
     };
-    if let Some(repo) = crate::git::find(dir)
-        && let Some(commit) = crate::git::head(&repo)
-    {
-        v.commit = Some(commit);
-        v.dirty = crate::git::tree_dirty(&repo, dir);
-    }
-    v
+    BesideSoFar::find(dir, &[], None)
+        .finish(&no_filter, &[], digest, &[])
+        .version
 }

@@ -19,4 +19,5 @@ mod store;
 mod support;
 mod tokens;
 mod tree;
+mod untracked;
 mod windows;

@@ -1,0 +1,168 @@
+//! Whether a tree is dirty by a file git neither tracks nor ignores, as `git status` says it:
+//! one survey of the tree matches git's ignore rules (nested `.gitignore` files and their
+//! whitelists, `info/exclude`, a parent's rules when a subdirectory is asked about) only
+//! against what the index does not track. Each case is checked against git itself, with the
+//! survey counting every file (a search) and without (a stored answer's check).
+
+use std::path::Path;
+use std::process::Command;
+
+use spool_core::search::tree::{Filter, left_out_and_version, tree_version};
+use spool_core::search::walk;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn write(root: &Path, rel: &str, content: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+/// A committed repository with ignore rules at the top, in a subdirectory (with a whitelist
+/// of a hidden name), for a subdirectory from the top, and in `info/exclude`.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".gitignore", "build/\n*.log\n!keep.log\nsub/gen/\n");
+    write(root, "src/a.rs", "fn main() {}\n");
+    write(root, "sub/.gitignore", "tmp/\n!.keep\n.*\n");
+    write(root, "sub/x.txt", "x\n");
+    git(root, &["init", "-q"]);
+    write(root, ".git/info/exclude", "local-only/\n");
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "init"]);
+    dir
+}
+
+/// Whether git shows a change under `scope` (`.` or a subdirectory).
+fn git_says_dirty(root: &Path, scope: &str) -> bool {
+    !git(
+        root,
+        &[
+            "status",
+            "--porcelain",
+            "--untracked-files=all",
+            "--",
+            scope,
+        ],
+    )
+    .trim()
+    .is_empty()
+}
+
+/// (counted, not counted) dirty flags for `scope`.
+fn spool_says_dirty(root: &Path, scope: &str) -> (Option<bool>, Option<bool>) {
+    let dir = root.canonicalize().unwrap().join(scope);
+    let dir = dir.canonicalize().unwrap();
+    let walked = walk::walk(&dir, &[], false).unwrap();
+    let filter = Filter {
+        globs: &[],
+        hidden: false,
+    };
+    let (_, counted) = left_out_and_version(
+        &dir,
+        &filter,
+        &walked,
+        Some(std::time::Duration::from_secs(30)),
+    );
+    let looked = tree_version(&dir, &walked.digest);
+    (counted.dirty, looked.dirty)
+}
+
+#[test]
+fn untracked_files_make_a_tree_dirty_exactly_when_git_says_so() {
+    // (files added, the scope asked about)
+    let cases: &[(&[&str], &str)] = &[
+        (&[], "."),
+        (&["new.txt"], "."),
+        (&["build/out.bin", "build/deep/x.o"], "."),
+        (&["src/debug.log", "sub/deep/trace.log"], "."),
+        (&["src/keep.log"], "."),
+        (&["sub/tmp/scratch.txt"], "."),
+        (&["sub/.keep"], "."),
+        (&["sub/.other"], "."),
+        (&["local-only/a.txt"], "."),
+        (&[".hidden-new"], "."),
+        (&["sub/gen/made.rs"], "."),
+        (&["sub/gen/made.rs"], "sub"),
+        (&["new.txt"], "sub"),
+        (&["sub/new.txt"], "sub"),
+        (&["sub/tmp/scratch.txt", "sub/.other"], "sub"),
+        (&["sub/.keep"], "sub"),
+    ];
+    for (added, scope) in cases {
+        let dir = repo();
+        let root = dir.path();
+        for rel in *added {
+            write(root, rel, "new\n");
+        }
+        let want = git_says_dirty(root, scope);
+        assert_eq!(
+            spool_says_dirty(root, scope),
+            (Some(want), Some(want)),
+            "{added:?} in {scope}: git says dirty = {want}"
+        );
+    }
+}
+
+/// A repository inside the tree that git does not track is an untracked directory to git
+/// (dirty); inside an ignored directory it is nothing.
+#[test]
+fn a_repository_inside_is_untracked_unless_ignored() {
+    for inner in ["vendor/lib", "build/cache"] {
+        let dir = repo();
+        let root = dir.path();
+        write(root, &format!("{inner}/f.txt"), "inner\n");
+        git(&root.join(inner), &["init", "-q"]);
+        let want = git_says_dirty(root, ".");
+        assert_eq!(
+            spool_says_dirty(root, "."),
+            (Some(want), Some(want)),
+            "a repository at {inner}: git says dirty = {want}"
+        );
+    }
+}
+
+/// The survey's counts: every file under the directory, `.git` left out, hidden ones counted
+/// apart, ignored directories read too.
+#[test]
+fn the_left_out_counts_cover_ignored_directories() {
+    let dir = repo();
+    let root = dir.path();
+    write(root, "build/a.o", "o\n");
+    write(root, "build/deep/b.o", "o\n");
+    write(root, "src/.env", "hidden\n");
+    let real = root.canonicalize().unwrap();
+    let walked = walk::walk(&real, &[], false).unwrap();
+    let filter = Filter {
+        globs: &[],
+        hidden: false,
+    };
+    let ((ignored, hidden), _) = left_out_and_version(
+        &real,
+        &filter,
+        &walked,
+        Some(std::time::Duration::from_secs(30)),
+    );
+    // Walked: src/a.rs, sub/x.txt. Hidden: .gitignore, sub/.gitignore, src/.env. Ignored:
+    // the two in build/.
+    assert_eq!(walked.files.len(), 2);
+    assert_eq!((ignored, hidden), (Some(2), Some(3)));
+}
