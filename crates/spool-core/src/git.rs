@@ -235,8 +235,10 @@ pub fn file_dirty(repo: &Repo, file: &Path) -> Option<bool> {
 /// finishes it from what reading them found: nothing is looked at twice. The untracked files
 /// are looked for by the survey of the tree, with the paths [`DirtyCheck::tracked`] gives.
 pub(crate) struct DirtyCheck {
-    /// The index entries under the directory.
+    /// The index entries under the directory (once prepared, those the search reads).
     entries: Vec<Entry>,
+    /// Once prepared, where the search finds each entry's file (its place in the walk).
+    places: Vec<usize>,
     /// `dir`'s path in the index, with a trailing `/` (empty at the top).
     prefix: String,
     /// An untracked file, or a changed one among those checked already, was found.
@@ -257,6 +259,7 @@ impl DirtyCheck {
         entries.retain(|e| e.path.starts_with(&prefix));
         Some(Self {
             entries,
+            places: Vec::new(),
             prefix,
             dirty: false,
             unknown: false,
@@ -273,19 +276,26 @@ impl DirtyCheck {
         self.entries.iter().map(|e| e.path.as_str()).collect()
     }
 
-    /// Takes what the survey found (`untracked`, `unknown`),
-    /// and looks now at the tracked files the search will not read (`searched` says which it
-    /// will, by their path under `dir`).
+    /// Takes what the survey found (`untracked`, `unknown`), and looks now at the tracked
+    /// files the search will not read (`place` gives the place in the walk of each file it
+    /// reads, by its path under `dir`).
     pub(crate) fn prepare(
         mut self,
         repo: &Repo,
         (untracked, unknown): (bool, bool),
-        searched: impl Fn(&str) -> bool,
+        place: impl Fn(&str) -> Option<usize>,
     ) -> Self {
         let prefix = std::mem::take(&mut self.prefix);
-        let (later, now): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut self.entries)
-            .into_iter()
-            .partition(|e| e.path.strip_prefix(prefix.as_str()).is_some_and(&searched));
+        let (mut later, mut places, mut now) = (Vec::new(), Vec::new(), Vec::new());
+        for e in std::mem::take(&mut self.entries) {
+            match e.path.strip_prefix(prefix.as_str()).and_then(&place) {
+                Some(i) => {
+                    later.push(e);
+                    places.push(i);
+                }
+                None => now.push(e),
+            }
+        }
         let (changed, unknown_now) = if untracked {
             (true, false)
         } else {
@@ -293,43 +303,42 @@ impl DirtyCheck {
         };
         Self {
             entries: later,
+            places,
             prefix,
             dirty: untracked || changed,
             unknown: unknown || unknown_now,
         }
     }
 
-    /// Whether the tree is dirty, given `seen`: a file's size and modification time
-    /// (nanoseconds) by its path under `dir`, when they were already found. A file whose size
-    /// and time match its entry is unchanged (git's own check); any other is looked at.
+    /// Whether the tree is dirty, given `seen`: the size and modification time (nanoseconds)
+    /// the search found of the file at each place in its walk. A file whose size and time
+    /// match its entry is unchanged (git's own check); any other is looked at. Nothing is
+    /// looked up by path here: this runs after the search, while nothing else does.
     pub(crate) fn finish(
         self,
         repo: &Repo,
-        seen: impl Fn(&str) -> Option<(u64, i64)> + Sync,
+        seen: impl Fn(usize) -> Option<(u64, i64)>,
     ) -> Option<bool> {
         if self.dirty {
             return Some(true);
         }
-        let prefix = self.prefix.as_str();
         let left: Vec<&Entry> = self
             .entries
             .iter()
-            .filter(|e| {
-                let same = e
-                    .path
-                    .strip_prefix(prefix)
-                    .and_then(&seen)
-                    .is_some_and(|(len, ns)| {
-                        e.stat_matches(
-                            len,
-                            Some((
-                                ns.div_euclid(1_000_000_000) as u32,
-                                ns.rem_euclid(1_000_000_000) as u32,
-                            )),
-                        )
-                    });
+            .zip(&self.places)
+            .filter(|&(e, &i)| {
+                let same = seen(i).is_some_and(|(len, ns)| {
+                    e.stat_matches(
+                        len,
+                        Some((
+                            ns.div_euclid(1_000_000_000) as u32,
+                            ns.rem_euclid(1_000_000_000) as u32,
+                        )),
+                    )
+                });
                 !same
             })
+            .map(|(e, _)| e)
             .collect();
         let (changed, unknown) = entries_changed(repo, &left);
         if changed {

@@ -34,16 +34,26 @@ pub struct TokenTotal {
 }
 
 pub fn total_from_head(head: &[u8], total_bytes: u64) -> TokenTotal {
+    total_from_counted(head_tokens(head), head.len(), total_bytes)
+}
+
+/// The tokens of `head`, the first bytes of an artifact (a character cut at its end is left
+/// out).
+pub fn head_tokens(head: &[u8]) -> u64 {
     let tail = crate::utf8::incomplete_tail_len(head);
-    let text = String::from_utf8_lossy(&head[..head.len() - tail]);
-    let counted = count(&text);
-    if head.len() as u64 >= total_bytes {
+    count(&String::from_utf8_lossy(&head[..head.len() - tail]))
+}
+
+/// Token total of an artifact of `total_bytes` whose first `head_len` bytes hold `counted`
+/// tokens: exact when the head is all of it, else extrapolated.
+pub fn total_from_counted(counted: u64, head_len: usize, total_bytes: u64) -> TokenTotal {
+    if head_len as u64 >= total_bytes {
         return TokenTotal {
             tokens: counted,
             estimated: false,
         };
     }
-    let per_byte = counted as f64 / head.len().max(1) as f64;
+    let per_byte = counted as f64 / head_len.max(1) as f64;
     TokenTotal {
         tokens: (per_byte * total_bytes as f64).round() as u64,
         estimated: true,

@@ -4,32 +4,60 @@
 //! Object keys repeated for every hit made a list of short lines five times the size of what
 //! was searched; a list stored as objects by an earlier version still reads.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{ContextLine, Hit, Trim};
 
 /// One hit as a stored line (without the newline).
+#[cfg(test)]
 pub(super) fn encode(hit: &Hit) -> Vec<u8> {
-    let context = |lines: &[ContextLine]| -> Value {
-        Value::Array(lines.iter().map(|c| json!([c.line, c.text])).collect())
-    };
-    let mut fields = vec![
-        json!(hit.line),
-        json!(hit.byte_offset),
-        json!(hit.path),
-        json!(hit.text),
-    ];
-    let trimmed = hit.trimmed.map_or(Value::Null, |t| {
-        json!([t.line_chars, t.start_char, t.end_char])
-    });
-    let tail = [trimmed, context(&hit.before), context(&hit.after)];
+    let mut line = Vec::new();
+    encode_into(hit, &mut line);
+    line
+}
+
+/// One hit as a stored line (without the newline), appended to `out`: written as it is
+/// serialized, with no JSON value built first (a value per field, and a copy of the path and
+/// the text in them, were most of a directory search's allocations).
+pub(super) fn encode_into(hit: &Hit, out: &mut Vec<u8>) {
+    use serde::ser::{SerializeSeq as _, Serializer as _};
+    /// `[[line, "text"], ...]`.
+    struct Context<'a>(&'a [ContextLine]);
+    impl serde::Serialize for Context<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().map(|c| (c.line, c.text.as_str())))
+        }
+    }
+    let trimmed = hit
+        .trimmed
+        .map(|t| [t.line_chars, t.start_char, t.end_char]);
     // Trailing fields a hit does not have are left out.
-    let used = tail
-        .iter()
-        .rposition(|v| !(v.is_null() || v.as_array().is_some_and(Vec::is_empty)))
-        .map_or(0, |i| i + 1);
-    fields.extend(tail.into_iter().take(used));
-    serde_json::to_vec(&Value::Array(fields)).unwrap_or_default()
+    let used = if !hit.after.is_empty() {
+        3
+    } else if !hit.before.is_empty() {
+        2
+    } else {
+        usize::from(trimmed.is_some())
+    };
+    let mut ser = serde_json::Serializer::new(out);
+    // Writing to a `Vec` does not fail, nor does serializing numbers and strings.
+    let _ = (|| {
+        let mut seq = ser.serialize_seq(Some(4 + used))?;
+        seq.serialize_element(&hit.line)?;
+        seq.serialize_element(&hit.byte_offset)?;
+        seq.serialize_element(&hit.path)?;
+        seq.serialize_element(&hit.text)?;
+        if used >= 1 {
+            seq.serialize_element(&trimmed)?;
+        }
+        if used >= 2 {
+            seq.serialize_element(&Context(&hit.before))?;
+        }
+        if used >= 3 {
+            seq.serialize_element(&Context(&hit.after))?;
+        }
+        seq.end()
+    })();
 }
 
 /// A stored line back into its hit: the compact array, or an object written by an earlier
@@ -126,6 +154,79 @@ mod tests {
             encode(&bare),
             br#"[12,345,"src/a \"b\".rs","let x = \"y\";\t// tab"]"#
         );
+    }
+
+    /// The encoding as it was made before (a JSON value built, then written): lists stored
+    /// then and now are the same bytes.
+    fn encode_by_value(hit: &Hit) -> Vec<u8> {
+        use serde_json::json;
+        let context = |lines: &[ContextLine]| -> Value {
+            Value::Array(lines.iter().map(|c| json!([c.line, c.text])).collect())
+        };
+        let mut fields = vec![
+            json!(hit.line),
+            json!(hit.byte_offset),
+            json!(hit.path),
+            json!(hit.text),
+        ];
+        let trimmed = hit.trimmed.map_or(Value::Null, |t| {
+            json!([t.line_chars, t.start_char, t.end_char])
+        });
+        let tail = [trimmed, context(&hit.before), context(&hit.after)];
+        let used = tail
+            .iter()
+            .rposition(|v| !(v.is_null() || v.as_array().is_some_and(Vec::is_empty)))
+            .map_or(0, |i| i + 1);
+        fields.extend(tail.into_iter().take(used));
+        serde_json::to_vec(&Value::Array(fields)).unwrap()
+    }
+
+    #[test]
+    fn a_hit_is_stored_as_the_same_bytes_as_before() {
+        let trim = Some(Trim {
+            line_chars: 9000,
+            start_char: 100,
+            end_char: 400,
+        });
+        let line = |n, t: &str| ContextLine {
+            line: n,
+            text: t.into(),
+        };
+        let cases = [
+            Hit {
+                before: Vec::new(),
+                ..hit()
+            },
+            hit(),
+            Hit {
+                trimmed: trim,
+                before: Vec::new(),
+                ..hit()
+            },
+            Hit {
+                after: vec![line(13, "}"), line(14, "\u{1F600} \u{0}")],
+                before: Vec::new(),
+                ..hit()
+            },
+            Hit {
+                trimmed: trim,
+                after: vec![line(13, "}")],
+                ..hit()
+            },
+            Hit {
+                path: None,
+                text: "\u{7f}\u{2028}é".into(),
+                before: Vec::new(),
+                ..hit()
+            },
+        ];
+        for h in &cases {
+            assert_eq!(
+                String::from_utf8(encode(h)).unwrap(),
+                String::from_utf8(encode_by_value(h)).unwrap()
+            );
+            assert_eq!(decode(&encode(h)).unwrap(), *h);
+        }
     }
 
     #[test]

@@ -158,7 +158,7 @@ fn run_search(
     let matcher = build_matcher(query)?;
     let started = Instant::now();
     let key_prefix = format!("tree:{}:{query_digest}:", dir.display());
-    let walked = if store.has_dedup_prefix(&key_prefix)? {
+    let walked_already = if store.has_dedup_prefix(&key_prefix)? {
         let walked = walk::walk(dir, filter.globs, filter.hidden)?;
         // A list that ran out of time is not reused: the next search tries the whole tree.
         if let Some(found) = store.find_by_dedup(&format!("{key_prefix}{}", walked.digest))?
@@ -167,149 +167,165 @@ fn run_search(
         {
             return Ok(found.reference);
         }
-        walked
+        Some(walked)
     } else {
-        walk::walk_unstated(dir, filter.globs, filter.hidden)?
+        None
     };
-    let root_shown = if shown_root.is_empty() {
-        ".".to_owned()
-    } else {
-        shown_root.to_owned()
-    };
-    let new = NewArtifact::new(Source::new(
-        format!("search /{}/ in {root_shown}", query.pattern),
-        Version::Search(SearchVersion::default()),
-    ));
-    let writer = store.create(new)?;
-    let hits = std::cell::Cell::new(0u64);
-    // The walk's own time counts against the budget.
-    let left = budget.saturating_sub(started.elapsed());
-    let writer = std::cell::RefCell::new(writer);
-    // A file's hits, encoded as the hit list stores them; how many; whether it was read whole.
-    let search_into = |searcher: &mut grep_searcher::Searcher,
-                       file: &walk::Candidate,
-                       (opened, head): (&std::fs::File, &[u8]),
-                       out: &mut dyn FnMut(&[u8])| {
-        let mut stored = 0u64;
-        let mut store_hit = |hit: Hit| {
-            stored += 1;
-            let mut line = hitlist::encode(&hit);
-            line.push(b'\n');
-            out(&line);
+    let count_within = budget
+        .saturating_sub(started.elapsed())
+        .min(Duration::from_secs(2));
+    // A bad glob is said at once, not after the survey that would have run beside the walk.
+    walk::check_globs(dir, filter.globs)?;
+    std::thread::scope(|outer| {
+        // The survey of the tree needs no walked list: it runs on its own thread while the files
+        // are walked and read (a walk leaves a core idle part of its time).
+        let surveyed = outer.spawn(|| Surveyed::find(dir, Some(count_within)));
+        let walked = match walked_already {
+            Some(walked) => walked,
+            None => walk::walk_unstated(dir, filter.globs, filter.hidden)?,
         };
-        let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
-        sink.path = Some(file.rel.clone());
-        sink.spill = Some(&mut store_hit);
-        // A head shorter than asked for is the whole file (most source files): searched as
-        // read, without reading the file again.
-        let outcome = if head.len() < walk::HEAD_BYTES {
-            searcher.search_slice(&matcher, head, &mut sink)
+        let root_shown = if shown_root.is_empty() {
+            ".".to_owned()
         } else {
-            // The head already read, then the rest from where it ends (reading the file again
-            // from its start copied its first 8 KiB twice: a sixth of the bytes of a
-            // 20,000-file repository).
-            let rest = walk::ReadFrom {
-                file: opened,
-                at: head.len() as u64,
-            };
-            searcher.search_reader(&matcher, std::io::Read::chain(head, rest), &mut sink)
+            shown_root.to_owned()
         };
-        sink.finish();
-        (stored, outcome.is_ok())
-    };
-    let mut large_searcher = super::searcher(paging);
-    let walk_info = Walk {
-        dir,
-        root: root_shown,
-        filter,
-        walked: &walked,
-        started,
-        budget,
-    };
-    // The left-out counts and what the repository's version needs that no file's reading
-    // gives are found on their own thread while the files are read.
-    let (searched, beside) = std::thread::scope(|scope| {
-        let beside =
-            scope.spawn(|| BesideSoFar::find(dir, &walked.files, Some(walk_info.count_within())));
-        let searched = parallel::each_file(
-            &walked,
-            roots,
-            MAX_FILE_BYTES,
-            left,
-            parallel::Readers {
-                state: || super::searcher(paging),
-                work: |searcher: &mut grep_searcher::Searcher,
-                       file: &walk::Candidate,
-                       opened: &std::fs::File,
-                       head: &[u8]| {
-                    let mut bytes = Vec::new();
-                    let mut too_many = false;
-                    let (stored, whole) =
-                        search_into(searcher, file, (opened, head), &mut |line| {
-                            too_many |= bytes.len() + line.len() > HELD_PER_FILE;
-                            if !too_many {
-                                bytes.extend_from_slice(line);
-                            }
-                        });
-                    if too_many {
-                        parallel::Worked::InTurn
-                    } else {
-                        parallel::Worked::Answer((bytes, stored, whole))
-                    }
+        let new = NewArtifact::new(Source::new(
+            format!("search /{}/ in {root_shown}", query.pattern),
+            Version::Search(SearchVersion::default()),
+        ));
+        let writer = store.create(new)?;
+        let hits = std::cell::Cell::new(0u64);
+        // The walk's own time counts against the budget.
+        let left = budget.saturating_sub(started.elapsed());
+        let writer = std::cell::RefCell::new(writer);
+        // A file's hits, encoded as the hit list stores them; how many; whether it was read whole.
+        let search_into = |searcher: &mut grep_searcher::Searcher,
+                           file: &walk::Candidate,
+                           (opened, head): (&std::fs::File, &[u8]),
+                           out: &mut dyn FnMut(&[u8])| {
+            let mut stored = 0u64;
+            let mut line = Vec::new();
+            let mut store_hit = |hit: Hit| {
+                stored += 1;
+                line.clear();
+                hitlist::encode_into(&hit, &mut line);
+                line.push(b'\n');
+                out(&line);
+            };
+            let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
+            sink.path = Some(file.rel.clone());
+            sink.spill = Some(&mut store_hit);
+            // A head shorter than asked for is the whole file (most source files): searched as
+            // read, without reading the file again.
+            let outcome = if head.len() < walk::HEAD_BYTES {
+                searcher.search_slice(&matcher, head, &mut sink)
+            } else {
+                // The head already read, then the rest from where it ends (reading the file again
+                // from its start copied its first 8 KiB twice: a sixth of the bytes of a
+                // 20,000-file repository).
+                let rest = walk::ReadFrom {
+                    file: opened,
+                    at: head.len() as u64,
+                };
+                searcher.search_reader(&matcher, std::io::Read::chain(head, rest), &mut sink)
+            };
+            sink.finish();
+            (stored, outcome.is_ok())
+        };
+        let mut large_searcher = super::searcher(paging);
+        let walk_info = Walk {
+            dir,
+            root: root_shown,
+            filter,
+            walked: &walked,
+            started,
+            budget,
+        };
+        // The tracked files the search does not read are looked at on their own thread, once
+        // the survey is done, while the files are read.
+        let (searched, beside) = std::thread::scope(|scope| {
+            let files = &walked.files;
+            let beside = scope.spawn(move || surveyed.join().ok().map(|s| s.prepare(files)));
+            let searched = parallel::each_file(
+                &walked,
+                roots,
+                MAX_FILE_BYTES,
+                left,
+                parallel::Readers {
+                    state: || super::searcher(paging),
+                    work: |searcher: &mut grep_searcher::Searcher,
+                           file: &walk::Candidate,
+                           opened: &std::fs::File,
+                           head: &[u8]| {
+                        let mut bytes = Vec::new();
+                        let mut too_many = false;
+                        let (stored, whole) =
+                            search_into(searcher, file, (opened, head), &mut |line| {
+                                too_many |= bytes.len() + line.len() > HELD_PER_FILE;
+                                if !too_many {
+                                    bytes.extend_from_slice(line);
+                                }
+                            });
+                        if too_many {
+                            parallel::Worked::InTurn
+                        } else {
+                            parallel::Worked::Answer((bytes, stored, whole))
+                        }
+                    },
+                    // What a file gave before a failure is stored and counted; it is then unreadable.
+                    take: |_: &walk::Candidate, (bytes, stored, whole): (Vec<u8>, u64, bool)| {
+                        writer.borrow_mut().write(&bytes);
+                        hits.set(hits.get() + stored);
+                        Ok(whole)
+                    },
+                    large: |file: &walk::Candidate, opened: &std::fs::File, head: &[u8]| {
+                        let mut writer = writer.borrow_mut();
+                        let (stored, whole) =
+                            search_into(&mut large_searcher, file, (opened, head), &mut |line| {
+                                writer.write(line);
+                            });
+                        hits.set(hits.get() + stored);
+                        Ok(whole)
+                    },
                 },
-                // What a file gave before a failure is stored and counted; it is then unreadable.
-                take: |_: &walk::Candidate, (bytes, stored, whole): (Vec<u8>, u64, bool)| {
-                    writer.borrow_mut().write(&bytes);
-                    hits.set(hits.get() + stored);
-                    Ok(whole)
-                },
-                large: |file: &walk::Candidate, opened: &std::fs::File, head: &[u8]| {
-                    let mut writer = writer.borrow_mut();
-                    let (stored, whole) =
-                        search_into(&mut large_searcher, file, (opened, head), &mut |line| {
-                            writer.write(line);
-                        });
-                    hits.set(hits.get() + stored);
-                    Ok(whole)
-                },
+            );
+            (searched, beside.join().ok().flatten())
+        });
+        let searched = searched?;
+        let (n, timed_out) = (&searched.counts, searched.timed_out);
+        let mut writer = writer.into_inner();
+        let seen = seen_or_look(&walked.files, searched.seen);
+        let digest = if walked.digest.is_empty() {
+            walk::digest_of(&walked.files, &seen)
+        } else {
+            walked.digest.clone()
+        };
+        writer.set_dedup_key(format!("{key_prefix}{digest}"));
+        let beside = Some(match beside {
+            Some(beside) => beside.finish(filter, &walked.files, &digest, &seen),
+            // Its thread failed: the counts unknown, the version found here.
+            None => Beside {
+                left_out: (None, None),
+                version: tree_version(dir, &digest),
             },
-        );
-        (searched, beside.join().ok())
-    });
-    let searched = searched?;
-    let (n, timed_out) = (&searched.counts, searched.timed_out);
-    let mut writer = writer.into_inner();
-    let seen = seen_or_look(&walked.files, searched.seen);
-    let digest = if walked.digest.is_empty() {
-        walk::digest_of(&walked.files, &seen)
-    } else {
-        walked.digest.clone()
-    };
-    writer.set_dedup_key(format!("{key_prefix}{digest}"));
-    let beside = Some(match beside {
-        Some(beside) => beside.finish(filter, &walked.files, &digest, &seen),
-        // Its thread failed: the counts unknown, the version found here.
-        None => Beside {
-            left_out: (None, None),
-            version: tree_version(dir, &digest),
-        },
-    });
-    let scope = scope_of(walk_info, n, timed_out.as_deref(), "searched", beside);
-    let version = SearchVersion {
-        query: serde_json::to_value(query).unwrap_or(Value::Null),
-        globs: Some(filter.globs.to_vec()),
-        hidden: filter.hidden,
-        scope: serde_json::to_value(&scope).unwrap_or(Value::Null),
-        hit_count: Some(hits.get()),
-        timed_out: timed_out.is_some(),
-        ..SearchVersion::default()
-    };
-    let meta = writer.finish(
-        ArtifactState::Complete,
-        None,
-        Some(Version::Search(version)),
-    )?;
-    Ok(meta.reference)
+        });
+        let scope = scope_of(walk_info, n, timed_out.as_deref(), "searched", beside);
+        let version = SearchVersion {
+            query: serde_json::to_value(query).unwrap_or(Value::Null),
+            globs: Some(filter.globs.to_vec()),
+            hidden: filter.hidden,
+            scope: serde_json::to_value(&scope).unwrap_or(Value::Null),
+            hit_count: Some(hits.get()),
+            timed_out: timed_out.is_some(),
+            ..SearchVersion::default()
+        };
+        let meta = writer.finish(
+            ArtifactState::Complete,
+            None,
+            Some(Version::Search(version)),
+        )?;
+        Ok(meta.reference)
+    })
 }
 
 /// What a tree search walked: for the scope its answer states.
@@ -558,37 +574,35 @@ fn seen_or_look(
 /// What a search states beside its hits that reading the files does not give, found while
 /// they are read: one survey of the tree (every file counted, untracked files looked for),
 /// the commit, the index, and the tracked files the search does not read looked at.
-struct BesideSoFar<'w> {
+struct BesideSoFar {
     counts: Option<(u64, u64)>,
     git: Option<(crate::git::Repo, String, Option<crate::git::DirtyCheck>)>,
-    /// Each walked file's place by its path under the directory.
-    by_rel: std::collections::HashMap<&'w str, usize>,
 }
 
-impl<'w> BesideSoFar<'w> {
-    /// Counts the files under `dir` (within `count_within`, when given) and prepares the
-    /// version of the tree whose files `walked` are.
-    fn find(dir: &Path, walked: &'w [walk::Candidate], count_within: Option<Duration>) -> Self {
+/// The half of [`BesideSoFar`] that needs no walked list: the survey of the tree (every file
+/// counted, untracked files looked for), the commit and the index. It runs while the files
+/// are walked.
+struct Surveyed {
+    counts: Option<(u64, u64)>,
+    /// The repository, its commit, and the dirty check with what the survey found for it.
+    git: Option<(crate::git::Repo, String, Option<SurveyedCheck>)>,
+}
+
+/// A dirty check with what the survey found for it: (untracked, unknown).
+type SurveyedCheck = (crate::git::DirtyCheck, (bool, bool));
+
+impl Surveyed {
+    /// Counts the files under `dir` (within `count_within`, when given) and reads what the
+    /// version of the tree needs.
+    fn find(dir: &Path, count_within: Option<Duration>) -> Self {
         let git = crate::git::find(dir).and_then(|repo| {
             let commit = crate::git::head(&repo)?;
             Some((repo, commit))
         });
-        let by_rel: std::collections::HashMap<&str, usize> = if git.is_some() {
-            walked
-                .iter()
-                // A name that is not UTF-8 is not named in the index as `rel` spells it.
-                .filter(|f| f.path.to_str().is_some())
-                .map(|f| (f.rel.as_str(), f.index))
-                .collect()
-        } else {
-            std::collections::HashMap::new()
-        };
         let Some((repo, commit)) = git else {
-            let counts = crate::survey::survey(dir, None, count_within).counts;
             return Self {
-                counts,
+                counts: crate::survey::survey(dir, None, count_within).counts,
                 git: None,
-                by_rel,
             };
         };
         let check = crate::git::DirtyCheck::load(&repo, dir);
@@ -604,16 +618,44 @@ impl<'w> BesideSoFar<'w> {
             }
             None => crate::survey::survey(dir, None, count_within),
         };
-        let check = check.map(|check| {
-            check.prepare(&repo, (survey.untracked, survey.unknown), |rel| {
-                by_rel.contains_key(rel)
-            })
-        });
         Self {
             counts: survey.counts,
-            git: Some((repo, commit, check)),
-            by_rel,
+            git: Some((
+                repo,
+                commit,
+                check.map(|check| (check, (survey.untracked, survey.unknown))),
+            )),
         }
+    }
+
+    /// Looks at the tracked files the search of `walked` will not read.
+    fn prepare(self, walked: &[walk::Candidate]) -> BesideSoFar {
+        let Some((repo, commit, check)) = self.git else {
+            return BesideSoFar {
+                counts: self.counts,
+                git: None,
+            };
+        };
+        let by_rel: std::collections::HashMap<&str, usize> = walked
+            .iter()
+            // A name that is not UTF-8 is not named in the index as `rel` spells it.
+            .filter(|f| f.path.to_str().is_some())
+            .map(|f| (f.rel.as_str(), f.index))
+            .collect();
+        let check =
+            check.map(|(check, found)| check.prepare(&repo, found, |rel| by_rel.get(rel).copied()));
+        BesideSoFar {
+            counts: self.counts,
+            git: Some((repo, commit, check)),
+        }
+    }
+}
+
+impl BesideSoFar {
+    /// Counts the files under `dir` (within `count_within`, when given) and prepares the
+    /// version of the tree whose files `walked` are.
+    fn find(dir: &Path, walked: &[walk::Candidate], count_within: Option<Duration>) -> Self {
+        Surveyed::find(dir, count_within).prepare(walked)
     }
 
     /// What the walk left out and the version, from each file's size and time as the search
@@ -631,10 +673,8 @@ impl<'w> BesideSoFar<'w> {
         };
         if let Some((repo, commit, check)) = self.git {
             v.commit = Some(commit);
-            let by_rel = &self.by_rel;
             v.dirty = check.and_then(|check| {
-                check.finish(&repo, |rel| {
-                    let i = *by_rel.get(rel)?;
+                check.finish(&repo, |i| {
                     let s = seen.get(i).copied().flatten()?;
                     Some((s.len, s.mtime_ns))
                 })

@@ -80,6 +80,9 @@ pub struct ArtifactWriter<'s> {
     scanner: Option<Scanner>,
     hasher: XxHash3_128,
     head: Vec<u8>,
+    /// The head's tokens, counted on another thread once it is full: a large artifact's
+    /// count (256 KiB) runs while the rest arrives, not after.
+    head_tokens: Option<std::thread::JoinHandle<u64>>,
     streams: Vec<u8>,
     current_stream: Option<Stream>,
     failure: Option<std::io::Error>,
@@ -115,6 +118,7 @@ impl<'s> ArtifactWriter<'s> {
             scanner: Some(Scanner::new(index, sums)),
             hasher: XxHash3_128::new(),
             head: Vec::new(),
+            head_tokens: None,
             streams: Vec::new(),
             current_stream: None,
             failure: None,
@@ -170,6 +174,10 @@ impl<'s> ArtifactWriter<'s> {
         if self.head.len() < tokens::EXACT_TOKEN_LIMIT {
             let room = tokens::EXACT_TOKEN_LIMIT - self.head.len();
             self.head.extend_from_slice(&done[..room.min(done.len())]);
+            if self.head.len() == tokens::EXACT_TOKEN_LIMIT {
+                let head = self.head.clone();
+                self.head_tokens = Some(std::thread::spawn(move || tokens::head_tokens(&head)));
+            }
         }
     }
 
@@ -288,9 +296,10 @@ impl<'s> ArtifactWriter<'s> {
             self.meta.lines = scanner.lines();
             self.meta.chars = scanner.chars();
         }
-        // The head's tokens are counted while the files are synced (each took about as long
-        // as the other at the end of a directory search).
+        // The head's tokens (unless counted already) are counted while the files are synced
+        // (each took about as long as the other at the end of a directory search).
         let (head, bytes) = (&self.head, self.meta.bytes);
+        let counting = self.head_tokens.take();
         let (content, indexed, total) = std::thread::scope(|scope| {
             let synced = scope.spawn(|| {
                 let content = file.as_ref().map_or(Ok(()), std::fs::File::sync_data);
@@ -299,7 +308,10 @@ impl<'s> ArtifactWriter<'s> {
                     scanner.map_or(Ok(()), super::scan::Scanner::finish),
                 )
             });
-            let total = tokens::total_from_head(head, bytes);
+            let counted = counting
+                .and_then(|c| c.join().ok())
+                .unwrap_or_else(|| tokens::head_tokens(head));
+            let total = tokens::total_from_counted(counted, head.len(), bytes);
             let (content, indexed) = synced.join().unwrap_or_else(|_| {
                 let failed = || Err(std::io::Error::other("the sync failed"));
                 (failed(), failed())
