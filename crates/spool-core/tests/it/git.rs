@@ -4,7 +4,7 @@
 //! repository's `core.fsmonitor` program, even on `spool serve --no-run`.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use spool_core::roots::Roots;
@@ -12,26 +12,7 @@ use spool_core::search::Paging;
 use spool_core::search::Query;
 use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
 
-use crate::support::store;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
+use crate::support::{git, store};
 
 struct Hostile {
     _dir: tempfile::TempDir,

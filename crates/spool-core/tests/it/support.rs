@@ -58,3 +58,31 @@ pub fn settings_page() -> String {
     page.push_str("\nSome closing paragraph about servers in general.\n");
     page
 }
+
+/// Runs git in `dir` (as a fixed author) and gives its output, trimmed; fails the test when
+/// git fails.
+pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Writes `content` at `rel` under `root`, making the directories on the way.
+pub fn write(root: &std::path::Path, rel: &str, content: impl AsRef<[u8]>) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}

@@ -2,7 +2,6 @@
 //! snapshot, keyset listing under churn, roots.
 
 use std::collections::HashSet;
-use std::path::Path;
 use std::time::Duration;
 
 use spool_core::ErrorCode;
@@ -19,29 +18,7 @@ use spool_core::roots::Roots;
 use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
 use spool_core::search::{Paging, Query};
 
-use crate::support::store;
-
-fn write(root: &Path, rel: &str, content: &[u8]) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, content).unwrap();
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let ok = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .unwrap()
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
-}
+use crate::support::{git, store, write};
 
 fn q(p: &str) -> Query {
     Query {

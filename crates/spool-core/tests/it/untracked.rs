@@ -5,35 +5,11 @@
 //! survey counting every file (a search) and without (a stored answer's check).
 
 use std::path::Path;
-use std::process::Command;
 
 use spool_core::search::tree::{Filter, left_out_and_version, tree_version};
 use spool_core::search::walk;
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn write(root: &Path, rel: &str, content: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
+use crate::support::{git, write};
 
 /// A committed repository with ignore rules at the top, in a subdirectory (with a whitelist
 /// of a hidden name), for a subdirectory from the top, and in `info/exclude`.
