@@ -311,14 +311,7 @@ fn stored_passages(
         timed_out.as_deref(),
         "indexed",
     );
-    let version = SearchVersion {
-        globs: Some(filter.globs.to_vec()),
-        hidden: filter.hidden,
-        scope: serde_json::to_value(&scope).unwrap_or(Value::Null),
-        hit_count: Some(passages),
-        timed_out: timed_out.is_some(),
-        ..SearchVersion::default()
-    };
+    let version = super::tree::walked_version(filter, &scope, passages, timed_out.is_some());
     let meta = writer.finish(
         ArtifactState::Complete,
         None,

@@ -312,12 +312,7 @@ fn run_search(
         let scope = scope_of(walk_info, n, timed_out.as_deref(), "searched", beside);
         let version = SearchVersion {
             query: serde_json::to_value(query).unwrap_or(Value::Null),
-            globs: Some(filter.globs.to_vec()),
-            hidden: filter.hidden,
-            scope: serde_json::to_value(&scope).unwrap_or(Value::Null),
-            hit_count: Some(hits.get()),
-            timed_out: timed_out.is_some(),
-            ..SearchVersion::default()
+            ..walked_version(filter, &scope, hits.get(), timed_out.is_some())
         };
         let meta = writer.finish(
             ArtifactState::Complete,
@@ -326,6 +321,24 @@ fn run_search(
         )?;
         Ok(meta.reference)
     })
+}
+
+/// The version of a stored answer over walked files (a hit list, a word index): the filter,
+/// the scope, how many it found, and whether time ran out.
+pub(super) fn walked_version(
+    filter: &Filter<'_>,
+    scope: &TreeScope,
+    found: u64,
+    timed_out: bool,
+) -> SearchVersion {
+    SearchVersion {
+        globs: Some(filter.globs.to_vec()),
+        hidden: filter.hidden,
+        scope: serde_json::to_value(scope).unwrap_or(Value::Null),
+        hit_count: Some(found),
+        timed_out,
+        ..SearchVersion::default()
+    }
 }
 
 /// What a tree search walked: for the scope its answer states.

@@ -735,6 +735,11 @@ fn search_dot(s: &spool_core::Store, roots: &Roots, pattern: &str) -> serde_json
     serde_json::to_value(&a.scope).unwrap()
 }
 
+/// The dirty flag a search for `timeout` in `roots` states.
+fn dirty(s: &spool_core::Store, roots: &Roots) -> serde_json::Value {
+    search_dot(s, roots, "timeout")["version"]["dirty"].clone()
+}
+
 /// A first search learns each file's size and time as it opens it (no `stat` of its own): its
 /// version digest is the one a walk that looks finds, so its repeat reuses the stored list.
 #[test]
@@ -757,32 +762,20 @@ fn a_change_to_a_searched_or_an_unsearched_tracked_file_makes_the_tree_dirty() {
     let s = store();
     let dir = repo();
     let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
-    assert_eq!(
-        search_dot(&s.store, &roots, "timeout")["version"]["dirty"],
-        false
-    );
+    assert_eq!(dirty(&s.store, &roots), false);
     // A hidden tracked file, not searched: found by the check's own look.
     write(
         dir.path(),
         ".hidden/notes.txt",
         b"timeout hidden, longer now\n",
     );
-    assert_eq!(
-        search_dot(&s.store, &roots, "timeout")["version"]["dirty"],
-        true
-    );
+    assert_eq!(dirty(&s.store, &roots), true);
     git(dir.path(), &["add", "-A"]);
     git(dir.path(), &["commit", "-q", "-m", "notes"]);
-    assert_eq!(
-        search_dot(&s.store, &roots, "timeout")["version"]["dirty"],
-        false
-    );
+    assert_eq!(dirty(&s.store, &roots), false);
     // A searched file: found from the size the search saw.
     write(dir.path(), "src/a.rs", b"fn main() {}\n");
-    assert_eq!(
-        search_dot(&s.store, &roots, "timeout")["version"]["dirty"],
-        true
-    );
+    assert_eq!(dirty(&s.store, &roots), true);
 }
 
 /// A file with more hits than a worker holds (256 KiB of them) is searched again in its turn:
@@ -873,10 +866,7 @@ fn hidden_files_count_for_the_dirty_check_and_a_nested_rule_takes_one_back() {
     );
     let s = store();
     write(dir.path(), "src/.new", b"untracked\n");
-    assert_eq!(
-        search_dot(&s.store, &roots, "timeout")["version"]["dirty"],
-        true
-    );
+    assert_eq!(dirty(&s.store, &roots), true);
 }
 
 /// Regression: a word index of a directory was reused for the same files after a commit, and
