@@ -26,10 +26,11 @@ make_log() {
 
 # make_tree DIR FILES: a tree of code nobody here wrote, committed to git: the first FILES files
 # (in path order) of the cargo registry's sources, then of Python's standard library; made once,
-# kept while it has FILES files.
+# kept while it holds what it was made with (fewer files when the two hold fewer: a machine
+# whose registry holds less gives a smaller tree, said in the results).
 make_tree() {
   local TREE=$1 FILES=$2
-  if [ "$(git -C "$TREE" ls-files 2>/dev/null | wc -l)" != "$FILES" ]; then
+  if [ "$(cat "$TREE/.git/made-for" 2>/dev/null)" != "$FILES $(git -C "$TREE" ls-files 2>/dev/null | wc -l)" ]; then
     echo "making the $FILES-file tree in $TREE ..." >&2
     rm -rf "$TREE"
     mkdir -p "$TREE"
@@ -57,5 +58,6 @@ PY
     git -C "$TREE" init -q
     git -C "$TREE" add -A -f
     git -C "$TREE" -c user.name=bench -c user.email=bench@example.invalid commit -q -m tree
+    echo "$FILES $(git -C "$TREE" ls-files | wc -l)" > "$TREE/.git/made-for"
   fi
 }

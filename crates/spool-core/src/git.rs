@@ -89,7 +89,7 @@ struct Entry {
     path: String,
     mtime: (u32, u32),
     size: u32,
-    id: Vec<u8>,
+    id: [u8; 20],
 }
 
 impl Entry {
@@ -112,39 +112,41 @@ fn index(repo: &Repo) -> Option<Vec<Entry>> {
     }
     let count = be32(&data[8..12]) as usize;
     let id_len = 20;
-    let mut entries = Vec::with_capacity(count.min(1 << 20));
+    let mut entries: Vec<Entry> = Vec::with_capacity(count.min(1 << 20));
     let mut at = 12;
-    let mut previous = String::new();
+    // The path of each entry ends at a NUL.
+    let path_end = |from: usize| Some(from + memchr::memchr(0, data.get(from..)?)?);
     for _ in 0..count {
         let start = at;
         let fixed = 40 + id_len + 2;
         let head = data.get(at..at + fixed)?;
         let mtime = (be32(&head[8..12]), be32(&head[12..16]));
         let size = be32(&head[36..40]);
-        let id = head[40..40 + id_len].to_vec();
+        let id = head[40..40 + id_len].try_into().ok()?;
         let flags = u16::from_be_bytes([head[40 + id_len], head[41 + id_len]]);
         at += fixed;
         if version >= 3 && flags & 0x4000 != 0 {
             at += 2;
         }
         let path = if version == 4 {
-            // The path is the previous one with N bytes cut from its end, then this suffix.
+            // The path is the previous one with N bytes cut from its end (a cut that can fall
+            // inside a character), then this suffix.
+            let previous = entries.last().map_or(&b""[..], |e| e.path.as_bytes());
             let (strip, used) = varint(data.get(at..)?)?;
             at += used;
-            let end = at + data.get(at..)?.iter().position(|&b| b == 0)?;
+            let end = path_end(at)?;
             let keep = previous.len().checked_sub(strip)?;
-            let mut path = previous[..keep].to_owned();
-            path.push_str(std::str::from_utf8(&data[at..end]).ok()?);
+            let mut path = previous[..keep].to_vec();
+            path.extend_from_slice(&data[at..end]);
             at = end + 1;
-            path
+            String::from_utf8(path).ok()?
         } else {
-            let end = at + data.get(at..)?.iter().position(|&b| b == 0)?;
+            let end = path_end(at)?;
             let path = std::str::from_utf8(&data[at..end]).ok()?.to_owned();
             // Entries are padded with NULs to a multiple of 8 bytes.
             at = start + (end - start + 8) / 8 * 8;
             path
         };
-        previous.clone_from(&path);
         entries.push(Entry {
             path,
             mtime,
@@ -175,11 +177,11 @@ fn varint(b: &[u8]) -> Option<(usize, usize)> {
 }
 
 /// The id git gives `bytes` as a blob.
-fn blob_id(bytes: &[u8]) -> Vec<u8> {
+fn blob_id(bytes: &[u8]) -> [u8; 20] {
     let mut h = Sha1::new();
     h.update(format!("blob {}\0", bytes.len()).as_bytes());
     h.update(bytes);
-    h.finalize().to_vec()
+    h.finalize().into()
 }
 
 /// Whether the working-tree file at `rel` differs from its index entry: stat first, as git

@@ -10,8 +10,6 @@
 //! repository they cost more than half as much as the search itself.
 
 use std::collections::HashSet;
-use std::ffi::OsString;
-use std::fs::FileType;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
@@ -197,18 +195,14 @@ fn read_dir(shared: &Shared<'_>, d: Dir, found: &mut Vec<Dir>) {
     {
         return;
     }
-    let Ok(entries) = std::fs::read_dir(&d.path) else {
+    let Some(entries) = entries_of(&d.path) else {
         return;
     };
-    let entries: Vec<(OsString, FileType)> = entries
-        .flatten()
-        .filter_map(|e| Some((e.file_name(), e.file_type().ok()?)))
-        .collect();
     let node = Arc::new(Node {
         has_rules: git.is_some()
             && entries
                 .iter()
-                .any(|(name, kind)| name == ".gitignore" && kind.is_file()),
+                .any(|(e, kind)| name_of(e) == ".gitignore" && kind.is_file()),
         path: d.path,
         parent: d.parent,
         rules: OnceLock::new(),
@@ -218,7 +212,7 @@ fn read_dir(shared: &Shared<'_>, d: Dir, found: &mut Vec<Dir>) {
         let rel = d.rel.as_deref().unwrap_or_default();
         // A repository inside: a submodule (its commit tracked, not its files) is not looked
         // into; one git does not track is an untracked directory, unless ignored.
-        if rel != g.prefix && entries.iter().any(|(name, _)| name == ".git") {
+        if rel != g.prefix && entries.iter().any(|(e, _)| name_of(e) == ".git") {
             if !g.paths.contains(rel.trim_end_matches('/')) && !node.is_ignored(shared.above()) {
                 shared.untracked.store(true, Ordering::Relaxed);
             }
@@ -227,7 +221,7 @@ fn read_dir(shared: &Shared<'_>, d: Dir, found: &mut Vec<Dir>) {
     }
     let (mut files, mut hidden_files) = (0u64, 0u64);
     let mut rel_name = String::new();
-    for (name, kind) in entries {
+    for (name, kind) in entries.iter().map(|(e, kind)| (name_of(e), *kind)) {
         if name == ".git" {
             continue;
         }
@@ -239,7 +233,7 @@ fn read_dir(shared: &Shared<'_>, d: Dir, found: &mut Vec<Dir>) {
                     .as_deref()
                     .zip(name.to_str())
                     .map(|(rel, name)| format!("{rel}{name}/")),
-                path: node.path.join(&name),
+                path: node.path.join(name),
                 parent: Some(node.clone()),
                 hidden,
                 checked: git.is_some(),
@@ -263,7 +257,7 @@ fn read_dir(shared: &Shared<'_>, d: Dir, found: &mut Vec<Dir>) {
             continue;
         }
         let above = shared.above();
-        if node.is_ignored(above) || node.ignores(&node.path.join(&name), false, above) {
+        if node.is_ignored(above) || node.ignores(&node.path.join(name), false, above) {
             continue;
         }
         match named {
@@ -276,6 +270,71 @@ fn read_dir(shared: &Shared<'_>, d: Dir, found: &mut Vec<Dir>) {
         shared.all.fetch_add(files, Ordering::Relaxed);
         shared.hidden.fetch_add(hidden_files, Ordering::Relaxed);
     }
+}
+
+/// What a directory holds, each entry with its kind (`None`: the directory cannot be read). Read
+/// with nix's directory stream, whose entries hold their names: std's gives each name its own
+/// allocation, one per file of the tree, most of the survey's own time.
+fn entries_of(path: &Path) -> Option<Vec<(nix::dir::Entry, Kind)>> {
+    use nix::dir::{Dir, Type};
+    use nix::fcntl::OFlag;
+    let mut dir = Dir::open(
+        path,
+        OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+        nix::sys::stat::Mode::empty(),
+    )
+    .ok()?;
+    let mut entries = Vec::new();
+    for entry in dir.iter().flatten() {
+        let name = entry.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        let kind = match entry.file_type() {
+            Some(Type::Directory) => Kind::Dir,
+            Some(Type::File) => Kind::File,
+            Some(Type::Symlink) => Kind::Symlink,
+            Some(_) => Kind::Other,
+            // The file system does not say (`DT_UNKNOWN`): asked of the entry itself.
+            None => match std::fs::symlink_metadata(path.join(name_of(&entry))) {
+                Ok(m) if m.is_dir() => Kind::Dir,
+                Ok(m) if m.is_file() => Kind::File,
+                Ok(m) if m.is_symlink() => Kind::Symlink,
+                Ok(_) => Kind::Other,
+                Err(_) => continue,
+            },
+        };
+        entries.push((entry, kind));
+    }
+    Some(entries)
+}
+
+/// What a directory entry is, as the survey tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Dir,
+    File,
+    Symlink,
+    Other,
+}
+
+impl Kind {
+    fn is_dir(self) -> bool {
+        self == Self::Dir
+    }
+
+    fn is_file(self) -> bool {
+        self == Self::File
+    }
+
+    fn is_symlink(self) -> bool {
+        self == Self::Symlink
+    }
+}
+
+/// An entry's name.
+fn name_of(entry: &nix::dir::Entry) -> &std::ffi::OsStr {
+    std::os::unix::ffi::OsStrExt::from_bytes(entry.file_name().to_bytes())
 }
 
 /// The rules of one directory's `.gitignore` (none when it cannot be read or parsed: git

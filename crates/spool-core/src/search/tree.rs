@@ -176,14 +176,35 @@ fn run_search(
         .min(Duration::from_secs(2));
     // A bad glob is said at once, not after the survey that would have run beside the walk.
     walk::check_globs(dir, filter.globs)?;
+    let state = || super::searcher(paging);
+    let work = |searcher: &mut grep_searcher::Searcher,
+                file: &walk::Candidate,
+                opened: &std::fs::File,
+                head: &[u8]| held_hits(&matcher, searcher, file, (opened, head));
     std::thread::scope(|outer| {
         // The survey of the tree needs no walked list: it runs on its own thread while the files
         // are walked and read (a walk leaves a core idle part of its time).
         let surveyed = outer.spawn(|| Surveyed::find(dir, Some(count_within)));
-        let walked = match walked_already {
-            Some(walked) => walked,
-            None => walk::walk_unstated(dir, filter.globs, filter.hidden)?,
+        let (walked, pre) = match walked_already {
+            Some(walked) => {
+                let n = walked.files.len();
+                (walked, parallel::PreRead::none(n))
+            }
+            // The walk's own time counts against the budget.
+            None => parallel::walk_reading(
+                dir,
+                (filter.globs, filter.hidden),
+                (
+                    roots,
+                    MAX_FILE_BYTES,
+                    budget.saturating_sub(started.elapsed()),
+                    parallel::HELD_WHILE_WALKING,
+                ),
+                &state,
+                &work,
+            )?,
         };
+        tracing::debug!(files = walked.files.len(), ms = ?started.elapsed(), "walked");
         let root_shown = if shown_root.is_empty() {
             ".".to_owned()
         } else {
@@ -193,46 +214,32 @@ fn run_search(
             format!("search /{}/ in {root_shown}", query.pattern),
             Version::Search(SearchVersion::default()),
         ));
-        let writer = store.create(new)?;
+        let writer = std::cell::RefCell::new(hitlist::Batched::new(store.create(new)?));
         let hits = std::cell::Cell::new(0u64);
-        // The walk's own time counts against the budget.
         let left = budget.saturating_sub(started.elapsed());
-        let writer = std::cell::RefCell::new(writer);
-        // A file's hits, encoded as the hit list stores them; how many; whether it was read whole.
-        let search_into = |searcher: &mut grep_searcher::Searcher,
-                           file: &walk::Candidate,
-                           (opened, head): (&std::fs::File, &[u8]),
-                           out: &mut dyn FnMut(&[u8])| {
-            let mut stored = 0u64;
-            let mut line = Vec::new();
-            let mut store_hit = |hit: Hit| {
-                stored += 1;
-                line.clear();
-                hitlist::encode_into(&hit, &mut line);
-                line.push(b'\n');
-                out(&line);
-            };
-            let mut sink = HitSink::new(&matcher, 0, usize::MAX - 1, None);
-            sink.path = Some(file.rel.clone());
-            sink.spill = Some(&mut store_hit);
-            // A head shorter than asked for is the whole file (most source files): searched as
-            // read, without reading the file again.
-            let outcome = if head.len() < walk::HEAD_BYTES {
-                searcher.search_slice(&matcher, head, &mut sink)
-            } else {
-                // The head already read, then the rest from where it ends (reading the file again
-                // from its start copied its first 8 KiB twice: a sixth of the bytes of a
-                // 20,000-file repository).
-                let rest = walk::ReadFrom {
-                    file: opened,
-                    at: head.len() as u64,
-                };
-                searcher.search_reader(&matcher, std::io::Read::chain(head, rest), &mut sink)
-            };
-            sink.finish();
-            (stored, outcome.is_ok())
-        };
         let mut large_searcher = super::searcher(paging);
+        let readers = parallel::Readers {
+            state,
+            work,
+            // What a file gave before a failure is stored and counted; it is then unreadable.
+            take: |_: &walk::Candidate, (bytes, stored, whole): (Vec<u8>, u64, bool)| {
+                writer.borrow_mut().write(&bytes);
+                hits.set(hits.get() + stored);
+                Ok(whole)
+            },
+            large: |file: &walk::Candidate, opened: &std::fs::File, head: &[u8]| {
+                let mut writer = writer.borrow_mut();
+                let (stored, whole) = search_file(
+                    &matcher,
+                    &mut large_searcher,
+                    file,
+                    (opened, head),
+                    &mut |line| writer.write(line),
+                );
+                hits.set(hits.get() + stored);
+                Ok(whole)
+            },
+        };
         let walk_info = Walk {
             dir,
             root: root_shown,
@@ -242,58 +249,22 @@ fn run_search(
             budget,
         };
         // The tracked files the search does not read are looked at on their own thread, once
-        // the survey is done, while the files are read.
+        // the survey is done, while the answers are taken in order (and the rest read).
         let (searched, beside) = std::thread::scope(|scope| {
             let files = &walked.files;
-            let beside = scope.spawn(move || surveyed.join().ok().map(|s| s.prepare(files)));
-            let searched = parallel::each_file(
-                &walked,
-                roots,
-                MAX_FILE_BYTES,
-                left,
-                parallel::Readers {
-                    state: || super::searcher(paging),
-                    work: |searcher: &mut grep_searcher::Searcher,
-                           file: &walk::Candidate,
-                           opened: &std::fs::File,
-                           head: &[u8]| {
-                        let mut bytes = Vec::new();
-                        let mut too_many = false;
-                        let (stored, whole) =
-                            search_into(searcher, file, (opened, head), &mut |line| {
-                                too_many |= bytes.len() + line.len() > HELD_PER_FILE;
-                                if !too_many {
-                                    bytes.extend_from_slice(line);
-                                }
-                            });
-                        if too_many {
-                            parallel::Worked::InTurn
-                        } else {
-                            parallel::Worked::Answer((bytes, stored, whole))
-                        }
-                    },
-                    // What a file gave before a failure is stored and counted; it is then unreadable.
-                    take: |_: &walk::Candidate, (bytes, stored, whole): (Vec<u8>, u64, bool)| {
-                        writer.borrow_mut().write(&bytes);
-                        hits.set(hits.get() + stored);
-                        Ok(whole)
-                    },
-                    large: |file: &walk::Candidate, opened: &std::fs::File, head: &[u8]| {
-                        let mut writer = writer.borrow_mut();
-                        let (stored, whole) =
-                            search_into(&mut large_searcher, file, (opened, head), &mut |line| {
-                                writer.write(line);
-                            });
-                        hits.set(hits.get() + stored);
-                        Ok(whole)
-                    },
-                },
-            );
+            let beside = scope.spawn(move || {
+                let surveyed = surveyed.join().ok();
+                tracing::debug!(ms = ?started.elapsed(), "surveyed");
+                surveyed.map(|s| s.prepare(files))
+            });
+            let searched =
+                parallel::read_in_order(&walked, pre, roots, MAX_FILE_BYTES, left, readers);
             (searched, beside.join().ok().flatten())
         });
         let searched = searched?;
+        tracing::debug!(ms = ?started.elapsed(), "files read");
         let (n, timed_out) = (&searched.counts, searched.timed_out);
-        let mut writer = writer.into_inner();
+        let mut writer = writer.into_inner().into_writer();
         let seen = seen_or_look(&walked.files, searched.seen);
         let digest = if walked.digest.is_empty() {
             walk::digest_of(&walked.files, &seen)
@@ -310,17 +281,90 @@ fn run_search(
             },
         });
         let scope = scope_of(walk_info, n, timed_out.as_deref(), "searched", beside);
+        drop_later((walked, seen));
         let version = SearchVersion {
             query: serde_json::to_value(query).unwrap_or(Value::Null),
             ..walked_version(filter, &scope, hits.get(), timed_out.is_some())
         };
+        tracing::debug!(ms = ?started.elapsed(), "stated");
         let meta = writer.finish(
             ArtifactState::Complete,
             None,
             Some(Version::Search(version)),
         )?;
+        tracing::debug!(ms = ?started.elapsed(), "stored");
         Ok(meta.reference)
     })
+}
+
+/// Frees `value` on a thread of its own: a walk's list of files is two allocations a file, and
+/// freeing those of a 20,000-file repository took the answer's thread 5 ms.
+fn drop_later<T: Send + 'static>(value: T) {
+    // With no thread to be had, the value is freed here, with the closure that holds it.
+    let _ = std::thread::Builder::new().spawn(move || drop(value));
+}
+
+/// A file's hits, encoded as the hit list stores them, written to `out` a line at a time: how
+/// many, and whether the file was read whole.
+fn search_file(
+    matcher: &grep_regex::RegexMatcher,
+    searcher: &mut grep_searcher::Searcher,
+    file: &walk::Candidate,
+    (opened, head): (&std::fs::File, &[u8]),
+    out: &mut dyn FnMut(&[u8]),
+) -> (u64, bool) {
+    let mut stored = 0u64;
+    let mut line = Vec::new();
+    let mut store_hit = |hit: Hit| {
+        stored += 1;
+        line.clear();
+        hitlist::encode_into(&hit, &mut line);
+        line.push(b'\n');
+        out(&line);
+    };
+    let mut sink = HitSink::new(matcher, 0, usize::MAX - 1, None);
+    sink.path = Some(file.rel.clone());
+    sink.spill = Some(&mut store_hit);
+    // A head shorter than asked for is the whole file (most source files): searched as read,
+    // without reading the file again.
+    let outcome = if head.len() < walk::HEAD_BYTES {
+        searcher.search_slice(matcher, head, &mut sink)
+    } else {
+        // The head already read, then the rest from where it ends (reading the file again from
+        // its start copied its first 8 KiB twice: a sixth of the bytes of a 20,000-file
+        // repository).
+        let rest = walk::ReadFrom {
+            file: opened,
+            at: head.len() as u64,
+        };
+        searcher.search_reader(matcher, std::io::Read::chain(head, rest), &mut sink)
+    };
+    sink.finish();
+    (stored, outcome.is_ok())
+}
+
+/// A file's hits, held for their turn (at most [`HELD_PER_FILE`] bytes of them: a file with
+/// more is searched again in its turn, its hits written as found).
+fn held_hits(
+    matcher: &grep_regex::RegexMatcher,
+    searcher: &mut grep_searcher::Searcher,
+    file: &walk::Candidate,
+    opened: (&std::fs::File, &[u8]),
+) -> parallel::Worked<(Vec<u8>, u64, bool)> {
+    let mut bytes = Vec::new();
+    let mut too_many = false;
+    let (stored, whole) = search_file(matcher, searcher, file, opened, &mut |line| {
+        too_many |= bytes.len() + line.len() > HELD_PER_FILE;
+        if !too_many {
+            bytes.extend_from_slice(line);
+        }
+    });
+    if too_many {
+        parallel::Worked::InTurn
+    } else {
+        let size = bytes.capacity();
+        parallel::Worked::Answer((bytes, stored, whole), size)
+    }
 }
 
 /// The version of a stored answer over walked files (a hit list, a word index): the filter,

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Times commands in turn, round after round, so that a machine whose speed drifts (this one's
+moved by a third within an hour) slows each of them alike: hyperfine runs all of one command's
+runs before the next command's.
+
+    N=30 PREP='rm -rf /tmp/store' bench/interleave.py 'rg -c unsafe TREE' 'SPOOL_HOME=/tmp/store spool search -F unsafe TREE --json'
+
+Each round runs PREP (if given) before each command; the first two rounds are warm-up. Prints
+each command's median and mean wall time, its mean CPU time (user + system, from wait4), and its
+median divided by the first command's.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+rounds = int(os.environ.get("N", "20"))
+prep = os.environ.get("PREP")
+commands = sys.argv[1:]
+wall = {c: [] for c in commands}
+cpu = {c: [] for c in commands}
+for r in range(rounds + 2):
+    for c in commands:
+        if prep:
+            subprocess.run(prep, shell=True, check=True)
+        start = time.perf_counter()
+        p = subprocess.Popen(c, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(p.pid, 0)
+        took = time.perf_counter() - start
+        if r >= 2:
+            wall[c].append(took * 1000)
+            cpu[c].append((usage.ru_utime + usage.ru_stime) * 1000)
+first = statistics.median(wall[commands[0]])
+for c in commands:
+    median = statistics.median(wall[c])
+    print(
+        f"{median:7.1f} ms median {statistics.mean(wall[c]):7.1f} ms mean"
+        f"  cpu {statistics.mean(cpu[c]):6.1f} ms  {median / first:.2f}x  {c}"
+    )
