@@ -17,7 +17,6 @@ mod search;
 mod search_parts;
 mod store;
 mod support;
-mod tokens;
 mod tree;
 mod untracked;
 mod windows;

@@ -9,9 +9,10 @@
 //! matched leftmost-first from the end of the last piece. ASCII text (logs, code) is split by
 //! hand, the classes reduced to what they hold in ASCII: nothing to compile, so a process that
 //! counts a window of a log pays nothing to start. Other text goes through `regex-automata`,
-//! compiled once per process (about 5 ms), the look-ahead `\s+(?!\S)` written as `\s+$` and as
-//! `\s+\s` less its last char, as GitHub's `bpe-openai` writes it. Both are checked against
-//! tiktoken's own splitting in this module's tests and `tests/it/tokens.rs`.
+//! compiled once per process without a full DFA (a window of 200 accented lines costs no more
+//! than an ASCII one: `bench/interleave.py`, 20 rounds), the look-ahead `\s+(?!\S)` written
+//! as `\s+$` and as `\s+\s` less its last char, as GitHub's `bpe-openai` writes it. Both are
+//! checked against tiktoken's own splitting in this module's tests and `tests/it/tokens.rs`.
 
 use std::sync::OnceLock;
 
@@ -19,17 +20,58 @@ use regex_automata::meta::Regex;
 use regex_automata::{Anchored, Input};
 
 /// Calls `piece` with each piece of `text`, in order; the pieces cover `text` exactly.
+///
+/// Text that is not all ASCII is taken a line at a time where a line's start is sure to start
+/// a piece (see [`next_line_start`]): its ASCII lines are split by hand, and only the others
+/// by the regex. A hit list or a log with one accented name went through the regex whole.
 pub fn each_piece(text: &str, mut piece: impl FnMut(&str)) {
     if text.is_ascii() {
-        let bytes = text.as_bytes();
-        let mut at = 0;
-        while at < bytes.len() {
-            let end = ascii_piece(bytes, at);
-            piece(&text[at..end]);
-            at = end;
-        }
+        ascii_pieces(text, &mut piece);
         return;
     }
+    let mut start = 0;
+    while start < text.len() {
+        let end = next_line_start(text.as_bytes(), start);
+        let part = &text[start..end];
+        if part.is_ascii() {
+            ascii_pieces(part, &mut piece);
+        } else {
+            unicode_pieces(part, &mut piece);
+        }
+        start = end;
+    }
+}
+
+/// The first place after `from` that follows a line feed and holds a printable ASCII char
+/// other than `/` (or the end of `text`). Every piece ends there: of the pattern's
+/// alternatives only `[\r\n/]*`, `\s*[\r\n]+` and the space runs take a line feed, and none
+/// of them takes such a char after it. Nothing before it looks past it either, so what is
+/// before it splits alone as it splits in the whole text.
+fn next_line_start(text: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while let Some(i) = memchr::memchr(b'\n', &text[at..]) {
+        at += i + 1;
+        if text
+            .get(at)
+            .is_none_or(|&b| b.is_ascii_graphic() && b != b'/')
+        {
+            return at;
+        }
+    }
+    text.len()
+}
+
+fn ascii_pieces(text: &str, piece: &mut impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = ascii_piece(bytes, at);
+        piece(&text[at..end]);
+        at = end;
+    }
+}
+
+fn unicode_pieces(text: &str, piece: &mut impl FnMut(&str)) {
     let Some(regex) = unicode_regex() else {
         // The pattern is fixed text: a build that cannot compile it is caught by the tests.
         piece(text);
@@ -65,7 +107,12 @@ fn unicode_regex() -> Option<&'static Regex> {
                 r"\s+$",
             ]
             .join("|");
-            Regex::new_many(&[first.as_str(), r"\s+\s", r"\s+"]).ok()
+            // No full DFA: the lazy one builds only the states the text reaches, where a full
+            // one is built whole before the first piece.
+            Regex::builder()
+                .configure(Regex::config().dfa(false))
+                .build_many(&[first.as_str(), r"\s+\s", r"\s+"])
+                .ok()
         })
         .as_ref()
 }

@@ -3,7 +3,7 @@
 //! and not), and on the long pieces tiktoken merges through its heap.
 
 use proptest::prelude::*;
-use spool_core::tokens;
+use spool_tokens as tokens;
 use tiktoken_rs::o200k_base_singleton;
 
 /// Checks the count and every token's end against tiktoken's.
@@ -98,6 +98,24 @@ proptest! {
     fn random_text_counts_as_tiktoken_counts_it(chars in prop::collection::vec(any_char(), 0..120)) {
         let text: String = chars.into_iter().collect();
         same_as_tiktoken(&text);
+    }
+
+    /// Lines, most of them ASCII: text that is not all ASCII is split a line at a time.
+    #[test]
+    fn random_lines_count_as_tiktoken_counts_them(
+        lines in prop::collection::vec(
+            (prop::collection::vec(any_char(), 0..30), prop::collection::vec(0u8..128, 0..30)),
+            0..12,
+        )
+    ) {
+        let text: Vec<String> = lines
+            .into_iter()
+            .map(|(mixed, ascii)| {
+                let ascii = String::from_utf8(ascii).unwrap();
+                if mixed.len() % 3 == 0 { mixed.into_iter().collect() } else { ascii }
+            })
+            .collect();
+        same_as_tiktoken(&text.join("\n"));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::path::Path;
 /// The hash table's size: a power of two, under half full.
 const SLOTS: usize = 1 << 19;
 
-/// The hash of a token's bytes; `src/tokens/vocab.rs` computes the same.
+/// The hash of a token's bytes; `src/vocab.rs` computes the same.
 fn fnv(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {

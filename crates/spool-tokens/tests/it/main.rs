@@ -1,0 +1,3 @@
+//! Integration tests of spool-tokens: the encoder against tiktoken-rs.
+
+mod encoder;
