@@ -1,6 +1,6 @@
 """The README's one-liner: `uvx --from <the wheel> spool serve`, in an environment uv makes
 itself, answers an MCP client. scripts/test builds the wheel into target/wheels first;
-SPOOL_WHEEL_DIR names another folder (.ci/run checks the shipped wheel this way)."""
+SPOOL_WHEEL_DIR names another folder (scripts/test-dist checks the shipped wheel this way)."""
 
 import asyncio
 import os
