@@ -24,6 +24,9 @@ pub struct Repo {
     pub work_tree: PathBuf,
 }
 
+/// Paths as the index names them, hashed fast: a directory search asks about every file.
+pub(crate) type PathSet<'a> = std::collections::HashSet<&'a str, foldhash::fast::RandomState>;
+
 /// The repository holding `path` (a file or a directory), looking up from it.
 pub fn find(path: &Path) -> Option<Repo> {
     let start = if path.is_dir() { path } else { path.parent()? };
@@ -274,7 +277,7 @@ impl DirtyCheck {
     }
 
     /// The tracked paths under `dir`, as the index names them.
-    pub(crate) fn tracked(&self) -> std::collections::HashSet<&str> {
+    pub(crate) fn tracked(&self) -> PathSet<'_> {
         self.entries.iter().map(|e| e.path.as_str()).collect()
     }
 

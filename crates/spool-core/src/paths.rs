@@ -33,7 +33,9 @@ pub(crate) fn order_key(path: &Path) -> Vec<u8> {
 /// unless an ignore rule takes the file back in).
 pub(crate) fn is_hidden(rel: &Path) -> bool {
     let b = rel.as_os_str().as_bytes();
-    b.first() == Some(&b'.') || memchr::memmem::find(b, b"/.").is_some()
+    // Each `/` looked at, not `memmem::find`: it builds a searcher per call, and a directory
+    // search asks this of every file it read.
+    b.first() == Some(&b'.') || memchr::memchr_iter(b'/', b).any(|i| b.get(i + 1) == Some(&b'.'))
 }
 
 #[cfg(test)]

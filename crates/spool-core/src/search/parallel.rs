@@ -87,7 +87,7 @@ pub fn walk_reading<S, T, St, W>(
     (roots, max_bytes, budget, held_most): (&Roots, u64, Duration, usize),
     state: &St,
     work: &W,
-) -> Result<(Walked, PreRead<T>)>
+) -> Result<(Walked, PreRead<T>, crate::survey::LeftOut)>
 where
     S: Send,
     T: Send,
@@ -96,7 +96,7 @@ where
 {
     let started = Instant::now();
     let held = AtomicUsize::new(0);
-    let (walked, pre) = walk::walk_visiting(dir, globs, hidden, &|| {
+    let (walked, pre, left) = walk::walk_visiting(dir, globs, hidden, &|| {
         let mut own = state();
         let mut beneath = Opener::new(roots);
         let held = &held;
@@ -111,7 +111,7 @@ where
             Some(answer)
         }
     })?;
-    Ok((walked, PreRead(pre)))
+    Ok((walked, PreRead(pre), left))
 }
 
 /// At most this many bytes of answers are held while the walk goes on (what a search of a
@@ -374,6 +374,7 @@ mod tests {
                 &state,
                 &work,
             )
+            .map(|(walked, pre, _)| (walked, pre))
             .unwrap()
         } else {
             let walked = walk::walk(dir, &[], false).unwrap();

@@ -184,11 +184,11 @@ fn run_search(
     std::thread::scope(|outer| {
         // The survey of the tree needs no walked list: it runs on its own thread while the files
         // are walked and read (a walk leaves a core idle part of its time).
-        let surveyed = outer.spawn(|| Surveyed::find(dir, Some(count_within)));
-        let (walked, pre) = match walked_already {
+        let git_side = outer.spawn(|| GitSide::find(dir));
+        let (walked, pre, left_out) = match walked_already {
             Some(walked) => {
                 let n = walked.files.len();
-                (walked, parallel::PreRead::none(n))
+                (walked, parallel::PreRead::none(n), None)
             }
             // The walk's own time counts against the budget.
             None => parallel::walk_reading(
@@ -202,7 +202,8 @@ fn run_search(
                 ),
                 &state,
                 &work,
-            )?,
+            )
+            .map(|(walked, pre, left)| (walked, pre, Some(left)))?,
         };
         tracing::debug!(files = walked.files.len(), ms = ?started.elapsed(), "walked");
         let root_shown = if shown_root.is_empty() {
@@ -253,9 +254,10 @@ fn run_search(
         let (searched, beside) = std::thread::scope(|scope| {
             let files = &walked.files;
             let beside = scope.spawn(move || {
-                let surveyed = surveyed.join().ok();
+                let git_side = git_side.join().ok()?;
+                let surveyed = git_side.survey(dir, left_out, files, Some(count_within));
                 tracing::debug!(ms = ?started.elapsed(), "surveyed");
-                surveyed.map(|s| s.prepare(files))
+                Some(surveyed.prepare(files))
             });
             let searched =
                 parallel::read_in_order(&walked, pre, roots, MAX_FILE_BYTES, left, readers);
@@ -648,34 +650,58 @@ struct Surveyed {
 /// A dirty check with what the survey found for it: (untracked, unknown).
 type SurveyedCheck = (crate::git::DirtyCheck, (bool, bool));
 
-impl Surveyed {
-    /// Counts the files under `dir` (within `count_within`, when given) and reads what the
-    /// version of the tree needs.
-    fn find(dir: &Path, count_within: Option<Duration>) -> Self {
-        let git = crate::git::find(dir).and_then(|repo| {
-            let commit = crate::git::head(&repo)?;
-            Some((repo, commit))
-        });
-        let Some((repo, commit)) = git else {
-            return Self {
-                counts: crate::survey::survey(dir, None, count_within).counts,
+/// The repository holding a searched directory, its commit, and its index, read while the
+/// files are walked.
+struct GitSide(Option<(crate::git::Repo, String, Option<crate::git::DirtyCheck>)>);
+
+impl GitSide {
+    fn find(dir: &Path) -> Self {
+        Self(
+            crate::git::find(dir)
+                .and_then(|repo| {
+                    let commit = crate::git::head(&repo)?;
+                    Some((repo, commit))
+                })
+                .map(|(repo, commit)| {
+                    let check = crate::git::DirtyCheck::load(&repo, dir);
+                    (repo, commit, check)
+                }),
+        )
+    }
+
+    /// Surveys what the walk of `walked` left (`left`; all of `dir` when no walk went
+    /// before), counting within `count_within` when given.
+    fn survey(
+        self,
+        dir: &Path,
+        left: Option<crate::survey::LeftOut>,
+        walked: &[walk::Candidate],
+        count_within: Option<Duration>,
+    ) -> Surveyed {
+        let left = left.unwrap_or_else(|| crate::survey::LeftOut::everything(dir));
+        let rels: Vec<&str> = if left.checked.is_empty() {
+            Vec::new()
+        } else {
+            walked.iter().map(|f| f.rel.as_str()).collect()
+        };
+        let Some((repo, commit, check)) = self.0 else {
+            return Surveyed {
+                counts: crate::survey::finish(left, &rels, None, count_within).counts,
                 git: None,
             };
         };
-        let check = crate::git::DirtyCheck::load(&repo, dir);
         let survey = match &check {
             Some(check) => {
                 let paths = check.tracked();
                 let tracked = crate::survey::Tracked {
-                    repo: &repo,
                     prefix: check.prefix(),
                     paths: &paths,
                 };
-                crate::survey::survey(dir, Some(&tracked), count_within)
+                crate::survey::finish(left, &rels, Some(&tracked), count_within)
             }
-            None => crate::survey::survey(dir, None, count_within),
+            None => crate::survey::finish(left, &rels, None, count_within),
         };
-        Self {
+        Surveyed {
             counts: survey.counts,
             git: Some((
                 repo,
@@ -683,6 +709,14 @@ impl Surveyed {
                 check.map(|check| (check, (survey.untracked, survey.unknown))),
             )),
         }
+    }
+}
+
+impl Surveyed {
+    /// Counts the files under `dir` (within `count_within`, when given) and reads what the
+    /// version of the tree needs.
+    fn find(dir: &Path, count_within: Option<Duration>) -> Self {
+        GitSide::find(dir).survey(dir, None, &[], count_within)
     }
 
     /// Looks at the tracked files the search of `walked` will not read.
@@ -693,7 +727,7 @@ impl Surveyed {
                 git: None,
             };
         };
-        let by_rel: std::collections::HashMap<&str, usize> = walked
+        let by_rel: std::collections::HashMap<&str, usize, foldhash::fast::RandomState> = walked
             .iter()
             // A name that is not UTF-8 is not named in the index as `rel` spells it.
             .filter(|f| f.path.to_str().is_some())

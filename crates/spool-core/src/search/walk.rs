@@ -1,5 +1,5 @@
-//! The files a directory search reads: ripgrep's walker with the search's globs and its hidden
-//! rule, each file's size and modification time (looked at by the walk, or learnt when the
+//! The files a directory search reads: ripgrep's walker's rules (see [`crate::rules`]) with the
+//! search's globs and its hidden rule, walked by a walk of our own, each file's size and modification time (looked at by the walk, or learnt when the
 //! search opens the file), and a digest of that list. The digest is the version of a tree that
 //! is not a git repository, and, with the query, the key under which a repeat of the same
 //! search of the same tree reuses the hit list it stored.
@@ -8,9 +8,12 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use sha2::{Digest as _, Sha256};
 
 use crate::error::{Error, Result};
+use crate::survey::{LeftOut, Pending};
 
 /// A file the walk found, not yet opened.
 pub struct Candidate {
@@ -53,42 +56,6 @@ impl Seen {
     }
 }
 
-/// What one walking thread found, handed to the shared list a few hundred at a time and the
-/// rest when the thread ends.
-struct Gathered<'a, T> {
-    mine: Vec<T>,
-    all: &'a std::sync::Mutex<Vec<T>>,
-}
-
-impl<'a, T> Gathered<'a, T> {
-    fn new(all: &'a std::sync::Mutex<Vec<T>>) -> Self {
-        Self {
-            mine: Vec::new(),
-            all,
-        }
-    }
-
-    fn push(&mut self, item: T) {
-        self.mine.push(item);
-        if self.mine.len() >= 256 {
-            self.hand_over();
-        }
-    }
-
-    fn hand_over(&mut self) {
-        self.all
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .append(&mut self.mine);
-    }
-}
-
-impl<T> Drop for Gathered<'_, T> {
-    fn drop(&mut self) {
-        self.hand_over();
-    }
-}
-
 /// One file a walk found, with what the walk's visitor made of it.
 struct Found<P> {
     /// Its place in the walk is set once the walk is in path order.
@@ -99,6 +66,8 @@ struct Found<P> {
     /// Its path's [`crate::paths::order_key`], made by the walking thread (made after the walk,
     /// on one thread, the keys took longer than the sort).
     key: Vec<u8>,
+    /// The dirty check compares it with the index.
+    check: bool,
 }
 
 /// How a walk runs: what it skips and what it looks at.
@@ -131,67 +100,207 @@ pub(crate) fn check_globs(dir: &Path, globs: &[String]) -> Result<()> {
 }
 
 /// The files under `dir` that the rules let through, in path order, each handed to a visitor
-/// as the walk finds it: `visitor` makes one for each walking thread.
+/// as the walk finds it (`visitor` makes one for each walking thread), and what the survey
+/// needs of the rest (see [`crate::survey::LeftOut`]).
+///
+/// The rules are ripgrep's walker's (`.gitignore`, `.ignore`, `info/exclude`, the user's
+/// excludes file, the hidden rule, the globs; see [`crate::rules`]), applied by a walk of our
+/// own: ripgrep's reports only what it lets through, and the survey then read every directory
+/// again. Each directory is read once, by plain directory reads, on every core.
 fn gather<P, V>(
     dir: &Path,
     rules: &Rules<'_>,
     visitor: &(impl Fn() -> V + Sync),
-) -> Result<Vec<Found<P>>>
+) -> Result<(Vec<Found<P>>, LeftOut)>
 where
     P: Send,
     V: FnMut(&Candidate) -> P + Send,
 {
     let overrides = overrides(dir, rules.globs)?;
-    // Walked on every core, then put in path order (component by component, as a sorted
-    // walk gives it): one thread walked a 20,000-file tree in 80 ms.
-    let found = std::sync::Mutex::new(Vec::new());
-    ignore::WalkBuilder::new(dir)
-        .overrides(overrides)
-        .hidden(rules.skip_hidden)
-        // Version-control metadata is never content, hidden files asked for or not.
-        .filter_entry(|e| e.file_name() != ".git")
-        .threads(crate::cores::threads(12))
-        .build_parallel()
-        .run(|| {
-            let mut mine = Gathered::new(&found);
-            let mut visit = visitor();
-            Box::new(move |entry| {
-                let Ok(entry) = entry else {
-                    return ignore::WalkState::Continue;
-                };
-                let Some(kind) = entry.file_type() else {
-                    return ignore::WalkState::Continue;
-                };
-                if kind.is_file() {
-                    let seen = rules
-                        .stat
-                        .then(|| entry.metadata().map_or(Seen::default(), |m| Seen::of(&m)));
-                    let file = Candidate {
-                        rel: rel_of(dir, entry.path()),
-                        path: entry.into_path(),
-                        len: seen.map(|s| s.len),
-                        index: 0,
-                    };
-                    let visited = visit(&file);
-                    mine.push(Found {
-                        key: crate::paths::order_key(&file.path),
-                        file,
-                        seen,
-                        visited,
-                    });
-                }
-                ignore::WalkState::Continue
-            })
-        });
-    let mut found = found
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        // A file asked for by name is read whatever the rules say, as ripgrep reads it.
+        Ok(meta) if meta.is_file() => {
+            let file = Candidate {
+                rel: rel_of(dir, dir),
+                path: dir.to_owned(),
+                len: rules.stat.then_some(meta.len()),
+                index: 0,
+            };
+            let visited = visitor()(&file);
+            let found = Found {
+                key: crate::paths::order_key(&file.path),
+                file,
+                seen: rules.stat.then(|| Seen::of(&meta)),
+                visited,
+                check: false,
+            };
+            return Ok((vec![found], LeftOut::nothing(dir)));
+        }
+        _ => return Ok((Vec::new(), LeftOut::nothing(dir))),
+    }
+    let (context, above) = crate::rules::Context::new(dir);
+    let walk = Walk {
+        root: dir,
+        overrides: &overrides,
+        rules,
+        context: &context,
+    };
+    let top = Pending {
+        path: dir.to_owned(),
+        parent: above,
+        rel: Some(String::new()),
+        hidden: false,
+        checked: true,
+        git_ignored: false,
+    };
+    let states = crate::dirs::each_dir(
+        vec![top],
+        || (Vec::new(), visitor(), LeftOut::default()),
+        |(found, visit, left), d, next| {
+            walk.read(d, next, left, &mut |mut file, check| {
+                let seen = rules.stat.then(|| {
+                    std::fs::symlink_metadata(&file.path).map_or(Seen::default(), |m| Seen::of(&m))
+                });
+                file.len = seen.map(|s| s.len);
+                let visited = visit(&file);
+                found.push(Found {
+                    key: crate::paths::order_key(&file.path),
+                    file,
+                    seen,
+                    visited,
+                    check,
+                });
+            });
+        },
+    );
+    let mut all = LeftOut {
+        context: Some(Arc::clone(&context)),
+        ..LeftOut::default()
+    };
+    let mut found = Vec::new();
+    for (mut mine, _, left) in states {
+        found.append(&mut mine);
+        all.add(left);
+    }
     // No two paths have the same key.
     found.sort_unstable_by(|a, b| a.key.cmp(&b.key));
     for (index, f) in found.iter_mut().enumerate() {
         f.file.index = index;
     }
-    Ok(found)
+    all.checked = found.iter().map(|f| f.check).collect();
+    Ok((found, all))
+}
+
+/// One walk's rules and what its directories share.
+struct Walk<'a> {
+    root: &'a Path,
+    overrides: &'a ignore::overrides::Override,
+    rules: &'a Rules<'a>,
+    context: &'a Arc<crate::rules::Context>,
+}
+
+impl Walk<'_> {
+    /// Reads directory `d`: hands each file the rules let through to `take` (with whether the
+    /// dirty check compares it with the index), pushes the directories they let through onto
+    /// `next`, and notes in `left` what the survey needs of the rest.
+    fn read(
+        &self,
+        d: Pending,
+        next: &mut Vec<Pending>,
+        left: &mut LeftOut,
+        take: &mut impl FnMut(Candidate, bool),
+    ) {
+        use crate::rules::{Level, Present};
+        let Some(entries) = crate::dirs::entries_of(&d.path) else {
+            return;
+        };
+        let mut present = Present::default();
+        for e in &entries {
+            present.note(e.name().as_encoded_bytes());
+        }
+        let level = Arc::new(Level::read(
+            &d.path,
+            d.parent,
+            present,
+            false,
+            d.git_ignored,
+        ));
+        let mut checked = d.checked;
+        // A repository inside: git tracks its commit (a submodule) or not, not its files.
+        if checked && present.git && d.rel.as_deref() != Some("") {
+            if !d.git_ignored {
+                left.repos.push(d.rel.clone());
+            }
+            checked = false;
+        }
+        for e in &entries {
+            let name = e.name();
+            // Version-control metadata is never content, hidden files asked for or not.
+            if name == ".git" {
+                continue;
+            }
+            let kind = e.kind();
+            let path = level.path.join(name);
+            let hidden_name = name.as_encoded_bytes().starts_with(b".");
+            let hidden = d.hidden || hidden_name;
+            if kind.is_file() {
+                left.counted.0 += 1;
+                left.counted.1 += u64::from(hidden);
+            }
+            let said = level.said(&path, kind.is_dir(), self.context);
+            let by_glob = if self.overrides.is_empty() {
+                ignore::Match::None
+            } else {
+                self.overrides.matched(&path, kind.is_dir())
+            };
+            let searched = match by_glob {
+                ignore::Match::Ignore(_) => false,
+                ignore::Match::Whitelist(_) => true,
+                ignore::Match::None => match said.search {
+                    Some(ignored) => !ignored,
+                    None => !(self.rules.skip_hidden && hidden_name),
+                },
+            };
+            let rel = d.rel.as_deref().zip(name.to_str());
+            // What the dirty check compares with the index: not what git ignores, not what is
+            // in a repository inside; a name that is not UTF-8 cannot be asked about.
+            let compared = checked && !said.git_ignored;
+            if kind.is_dir() {
+                let pending = Pending {
+                    rel: rel.map(|(r, n)| format!("{r}{n}/")),
+                    path,
+                    parent: Some(Arc::clone(&level)),
+                    hidden,
+                    checked,
+                    git_ignored: said.git_ignored,
+                };
+                if searched {
+                    next.push(pending);
+                } else {
+                    left.dirs.push(pending);
+                }
+                continue;
+            }
+            if !(kind.is_file() || kind.is_symlink()) {
+                continue;
+            }
+            if compared && rel.is_none() {
+                left.unknown = true;
+            }
+            if kind.is_file() && searched {
+                let file = Candidate {
+                    rel: rel_of(self.root, &path),
+                    path,
+                    len: None,
+                    index: 0,
+                };
+                take(file, compared && rel.is_some());
+            } else if compared && let Some((r, n)) = rel {
+                left.unsearched.push(format!("{r}{n}"));
+            }
+        }
+    }
 }
 
 fn rel_of(dir: &Path, path: &Path) -> String {
@@ -213,7 +322,8 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
             stat: true,
         },
         &|| |_: &Candidate| (),
-    )?;
+    )?
+    .0;
     let seen: Vec<Option<Seen>> = found.iter().map(|f| f.seen).collect();
     let files: Vec<Candidate> = found.into_iter().map(|f| f.file).collect();
     let digest = digest_of(&files, &seen);
@@ -223,18 +333,19 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
 /// The same files without a `stat` of each, each handed to a visitor (one per walking thread,
 /// made by `visitor`) as the walk finds it: a search reads files while the walk goes on, and
 /// learns size and time when it opens them (it then finds the digest with [`digest_of`]).
-/// What the visitor made of each file is returned beside it, in path order.
+/// What the visitor made of each file is returned beside it, in path order, and what the
+/// survey needs of what the walk left out.
 pub(crate) fn walk_visiting<P, V>(
     dir: &Path,
     globs: &[String],
     hidden: bool,
     visitor: &(impl Fn() -> V + Sync),
-) -> Result<(Walked, Vec<P>)>
+) -> Result<(Walked, Vec<P>, LeftOut)>
 where
     P: Send,
     V: FnMut(&Candidate) -> P + Send,
 {
-    let found = gather(
+    let (found, left) = gather(
         dir,
         &Rules {
             globs,
@@ -248,7 +359,7 @@ where
         files,
         digest: String::new(),
     };
-    Ok((walked, visited))
+    Ok((walked, visited, left))
 }
 
 /// The version digest of `files` from what was seen of each (`None`: not seen, counted as

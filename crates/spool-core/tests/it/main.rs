@@ -19,4 +19,5 @@ mod store;
 mod support;
 mod tree;
 mod untracked;
+mod walker;
 mod windows;
