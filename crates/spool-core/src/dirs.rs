@@ -86,9 +86,10 @@ pub(crate) fn each_dir<T: Send, S: Send>(
     state: impl Fn() -> S + Sync,
     read: impl Fn(&mut S, T, &mut Vec<T>) + Sync,
 ) -> Vec<S> {
-    // Directories still to read, and how many are being read now (the walk ends when both
-    // are none).
-    let work = Mutex::new((tops, 0usize));
+    // Directories still to read, how many are being read now (the walk ends when both are
+    // none), and how many threads wait for work: they are woken only when there is some, or
+    // when the walk has ended (a wake-up after every directory cost a futex call each).
+    let work = Mutex::new((tops, 0usize, 0usize));
     let ready = Condvar::new();
     std::thread::scope(|scope| {
         let threads: Vec<_> = (0..crate::cores::threads(12))
@@ -107,14 +108,18 @@ pub(crate) fn each_dir<T: Send, S: Send>(
                                 if w.1 == 0 {
                                     return own;
                                 }
+                                w.2 += 1;
                                 w = ready.wait(w).unwrap_or_else(PoisonError::into_inner);
+                                w.2 -= 1;
                             }
                         };
                         read(&mut own, next, &mut found);
                         let mut w = work.lock().unwrap_or_else(PoisonError::into_inner);
                         w.0.append(&mut found);
                         w.1 -= 1;
-                        ready.notify_all();
+                        if w.2 > 0 && (!w.0.is_empty() || w.1 == 0) {
+                            ready.notify_all();
+                        }
                     }
                 })
             })

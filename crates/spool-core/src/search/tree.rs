@@ -265,35 +265,38 @@ fn run_search(
         });
         let searched = searched?;
         tracing::debug!(ms = ?started.elapsed(), "files read");
-        let (n, timed_out) = (&searched.counts, searched.timed_out);
-        let mut writer = writer.into_inner().into_writer();
-        let seen = seen_or_look(&walked.files, searched.seen);
-        let digest = if walked.digest.is_empty() {
-            walk::digest_of(&walked.files, &seen)
-        } else {
-            walked.digest.clone()
+        let writer = writer.into_inner().into_writer();
+        // What the search states is found while the hit list is synced.
+        let what_it_states = || {
+            let (n, timed_out) = (&searched.counts, searched.timed_out);
+            let seen = seen_or_look(&walked.files, searched.seen);
+            let digest = if walked.digest.is_empty() {
+                walk::digest_of(&walked.files, &seen)
+            } else {
+                walked.digest.clone()
+            };
+            let beside = Some(match beside {
+                Some(beside) => beside.finish(filter, &walked.files, &digest, &seen),
+                // Its thread failed: the counts unknown, the version found here.
+                None => Beside {
+                    left_out: (None, None),
+                    version: tree_version(dir, &digest),
+                },
+            });
+            let scope = scope_of(walk_info, n, timed_out.as_deref(), "searched", beside);
+            drop_later(seen);
+            let version = SearchVersion {
+                query: serde_json::to_value(query).unwrap_or(Value::Null),
+                ..walked_version(filter, &scope, hits.get(), timed_out.is_some())
+            };
+            tracing::debug!(ms = ?started.elapsed(), "stated");
+            (
+                Some(Version::Search(version)),
+                Some(format!("{key_prefix}{digest}")),
+            )
         };
-        writer.set_dedup_key(format!("{key_prefix}{digest}"));
-        let beside = Some(match beside {
-            Some(beside) => beside.finish(filter, &walked.files, &digest, &seen),
-            // Its thread failed: the counts unknown, the version found here.
-            None => Beside {
-                left_out: (None, None),
-                version: tree_version(dir, &digest),
-            },
-        });
-        let scope = scope_of(walk_info, n, timed_out.as_deref(), "searched", beside);
-        drop_later((walked, seen));
-        let version = SearchVersion {
-            query: serde_json::to_value(query).unwrap_or(Value::Null),
-            ..walked_version(filter, &scope, hits.get(), timed_out.is_some())
-        };
-        tracing::debug!(ms = ?started.elapsed(), "stated");
-        let meta = writer.finish(
-            ArtifactState::Complete,
-            None,
-            Some(Version::Search(version)),
-        )?;
+        let meta = writer.finish_while(ArtifactState::Complete, None, what_it_states)?;
+        drop_later(walked);
         tracing::debug!(ms = ?started.elapsed(), "stored");
         Ok(meta.reference)
     })

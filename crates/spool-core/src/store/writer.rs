@@ -277,14 +277,26 @@ impl<'s> ArtifactWriter<'s> {
         detail: Option<String>,
         version: Option<Version>,
     ) -> Result<ArtifactMeta> {
-        self.seal(state, detail, version)
+        self.seal(state, detail, || (version, None))
+    }
+
+    /// As [`Self::finish`], with the version and the dedup key found by `late` while the
+    /// content is synced (a directory search's digest and dirty check took as long as the
+    /// sync, one after the other).
+    pub fn finish_while(
+        mut self,
+        state: ArtifactState,
+        detail: Option<String>,
+        late: impl FnOnce() -> (Option<Version>, Option<String>),
+    ) -> Result<ArtifactMeta> {
+        self.seal(state, detail, late)
     }
 
     fn seal(
         &mut self,
         mut state: ArtifactState,
         mut detail: Option<String>,
-        version: Option<Version>,
+        late: impl FnOnce() -> (Option<Version>, Option<String>),
     ) -> Result<ArtifactMeta> {
         let scanner = self.scanner.take();
         let file = self.file.take();
@@ -300,7 +312,7 @@ impl<'s> ArtifactWriter<'s> {
         // (each took about as long as the other at the end of a directory search).
         let (head, bytes) = (&self.head, self.meta.bytes);
         let counting = self.head_tokens.take();
-        let (content, indexed, total) = std::thread::scope(|scope| {
+        let (content, indexed, total, (version, dedup_key)) = std::thread::scope(|scope| {
             let synced = scope.spawn(|| {
                 let content = file.as_ref().map_or(Ok(()), std::fs::File::sync_data);
                 (
@@ -308,6 +320,7 @@ impl<'s> ArtifactWriter<'s> {
                     scanner.map_or(Ok(()), super::scan::Scanner::finish),
                 )
             });
+            let late = late();
             let counted = counting
                 .and_then(|c| c.join().ok())
                 .unwrap_or_else(|| tokens::head_tokens(head));
@@ -316,8 +329,11 @@ impl<'s> ArtifactWriter<'s> {
                 let failed = || Err(std::io::Error::other("the sync failed"));
                 (failed(), failed())
             });
-            (content, indexed, total)
+            (content, indexed, total, late)
         });
+        if let Some(key) = dedup_key {
+            self.meta.dedup_key = Some(key);
+        }
         let mut sync_error = content.err();
         if let Err(e) = indexed {
             sync_error.get_or_insert(e);
@@ -395,7 +411,7 @@ impl Drop for ArtifactWriter<'_> {
     fn drop(&mut self) {
         if self.scanner.is_some() {
             let detail = Some("the capture ended before it was finished".to_owned());
-            if let Err(e) = self.seal(ArtifactState::Cancelled, detail, None) {
+            if let Err(e) = self.seal(ArtifactState::Cancelled, detail, || (None, None)) {
                 tracing::warn!(reference = %self.meta.reference, error = %e, "could not seal an unfinished artifact");
             }
         }
