@@ -89,7 +89,7 @@ pub(crate) fn each_dir<T: Send, S: Send>(
     // Directories still to read, how many are being read now (the walk ends when both are
     // none), and how many threads wait for work: they are woken only when there is some, or
     // when the walk has ended (a wake-up after every directory cost a futex call each).
-    let work = Mutex::new((tops, 0usize, 0usize));
+    let work: Work<T> = Mutex::new((tops, 0usize, 0usize));
     let ready = Condvar::new();
     std::thread::scope(|scope| {
         let threads: Vec<_> = (0..crate::cores::threads(12))
@@ -113,7 +113,12 @@ pub(crate) fn each_dir<T: Send, S: Send>(
                                 w.2 -= 1;
                             }
                         };
+                        let unwinding = Unwinding {
+                            work: &work,
+                            ready: &ready,
+                        };
                         read(&mut own, next, &mut found);
+                        drop(unwinding);
                         let mut w = work.lock().unwrap_or_else(PoisonError::into_inner);
                         w.0.append(&mut found);
                         w.1 -= 1;
@@ -124,6 +129,78 @@ pub(crate) fn each_dir<T: Send, S: Send>(
                 })
             })
             .collect();
-        threads.into_iter().filter_map(|t| t.join().ok()).collect()
+        // Every thread is joined first; a panic is then passed on, not a thread's states
+        // silently dropped.
+        let joined: Vec<_> = threads
+            .into_iter()
+            .map(std::thread::ScopedJoinHandle::join)
+            .collect();
+        joined
+            .into_iter()
+            .map(|j| j.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
     })
+}
+
+/// The work of [`each_dir`]: directories to read, how many are being read, how many threads
+/// wait.
+type Work<T> = Mutex<(Vec<T>, usize, usize)>;
+
+/// Armed while a thread reads a directory: a panic there ends that read (the others are
+/// woken and finish the walk, and the panic is passed on) instead of leaving them waiting for
+/// it for ever.
+struct Unwinding<'a, T> {
+    work: &'a Work<T>,
+    ready: &'a Condvar,
+}
+
+impl<T> Drop for Unwinding<'_, T> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut w = self.work.lock().unwrap_or_else(PoisonError::into_inner);
+            w.1 -= 1;
+            self.ready.notify_all();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads a tree of 1,023 directories numbered as a heap (two below each of the first
+    /// 511), failing at `panic_at`: how many reads were done.
+    fn count(panic_at: Option<u32>) -> u32 {
+        let states = each_dir(
+            vec![1u32],
+            || 0u32,
+            |seen, d, found| {
+                assert_ne!(Some(d), panic_at, "a read that fails");
+                *seen += 1;
+                if d < 512 {
+                    found.extend([2 * d, 2 * d + 1]);
+                }
+            },
+        );
+        states.into_iter().sum()
+    }
+
+    #[test]
+    fn every_directory_is_read_once() {
+        assert_eq!(count(None), 1023);
+    }
+
+    /// Regression: a panic in one thread's read left the others waiting for it for ever.
+    #[test]
+    fn a_panic_in_a_read_is_passed_on_not_a_hang() {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let result = std::panic::catch_unwind(|| count(Some(300)));
+            let _ = done.send(result.is_err());
+        });
+        let panicked = finished
+            .recv_timeout(std::time::Duration::from_mins(1))
+            .expect("the walk ends");
+        assert!(panicked, "the panic is passed on");
+    }
 }
