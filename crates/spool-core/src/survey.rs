@@ -66,6 +66,51 @@ pub(crate) struct Pending {
     pub git_ignored: bool,
 }
 
+/// A directory read: its entries and its rules.
+pub(crate) struct Listed {
+    pub entries: Vec<crate::dirs::Entry>,
+    pub level: Arc<Level>,
+    /// It is the top of a repository inside the walked directory.
+    pub repo_inside: bool,
+}
+
+impl Pending {
+    /// The walked directory `dir`, and what its walk shares.
+    pub fn top(dir: &Path) -> (Arc<Context>, Self) {
+        let (context, above) = Context::new(dir);
+        let top = Self {
+            path: dir.to_owned(),
+            parent: above,
+            rel: Some(String::new()),
+            hidden: false,
+            checked: true,
+            git_ignored: false,
+        };
+        (context, top)
+    }
+
+    /// Reads the directory and its rules (`None`: it cannot be read).
+    pub fn list(&mut self) -> Option<Listed> {
+        let entries = crate::dirs::entries_of(&self.path)?;
+        let mut present = Present::default();
+        for e in &entries {
+            present.note(e.name().as_encoded_bytes());
+        }
+        let level = Level::read(
+            &self.path,
+            self.parent.take(),
+            present,
+            false,
+            self.git_ignored,
+        );
+        Some(Listed {
+            entries,
+            level: Arc::new(level),
+            repo_inside: present.git && self.rel.as_deref() != Some(""),
+        })
+    }
+}
+
 /// What a walk that read part of the tree leaves to the survey.
 #[derive(Default)]
 pub(crate) struct LeftOut {
@@ -89,16 +134,9 @@ pub(crate) struct LeftOut {
 impl LeftOut {
     /// All of `dir`, for a survey no walk went before.
     pub fn everything(dir: &Path) -> Self {
-        let (context, above) = Context::new(dir);
+        let (context, top) = Pending::top(dir);
         Self {
-            dirs: vec![Pending {
-                path: dir.to_owned(),
-                parent: above,
-                rel: Some(String::new()),
-                hidden: false,
-                checked: true,
-                git_ignored: false,
-            }],
+            dirs: vec![top],
             context: Some(context),
             ..Self::default()
         }
@@ -208,7 +246,7 @@ pub(crate) fn finish(
 
 /// Reads one directory the walk left out: counts its files, compares them with the index, and
 /// hands over the directories in it that still need reading.
-fn read_dir(shared: &Shared<'_>, d: Pending, found: &mut Vec<Pending>, scratch: &mut String) {
+fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scratch: &mut String) {
     let counting = shared.counting();
     let mut checked = shared.git.is_some()
         && d.checked
@@ -218,22 +256,16 @@ fn read_dir(shared: &Shared<'_>, d: Pending, found: &mut Vec<Pending>, scratch: 
     if !counting && !checked {
         return;
     }
-    let Some(entries) = crate::dirs::entries_of(&d.path) else {
+    let Some(Listed {
+        entries,
+        level,
+        repo_inside,
+    }) = d.list()
+    else {
         return;
     };
-    let mut present = Present::default();
-    for e in &entries {
-        present.note(e.name().as_encoded_bytes());
-    }
-    let level = Arc::new(Level::read(
-        &d.path,
-        d.parent,
-        present,
-        false,
-        d.git_ignored,
-    ));
     // A repository inside: git tracks its commit (a submodule) or not, not its files.
-    if checked && present.git && d.rel.as_deref() != Some("") {
+    if checked && repo_inside {
         match d.rel.as_deref() {
             Some(rel) => shared.compare(rel.trim_end_matches('/'), scratch),
             None => shared.unknown.store(true, Ordering::Relaxed),

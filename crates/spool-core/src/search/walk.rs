@@ -139,20 +139,12 @@ where
         }
         _ => return Ok((Vec::new(), LeftOut::nothing(dir))),
     }
-    let (context, above) = crate::rules::Context::new(dir);
+    let (context, top) = Pending::top(dir);
     let walk = Walk {
         root: dir,
         overrides: &overrides,
         rules,
         context: &context,
-    };
-    let top = Pending {
-        path: dir.to_owned(),
-        parent: above,
-        rel: Some(String::new()),
-        hidden: false,
-        checked: true,
-        git_ignored: false,
     };
     let states = crate::dirs::each_dir(
         vec![top],
@@ -206,35 +198,24 @@ impl Walk<'_> {
     /// `next`, and notes in `left` what the survey needs of the rest.
     fn read(
         &self,
-        d: Pending,
+        mut d: Pending,
         next: &mut Vec<Pending>,
         left: &mut LeftOut,
         take: &mut impl FnMut(Candidate, bool),
     ) {
-        use crate::rules::{Level, Present};
-        let Some(entries) = crate::dirs::entries_of(&d.path) else {
+        let Some(listed) = d.list() else {
             return;
         };
-        let mut present = Present::default();
-        for e in &entries {
-            present.note(e.name().as_encoded_bytes());
-        }
-        let level = Arc::new(Level::read(
-            &d.path,
-            d.parent,
-            present,
-            false,
-            d.git_ignored,
-        ));
+        let (entries, level) = (&listed.entries, &listed.level);
         let mut checked = d.checked;
         // A repository inside: git tracks its commit (a submodule) or not, not its files.
-        if checked && present.git && d.rel.as_deref() != Some("") {
+        if checked && listed.repo_inside {
             if !d.git_ignored {
                 left.repos.push(d.rel.clone());
             }
             checked = false;
         }
-        for e in &entries {
+        for e in entries {
             let name = e.name();
             // Version-control metadata is never content, hidden files asked for or not.
             if name == ".git" {
@@ -270,7 +251,7 @@ impl Walk<'_> {
                 let pending = Pending {
                     rel: rel.map(|(r, n)| format!("{r}{n}/")),
                     path,
-                    parent: Some(Arc::clone(&level)),
+                    parent: Some(Arc::clone(level)),
                     hidden,
                     checked,
                     git_ignored: said.git_ignored,
