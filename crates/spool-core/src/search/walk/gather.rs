@@ -1,0 +1,245 @@
+//! The walk itself: each directory read once, on every core, ripgrep's walker's rules applied
+//! to what it holds (see [`crate::rules`]), the files let through handed to a visitor as they
+//! are found, and what the survey needs of the rest noted on the way.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{Candidate, Seen};
+use crate::error::{Error, Result};
+use crate::survey::{LeftOut, Pending};
+
+/// One file a walk found, with what the walk's visitor made of it.
+pub(super) struct Found<P> {
+    /// Its place in the walk is set once the walk is in path order.
+    pub file: Candidate,
+    /// Looked at only when asked for.
+    pub seen: Option<Seen>,
+    pub visited: P,
+    /// Its path's [`crate::paths::order_key`], made by the walking thread (made after the walk,
+    /// on one thread, the keys took longer than the sort).
+    key: Vec<u8>,
+    /// The dirty check compares it with the index.
+    check: bool,
+}
+
+/// How a walk runs: what it skips and what it looks at.
+pub(super) struct Rules<'a> {
+    pub globs: &'a [String],
+    pub skip_hidden: bool,
+    /// Size and modification time of each file (one `stat` each).
+    pub stat: bool,
+}
+
+/// The globs as the walker applies them under `dir`, or why one is not a glob.
+fn overrides(dir: &Path, globs: &[String]) -> Result<ignore::overrides::Override> {
+    let mut overrides = ignore::overrides::OverrideBuilder::new(dir);
+    for g in globs {
+        overrides.add(g).map_err(|e| {
+            Error::invalid(
+                format!("invalid glob `{g}`: {e}"),
+                Some("for example `*.rs` or `!target/**`".to_owned()),
+            )
+        })?;
+    }
+    overrides
+        .build()
+        .map_err(|e| Error::invalid(format!("invalid globs: {e}"), None))
+}
+
+/// Whether the walk of `dir` can take these globs (the error it would give, before it starts).
+pub(crate) fn check_globs(dir: &Path, globs: &[String]) -> Result<()> {
+    overrides(dir, globs).map(drop)
+}
+
+/// The files under `dir` that the rules let through, in path order, each handed to a visitor
+/// as the walk finds it (`visitor` makes one for each walking thread), and what the survey
+/// needs of the rest (see [`crate::survey::LeftOut`]).
+///
+/// The rules are ripgrep's walker's (`.gitignore`, `.ignore`, `info/exclude`, the user's
+/// excludes file, the hidden rule, the globs; see [`crate::rules`]), applied by a walk of our
+/// own: ripgrep's reports only what it lets through, and the survey then read every directory
+/// again. Each directory is read once, by plain directory reads, on every core.
+pub(super) fn gather<P, V>(
+    dir: &Path,
+    rules: &Rules<'_>,
+    visitor: &(impl Fn() -> V + Sync),
+) -> Result<(Vec<Found<P>>, LeftOut)>
+where
+    P: Send,
+    V: FnMut(&Candidate) -> P + Send,
+{
+    let overrides = overrides(dir, rules.globs)?;
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        // A file asked for by name is read whatever the rules say, as ripgrep reads it.
+        Ok(meta) if meta.is_file() => {
+            let file = Candidate {
+                rel: rel_of(dir, dir),
+                path: dir.to_owned(),
+                len: rules.stat.then_some(meta.len()),
+                index: 0,
+            };
+            let visited = visitor()(&file);
+            let found = Found {
+                key: crate::paths::order_key(&file.path),
+                file,
+                seen: rules.stat.then(|| Seen::of(&meta)),
+                visited,
+                check: false,
+            };
+            return Ok((vec![found], LeftOut::nothing(dir)));
+        }
+        _ => return Ok((Vec::new(), LeftOut::nothing(dir))),
+    }
+    let (context, top) = Pending::top(dir);
+    let walk = Walk {
+        root: dir,
+        overrides: &overrides,
+        rules,
+        context: &context,
+    };
+    let states = crate::dirs::each_dir(
+        vec![top],
+        || (Vec::new(), visitor(), LeftOut::default()),
+        |(found, visit, left), d, next| {
+            walk.read(d, next, left, &mut |mut file, check| {
+                let seen = rules.stat.then(|| {
+                    std::fs::symlink_metadata(&file.path).map_or(Seen::default(), |m| Seen::of(&m))
+                });
+                file.len = seen.map(|s| s.len);
+                let visited = visit(&file);
+                found.push(Found {
+                    key: crate::paths::order_key(&file.path),
+                    file,
+                    seen,
+                    visited,
+                    check,
+                });
+            });
+        },
+    );
+    let mut all = LeftOut {
+        context: Some(Arc::clone(&context)),
+        ..LeftOut::default()
+    };
+    let mut found = Vec::new();
+    for (mut mine, _, left) in states {
+        found.append(&mut mine);
+        all.add(left);
+    }
+    // No two paths have the same key.
+    found.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+    for (index, f) in found.iter_mut().enumerate() {
+        f.file.index = index;
+    }
+    all.checked = found.iter().map(|f| f.check).collect();
+    Ok((found, all))
+}
+
+/// One walk's rules and what its directories share.
+struct Walk<'a> {
+    root: &'a Path,
+    overrides: &'a ignore::overrides::Override,
+    rules: &'a Rules<'a>,
+    context: &'a Arc<crate::rules::Context>,
+}
+
+impl Walk<'_> {
+    /// Reads directory `d`: hands each file the rules let through to `take` (with whether the
+    /// dirty check compares it with the index), pushes the directories they let through onto
+    /// `next`, and notes in `left` what the survey needs of the rest.
+    fn read(
+        &self,
+        mut d: Pending,
+        next: &mut Vec<Pending>,
+        left: &mut LeftOut,
+        take: &mut impl FnMut(Candidate, bool),
+    ) {
+        let Some(listed) = d.list() else {
+            return;
+        };
+        let (entries, level) = (&listed.entries, &listed.level);
+        let mut checked = d.checked;
+        // A repository inside: git tracks its commit (a submodule) or not, not its files.
+        if checked && listed.repo_inside {
+            if !d.git_ignored {
+                left.repos.push(d.rel.clone());
+            }
+            checked = false;
+        }
+        for e in entries {
+            let name = e.name();
+            // Version-control metadata is never content, hidden files asked for or not.
+            if name == ".git" {
+                continue;
+            }
+            let kind = e.kind();
+            let path = level.path.join(name);
+            let hidden_name = name.as_encoded_bytes().starts_with(b".");
+            let hidden = d.hidden || hidden_name;
+            if kind.is_file() {
+                left.counted.0 += 1;
+                left.counted.1 += u64::from(hidden);
+            }
+            let said = level.said(&path, kind.is_dir(), self.context);
+            let by_glob = if self.overrides.is_empty() {
+                ignore::Match::None
+            } else {
+                self.overrides.matched(&path, kind.is_dir())
+            };
+            let searched = match by_glob {
+                ignore::Match::Ignore(_) => false,
+                ignore::Match::Whitelist(_) => true,
+                ignore::Match::None => match said.search {
+                    Some(ignored) => !ignored,
+                    None => !(self.rules.skip_hidden && hidden_name),
+                },
+            };
+            let rel = d.rel.as_deref().zip(name.to_str());
+            // What the dirty check compares with the index: not what git ignores, not what is
+            // in a repository inside; a name that is not UTF-8 cannot be asked about.
+            let compared = checked && !said.git_ignored;
+            if kind.is_dir() {
+                let pending = Pending {
+                    rel: rel.map(|(r, n)| format!("{r}{n}/")),
+                    path,
+                    parent: Some(Arc::clone(level)),
+                    hidden,
+                    checked,
+                    git_ignored: said.git_ignored,
+                };
+                if searched {
+                    next.push(pending);
+                } else {
+                    left.dirs.push(pending);
+                }
+                continue;
+            }
+            if !(kind.is_file() || kind.is_symlink()) {
+                continue;
+            }
+            if compared && rel.is_none() {
+                left.unknown = true;
+            }
+            if kind.is_file() && searched {
+                let file = Candidate {
+                    rel: rel_of(self.root, &path),
+                    path,
+                    len: None,
+                    index: 0,
+                };
+                take(file, compared && rel.is_some());
+            } else if compared && let Some((r, n)) = rel {
+                left.unsearched.push(format!("{r}{n}"));
+            }
+        }
+    }
+}
+
+fn rel_of(dir: &Path, path: &Path) -> String {
+    crate::paths::below(path, dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
