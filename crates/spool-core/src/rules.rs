@@ -87,8 +87,12 @@ pub(crate) struct Context {
     canonical: PathBuf,
     /// The user's `core.excludesFile` as ripgrep reads it (relative to the current directory).
     search_global: Gitignore,
-    /// The same file as git reads it (relative to the repository's top), read when needed.
+    /// The same file as git reads it (relative to the top of the repository holding the walked
+    /// directory), read when needed.
     git_global: OnceLock<Gitignore>,
+    /// The top of the repository holding the walked directory: it, or the nearest directory
+    /// above it that holds `.git`.
+    git_top: Option<PathBuf>,
     /// Some directory above the walked one has rules.
     rules_above: bool,
 }
@@ -118,11 +122,19 @@ impl Context {
             rules_above |= level.exclude.is_some();
             above = Some(Arc::new(level));
         }
+        let git_top = if std::fs::symlink_metadata(canonical.join(".git")).is_ok() {
+            Some(canonical.clone())
+        } else {
+            std::iter::successors(above.as_deref(), |l| l.parent.as_deref())
+                .find(|l| l.has_git)
+                .map(|l| l.path.clone())
+        };
         let context = Self {
             root: root.to_owned(),
             canonical,
             search_global,
             git_global: OnceLock::new(),
+            git_top,
             rules_above,
         };
         (Arc::new(context), above)
@@ -137,9 +149,10 @@ impl Context {
         }
     }
 
-    /// The user's excludes file as git reads it, for the repository whose top is `top`.
-    fn git_global(&self, top: Option<&Path>) -> &Gitignore {
-        self.git_global.get_or_init(|| match top {
+    /// The user's excludes file as git reads it, for the repository holding the walked
+    /// directory (the survey does not look into repositories inside it).
+    fn git_global(&self) -> &Gitignore {
+        self.git_global.get_or_init(|| match &self.git_top {
             Some(top) => GitignoreBuilder::new(top).build_global().0,
             None => Gitignore::empty(),
         })
@@ -187,7 +200,6 @@ impl Level {
     pub fn said(&self, path: &Path, is_dir: bool, context: &Context) -> Said {
         let (mut by_ignore, mut by_gitignore, mut by_exclude) = (None, None, None);
         let mut saw_git = false;
-        let mut top = None;
         let mut canonical = None;
         let mut at = Some(self);
         while let Some(level) = at {
@@ -210,9 +222,6 @@ impl Level {
                     by_exclude = decided(level.exclude.as_ref(), seen, is_dir);
                 }
             }
-            if level.has_git && !saw_git {
-                top = Some(level.path.as_path());
-            }
             saw_git |= level.has_git;
             at = level.parent.as_deref();
         }
@@ -223,7 +232,7 @@ impl Level {
         };
         let git_global = || {
             self.any_git
-                .then(|| decided(Some(context.git_global(top)), path, is_dir))
+                .then(|| decided(Some(context.git_global()), path, is_dir))
                 .flatten()
         };
         let by_git = by_gitignore.or(by_exclude);

@@ -378,3 +378,64 @@ fn a_jq_query_counts_a_stored_list_in_one_call() {
         assert_snapshot!("query_errors", errors);
     });
 }
+
+/// The user's excludes file (`$XDG_CONFIG_HOME/git/ignore`) counts for the dirty check as git
+/// reads it, from the top of the repository, when a subdirectory is searched too (regression:
+/// the search's own walk found that top only when a directory above had rules), and it leaves
+/// files out of the search as ripgrep's does.
+#[test]
+fn the_users_excludes_file_counts_as_git_and_ripgrep_read_it() {
+    let home = Home::new();
+    let config = home.path().join("config");
+    std::fs::create_dir_all(config.join("git")).unwrap();
+    std::fs::write(config.join("git/ignore"), "*.secret\n/sub/local/\n").unwrap();
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(repo.join("sub")).unwrap();
+    std::fs::write(repo.join("sub/a.txt"), "needle\n").unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(args)
+            .env("XDG_CONFIG_HOME", &config)
+            .env("HOME", home.path())
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "init"]);
+    std::fs::create_dir_all(repo.join("sub/local")).unwrap();
+    std::fs::write(repo.join("sub/b.secret"), "needle\n").unwrap();
+    std::fs::write(repo.join("sub/local/c.txt"), "needle\n").unwrap();
+    assert_eq!(
+        git(&["status", "--porcelain", "--untracked-files=all"]),
+        "",
+        "git ignores both"
+    );
+    let search = |dir: &std::path::Path| {
+        let mut cmd = home.cmd(&["search", "needle", dir.to_str().unwrap(), "--json"]);
+        cmd.env("XDG_CONFIG_HOME", &config).env("HOME", home.path());
+        let out = cmd.output().unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    for dir in [repo.clone(), repo.join("sub")] {
+        let hits = search(&dir);
+        assert_eq!(
+            hits["scope"]["version"]["dirty"],
+            false,
+            "{}",
+            dir.display()
+        );
+        // b.secret is left out by the excludes file; sub/local/ is anchored, and ripgrep
+        // reads the file from the current directory (here the home), so its c.txt is searched.
+        assert_eq!(hits["scope"]["files_searched"], 2, "{hits}");
+        assert_eq!(hits["scope"]["files_skipped"]["ignored"], 1, "{hits}");
+    }
+}
