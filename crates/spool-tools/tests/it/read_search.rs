@@ -392,33 +392,19 @@ fn the_users_excludes_file_counts_as_git_and_ripgrep_read_it() {
     let repo = home.path().join("repo");
     std::fs::create_dir_all(repo.join("sub")).unwrap();
     std::fs::write(repo.join("sub/a.txt"), "needle\n").unwrap();
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&repo)
-            .args(args)
-            .env("XDG_CONFIG_HOME", &config)
-            .env("HOME", home.path())
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    git(&["init", "-q"]);
-    git(&["add", "-A"]);
-    git(&["commit", "-q", "-m", "init"]);
+    spool_test_support::git::commit_all(&repo);
     std::fs::create_dir_all(repo.join("sub/local")).unwrap();
     std::fs::write(repo.join("sub/b.secret"), "needle\n").unwrap();
     std::fs::write(repo.join("sub/local/c.txt"), "needle\n").unwrap();
-    assert_eq!(
-        git(&["status", "--porcelain", "--untracked-files=all"]),
-        "",
-        "git ignores both"
-    );
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .current_dir(&repo)
+        .env("XDG_CONFIG_HOME", &config)
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    assert!(status.stdout.is_empty(), "git ignores both");
     let search = |dir: &std::path::Path| {
         let mut cmd = home.cmd(&["search", "needle", dir.to_str().unwrap(), "--json"]);
         cmd.env("XDG_CONFIG_HOME", &config).env("HOME", home.path());
