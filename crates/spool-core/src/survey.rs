@@ -128,6 +128,7 @@ pub(crate) struct LeftOut {
     pub unknown: bool,
     /// Whether the dirty check compares each walked file with the index, in walk order.
     pub checked: Vec<bool>,
+    /// What the walk's directories share; `None` when it read none (a file, or nothing there).
     pub context: Option<Arc<Context>>,
 }
 
@@ -138,14 +139,6 @@ impl LeftOut {
         Self {
             dirs: vec![top],
             context: Some(context),
-            ..Self::default()
-        }
-    }
-
-    /// Nothing left, of a walk of `path` that read no directory (a file, or nothing there).
-    pub fn nothing(path: &Path) -> Self {
-        Self {
-            context: Some(Context::new(path).0),
             ..Self::default()
         }
     }
@@ -164,7 +157,8 @@ impl LeftOut {
 /// What every surveying thread shares.
 struct Shared<'a> {
     git: Option<&'a Tracked<'a>>,
-    context: Arc<Context>,
+    /// What the directories left share (`None`: none are left).
+    context: Option<Arc<Context>>,
     /// Counting stops (and the counts are unknown) once this has passed; `None`: no count.
     count_until: Option<Instant>,
     counting: AtomicBool,
@@ -204,12 +198,9 @@ pub(crate) fn finish(
     git: Option<&Tracked<'_>>,
     count_within: Option<Duration>,
 ) -> Survey {
-    let Some(context) = left.context else {
-        return Survey::default();
-    };
     let shared = Shared {
         git,
-        context,
+        context: left.context,
         count_until: count_within.map(|d| Instant::now() + d),
         counting: AtomicBool::new(count_within.is_some()),
         all: AtomicU64::new(left.counted.0),
@@ -247,6 +238,10 @@ pub(crate) fn finish(
 /// Reads one directory the walk left out: counts its files, compares them with the index, and
 /// hands over the directories in it that still need reading.
 fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scratch: &mut String) {
+    // A directory left comes with the walk's context.
+    let Some(context) = shared.context.as_deref() else {
+        return;
+    };
     let counting = shared.counting();
     let mut checked = shared.git.is_some()
         && d.checked
@@ -283,7 +278,7 @@ fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scrat
         let rel = d.rel.as_deref().zip(name.to_str());
         if kind.is_dir() {
             let path = level.path.join(name);
-            let git_ignored = checked && level.said(&path, true, &shared.context).git_ignored;
+            let git_ignored = checked && level.said(&path, true, context).git_ignored;
             found.push(Pending {
                 rel: rel.map(|(r, n)| format!("{r}{n}/")),
                 path,
@@ -307,7 +302,7 @@ fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scrat
             continue;
         }
         if level
-            .said(&level.path.join(name), false, &shared.context)
+            .said(&level.path.join(name), false, context)
             .git_ignored
         {
             continue;

@@ -88,9 +88,9 @@ where
                 visited,
                 check: false,
             };
-            return Ok((vec![found], LeftOut::nothing(dir)));
+            return Ok((vec![found], LeftOut::default()));
         }
-        _ => return Ok((Vec::new(), LeftOut::nothing(dir))),
+        _ => return Ok((Vec::new(), LeftOut::default())),
     }
     let (context, top) = Pending::top(dir);
     let walk = Walk {
