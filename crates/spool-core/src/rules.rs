@@ -15,6 +15,7 @@
 //! the repository a path is in. Rules from the directories above the walked one match its
 //! canonical path.
 
+use std::borrow::Cow;
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -140,12 +141,16 @@ impl Context {
         (Arc::new(context), above)
     }
 
-    /// `path` (under the walked directory) as the rules above it see it.
-    fn canonical(&self, path: &Path) -> PathBuf {
+    /// `path` (under the walked directory) as the rules above it see it: the path itself when
+    /// the walked directory was named by its canonical path (no copy made).
+    fn canonical<'p>(&self, path: &'p Path) -> Cow<'p, Path> {
+        if self.root == self.canonical {
+            return Cow::Borrowed(path);
+        }
         match crate::paths::below(path, &self.root) {
-            Some(rel) if !rel.as_os_str().is_empty() => self.canonical.join(rel),
-            Some(_) => self.canonical.clone(),
-            None => path.to_owned(),
+            Some(rel) if !rel.as_os_str().is_empty() => Cow::Owned(self.canonical.join(rel)),
+            Some(_) => Cow::Owned(self.canonical.clone()),
+            None => Cow::Borrowed(path),
         }
     }
 
@@ -206,20 +211,28 @@ impl Level {
             if level.above && !context.rules_above {
                 break;
             }
-            let seen: &Path = if level.above {
-                canonical.get_or_insert_with(|| context.canonical(path))
-            } else {
-                path
-            };
-            if by_ignore.is_none() {
-                by_ignore = decided(level.ignore.as_ref(), seen, is_dir);
-            }
-            if self.any_git && !saw_git {
-                if by_gitignore.is_none() {
-                    by_gitignore = decided(level.gitignore.as_ref(), seen, is_dir);
+            let git_open = self.any_git && !saw_git;
+            // A level whose rules are not asked (none there, or a nearer one decided) costs no
+            // path: every entry of a walk below a repository's top passes the levels above it.
+            let asked = (by_ignore.is_none() && level.ignore.is_some())
+                || (git_open && by_gitignore.is_none() && level.gitignore.is_some())
+                || (git_open && by_exclude.is_none() && level.exclude.is_some());
+            if asked {
+                let seen: &Path = if level.above {
+                    canonical.get_or_insert_with(|| context.canonical(path))
+                } else {
+                    path
+                };
+                if by_ignore.is_none() {
+                    by_ignore = decided(level.ignore.as_ref(), seen, is_dir);
                 }
-                if by_exclude.is_none() {
-                    by_exclude = decided(level.exclude.as_ref(), seen, is_dir);
+                if git_open {
+                    if by_gitignore.is_none() {
+                        by_gitignore = decided(level.gitignore.as_ref(), seen, is_dir);
+                    }
+                    if by_exclude.is_none() {
+                        by_exclude = decided(level.exclude.as_ref(), seen, is_dir);
+                    }
                 }
             }
             saw_git |= level.has_git;

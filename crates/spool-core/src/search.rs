@@ -2,6 +2,7 @@
 
 mod artifact;
 mod artifact_parts;
+mod file_hits;
 mod find;
 mod hitlist;
 mod parallel;

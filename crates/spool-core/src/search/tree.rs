@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::sink::HitSink;
+use super::file_hits::FileSearcher;
 use super::{
     Hit, Paging, Query, Scope, SearchAnswer, Skipped, TreeScope, TreeVersion, build_matcher,
     page_limit,
@@ -132,10 +132,6 @@ pub(super) fn cursor(store: &Store, hits: &str, digest: &str, at: u64) -> String
     )
 }
 
-/// The most of one file's encoded hits a worker holds until the file's turn: a file with more
-/// is searched again in its turn, straight into the hit list (what is held stays bounded).
-const HELD_PER_FILE: usize = 256 << 10;
-
 /// Walks and searches the tree, storing every hit; returns the hit list's ref. The same search
 /// of a tree whose files are unchanged (by path, size and modification time) reuses the list it
 /// stored: when one was stored, the walk looks at each file's size and time first; a first
@@ -176,11 +172,11 @@ fn run_search(
         .min(Duration::from_secs(2));
     // A bad glob is said at once, not after the survey that would have run beside the walk.
     walk::check_globs(dir, filter.globs)?;
-    let state = || super::searcher(paging);
-    let work = |searcher: &mut grep_searcher::Searcher,
+    let state = || FileSearcher::new(paging);
+    let work = |searcher: &mut FileSearcher,
                 file: &walk::Candidate,
                 opened: &std::fs::File,
-                head: &[u8]| held_hits(&matcher, searcher, file, (opened, head));
+                head: &[u8]| searcher.held_hits(&matcher, file, (opened, head));
     std::thread::scope(|outer| {
         // The survey of the tree needs no walked list: it runs on its own thread while the files
         // are walked and read (a walk leaves a core idle part of its time).
@@ -218,7 +214,7 @@ fn run_search(
         let writer = std::cell::RefCell::new(hitlist::Batched::new(store.create(new)?));
         let hits = std::cell::Cell::new(0u64);
         let left = budget.saturating_sub(started.elapsed());
-        let mut large_searcher = super::searcher(paging);
+        let mut large_searcher = FileSearcher::new(paging);
         let readers = parallel::Readers {
             state,
             work,
@@ -230,13 +226,10 @@ fn run_search(
             },
             large: |file: &walk::Candidate, opened: &std::fs::File, head: &[u8]| {
                 let mut writer = writer.borrow_mut();
-                let (stored, whole) = search_file(
-                    &matcher,
-                    &mut large_searcher,
-                    file,
-                    (opened, head),
-                    &mut |line| writer.write(line),
-                );
+                let (stored, whole) =
+                    large_searcher.search(&matcher, file, (opened, head), &mut |line| {
+                        writer.write(line);
+                    });
                 hits.set(hits.get() + stored);
                 Ok(whole)
             },
@@ -257,10 +250,13 @@ fn run_search(
                 let git_side = git_side.join().ok()?;
                 let surveyed = git_side.survey(dir, left_out, files, Some(count_within));
                 tracing::debug!(ms = ?started.elapsed(), "surveyed");
-                Some(surveyed.prepare(files))
+                let prepared = surveyed.prepare(files);
+                tracing::debug!(ms = ?started.elapsed(), "dirty check prepared");
+                Some(prepared)
             });
             let searched =
                 parallel::read_in_order(&walked, pre, roots, MAX_FILE_BYTES, left, readers);
+            tracing::debug!(ms = ?started.elapsed(), "hits taken in order");
             (searched, beside.join().ok().flatten())
         });
         let searched = searched?;
@@ -307,69 +303,6 @@ fn run_search(
 fn drop_later<T: Send + 'static>(value: T) {
     // With no thread to be had, the value is freed here, with the closure that holds it.
     let _ = std::thread::Builder::new().spawn(move || drop(value));
-}
-
-/// A file's hits, encoded as the hit list stores them, written to `out` a line at a time: how
-/// many, and whether the file was read whole.
-fn search_file(
-    matcher: &grep_regex::RegexMatcher,
-    searcher: &mut grep_searcher::Searcher,
-    file: &walk::Candidate,
-    (opened, head): (&std::fs::File, &[u8]),
-    out: &mut dyn FnMut(&[u8]),
-) -> (u64, bool) {
-    let mut stored = 0u64;
-    let mut line = Vec::new();
-    let mut store_hit = |hit: Hit| {
-        stored += 1;
-        line.clear();
-        hitlist::encode_into(&hit, &mut line);
-        line.push(b'\n');
-        out(&line);
-    };
-    let mut sink = HitSink::new(matcher, 0, usize::MAX - 1, None);
-    sink.path = Some(file.rel.clone());
-    sink.spill = Some(&mut store_hit);
-    // A head shorter than asked for is the whole file (most source files): searched as read,
-    // without reading the file again.
-    let outcome = if head.len() < walk::HEAD_BYTES {
-        searcher.search_slice(matcher, head, &mut sink)
-    } else {
-        // The head already read, then the rest from where it ends (reading the file again from
-        // its start copied its first 8 KiB twice: a sixth of the bytes of a 20,000-file
-        // repository).
-        let rest = walk::ReadFrom {
-            file: opened,
-            at: head.len() as u64,
-        };
-        searcher.search_reader(matcher, std::io::Read::chain(head, rest), &mut sink)
-    };
-    sink.finish();
-    (stored, outcome.is_ok())
-}
-
-/// A file's hits, held for their turn (at most [`HELD_PER_FILE`] bytes of them: a file with
-/// more is searched again in its turn, its hits written as found).
-fn held_hits(
-    matcher: &grep_regex::RegexMatcher,
-    searcher: &mut grep_searcher::Searcher,
-    file: &walk::Candidate,
-    opened: (&std::fs::File, &[u8]),
-) -> parallel::Worked<(Vec<u8>, u64, bool)> {
-    let mut bytes = Vec::new();
-    let mut too_many = false;
-    let (stored, whole) = search_file(matcher, searcher, file, opened, &mut |line| {
-        too_many |= bytes.len() + line.len() > HELD_PER_FILE;
-        if !too_many {
-            bytes.extend_from_slice(line);
-        }
-    });
-    if too_many {
-        parallel::Worked::InTurn
-    } else {
-        let size = bytes.capacity();
-        parallel::Worked::Answer((bytes, stored, whole), size)
-    }
 }
 
 /// The version of a stored answer over walked files (a hit list, a word index): the filter,

@@ -74,10 +74,11 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
         &|| |_: &Candidate| (),
     )?
     .0;
-    let seen: Vec<Option<Seen>> = found.iter().map(|f| f.seen).collect();
-    let files: Vec<Candidate> = found.into_iter().map(|f| f.file).collect();
-    let digest = digest_of(&files, &seen);
-    Ok(Walked { files, digest })
+    let digest = digest_of(&found.files, &found.seen);
+    Ok(Walked {
+        files: found.files,
+        digest,
+    })
 }
 
 /// The same files without a `stat` of each, each handed to a visitor (one per walking thread,
@@ -104,12 +105,11 @@ where
         },
         visitor,
     )?;
-    let (files, visited) = found.into_iter().map(|f| (f.file, f.visited)).unzip();
     let walked = Walked {
-        files,
+        files: found.files,
         digest: String::new(),
     };
-    Ok((walked, visited, left))
+    Ok((walked, found.visited, left))
 }
 
 /// The version digest of `files` from what was seen of each (`None`: not seen, counted as

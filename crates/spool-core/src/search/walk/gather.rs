@@ -10,17 +10,35 @@ use crate::error::{Error, Result};
 use crate::survey::{LeftOut, Pending};
 
 /// One file a walk found, with what the walk's visitor made of it.
-pub(super) struct Found<P> {
+struct Found<P> {
     /// Its place in the walk is set once the walk is in path order.
-    pub file: Candidate,
+    file: Candidate,
     /// Looked at only when asked for.
-    pub seen: Option<Seen>,
-    pub visited: P,
-    /// Its path's [`crate::paths::order_key`], made by the walking thread (made after the walk,
-    /// on one thread, the keys took longer than the sort).
+    seen: Option<Seen>,
+    visited: P,
+    /// The [`crate::paths::order_key`] of its path below the walked directory, made by the
+    /// walking thread (made after the walk, on one thread, the keys took longer than the sort).
     key: Vec<u8>,
     /// The dirty check compares it with the index.
     check: bool,
+}
+
+/// What a walk found, in path order: each file, its size and time (when asked for), and what
+/// the visitor made of it.
+pub(super) struct Gathered<P> {
+    pub files: Vec<Candidate>,
+    pub seen: Vec<Option<Seen>>,
+    pub visited: Vec<P>,
+}
+
+impl<P> Default for Gathered<P> {
+    fn default() -> Self {
+        Gathered {
+            files: Vec::new(),
+            seen: Vec::new(),
+            visited: Vec::new(),
+        }
+    }
 }
 
 /// How a walk runs: what it skips and what it looks at.
@@ -64,7 +82,7 @@ pub(super) fn gather<P, V>(
     dir: &Path,
     rules: &Rules<'_>,
     visitor: &(impl Fn() -> V + Sync),
-) -> Result<(Vec<Found<P>>, LeftOut)>
+) -> Result<(Gathered<P>, LeftOut)>
 where
     P: Send,
     V: FnMut(&Candidate) -> P + Send,
@@ -81,16 +99,14 @@ where
                 index: 0,
             };
             let visited = visitor()(&file);
-            let found = Found {
-                key: crate::paths::order_key(&file.path),
-                file,
-                seen: rules.stat.then(|| Seen::of(&meta)),
-                visited,
-                check: false,
+            let found = Gathered {
+                files: vec![file],
+                seen: vec![rules.stat.then(|| Seen::of(&meta))],
+                visited: vec![visited],
             };
-            return Ok((vec![found], LeftOut::default()));
+            return Ok((found, LeftOut::default()));
         }
-        _ => return Ok((Vec::new(), LeftOut::default())),
+        _ => return Ok((Gathered::default(), LeftOut::default())),
     }
     let (context, top) = Pending::top(dir);
     let walk = Walk {
@@ -109,13 +125,13 @@ where
                 });
                 file.len = seen.map(|s| s.len);
                 let visited = visit(&file);
-                found.push(Found {
-                    key: crate::paths::order_key(&file.path),
+                found.push(Some(Found {
+                    key: crate::paths::order_key(below_root(dir, &file.path)),
                     file,
                     seen,
                     visited,
                     check,
-                });
+                }));
             });
         },
     );
@@ -123,18 +139,80 @@ where
         context: Some(Arc::clone(&context)),
         ..LeftOut::default()
     };
-    let mut found = Vec::new();
-    for (mut mine, _, left) in states {
-        found.append(&mut mine);
+    let mut lists = Vec::with_capacity(states.len());
+    for (mine, _, left) in states {
+        lists.push(mine);
         all.add(left);
     }
-    // No two paths have the same key.
-    found.sort_unstable_by(|a, b| a.key.cmp(&b.key));
-    for (index, f) in found.iter_mut().enumerate() {
-        f.file.index = index;
-    }
-    all.checked = found.iter().map(|f| f.check).collect();
+    let (found, checked) = in_path_order(lists);
+    all.checked = checked;
     Ok((found, all))
+}
+
+/// The bytes of `path` below the walked directory `root` (every path the walk makes begins
+/// with them): the part that orders it.
+fn below_root<'p>(root: &Path, path: &'p Path) -> &'p [u8] {
+    use std::os::unix::ffi::OsStrExt as _;
+    let bytes = path.as_os_str().as_bytes();
+    bytes
+        .strip_prefix(root.as_os_str().as_bytes())
+        .unwrap_or(bytes)
+}
+
+/// The files of every walking thread's list, taken out in path order (each list holds each of
+/// its files until taken), with whether the dirty check compares each.
+///
+/// Each list's keys are sorted on a thread of its own, and the sorted runs then merged (a stable
+/// sort finds and merges runs): one sort of every file on one thread, moving each file's
+/// 200 bytes about, took a twentieth of a 20,000-file repository's search, on the critical path.
+fn in_path_order<P>(mut lists: Vec<Vec<Option<Found<P>>>>) -> (Gathered<P>, Vec<bool>) {
+    let n = lists.iter().map(Vec::len).sum();
+    let mut order: Vec<(&[u8], usize, usize)> = Vec::with_capacity(n);
+    let mut runs = Vec::with_capacity(lists.len());
+    for (l, list) in lists.iter().enumerate() {
+        let start = order.len();
+        order.extend(
+            list.iter()
+                .enumerate()
+                .filter_map(|(i, f)| Some((f.as_ref()?.key.as_slice(), l, i))),
+        );
+        runs.push(order.len() - start);
+    }
+    std::thread::scope(|scope| {
+        let mut rest = order.as_mut_slice();
+        for len in runs {
+            let (run, after) = rest.split_at_mut(len);
+            rest = after;
+            // No two paths have the same key.
+            let mut sort = move || run.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            // A short run is sorted sooner than a thread starts.
+            if rest.is_empty() || len < 4096 {
+                sort();
+            } else if let Err(e) = std::thread::Builder::new().spawn_scoped(scope, sort) {
+                // With no thread to be had, the merge below sorts what is left unsorted.
+                tracing::debug!(error = %e, "a sorting thread could not start");
+            }
+        }
+    });
+    order.sort_by(|a, b| a.0.cmp(b.0));
+    let places: Vec<(usize, usize)> = order.into_iter().map(|(_, l, i)| (l, i)).collect();
+    let mut found = Gathered {
+        files: Vec::with_capacity(n),
+        seen: Vec::with_capacity(n),
+        visited: Vec::with_capacity(n),
+    };
+    let mut checked = Vec::with_capacity(n);
+    for (l, i) in places {
+        let Some(mut f) = lists.get_mut(l).and_then(|list| list.get_mut(i)?.take()) else {
+            continue;
+        };
+        f.file.index = found.files.len();
+        found.files.push(f.file);
+        found.seen.push(f.seen);
+        found.visited.push(f.visited);
+        checked.push(f.check);
+    }
+    (found, checked)
 }
 
 /// One walk's rules and what its directories share.

@@ -1,0 +1,178 @@
+//! One walked file searched for a directory search: its hits encoded as the hit list stores
+//! them, with their line numbers.
+
+use super::sink::HitSink;
+use super::{Hit, Paging, hitlist, parallel, walk};
+
+/// The largest file read whole into memory before it is searched; a larger one is searched as
+/// it is read, through grep-searcher's line buffer.
+///
+/// Searched whole, a file's newlines are counted only up to its last hit (grep-searcher counts
+/// a slice's lines as it reaches each match, but every line a reader's buffer moves past), and
+/// its bytes are not moved about a line buffer: on a 20,000-file repository the counting alone
+/// was a twentieth of the search's CPU. Larger files are streamed: a buffer this size stays in
+/// the core's cache between the copy from the page cache and the search, and one of megabytes
+/// did not (the search then used more CPU, not less).
+const WHOLE_BYTES: usize = 256 << 10;
+
+/// The most of one file's encoded hits a worker holds until the file's turn: a file with more
+/// is searched again in its turn, straight into the hit list (what is held stays bounded).
+pub(super) const HELD_PER_FILE: usize = 256 << 10;
+
+/// A searching thread's own tools: its searcher, and the buffer files are read whole into (kept
+/// from file to file, so that it is allocated and zeroed once per thread).
+pub(super) struct FileSearcher {
+    searcher: grep_searcher::Searcher,
+    whole: Vec<u8>,
+}
+
+impl FileSearcher {
+    pub fn new(paging: &Paging) -> Self {
+        FileSearcher {
+            searcher: super::searcher(paging),
+            whole: Vec::new(),
+        }
+    }
+
+    /// A file's hits, encoded as the hit list stores them, written to `out` a line at a time:
+    /// how many, and whether the file was read whole.
+    pub fn search(
+        &mut self,
+        matcher: &grep_regex::RegexMatcher,
+        file: &walk::Candidate,
+        (opened, head): (&std::fs::File, &[u8]),
+        out: &mut dyn FnMut(&[u8]),
+    ) -> (u64, bool) {
+        let mut stored = 0u64;
+        let mut line = Vec::new();
+        let mut store_hit = |hit: Hit| {
+            stored += 1;
+            line.clear();
+            hitlist::encode_into(&hit, &mut line);
+            line.push(b'\n');
+            out(&line);
+        };
+        let mut sink = HitSink::new(matcher, 0, usize::MAX - 1, None);
+        sink.path = Some(file.rel.clone());
+        sink.spill = Some(&mut store_hit);
+        let searcher = &mut self.searcher;
+        // A head shorter than asked for is the whole file (most source files): searched as
+        // read, without reading the file again.
+        let outcome = if head.len() < walk::HEAD_BYTES {
+            searcher.search_slice(matcher, head, &mut sink)
+        } else if let Some(whole) = read_whole(opened, head, &mut self.whole) {
+            searcher.search_slice(matcher, whole, &mut sink)
+        } else {
+            // The head already read, then the rest from where it ends (reading the file again
+            // from its start copied its first 8 KiB twice: a sixth of the bytes of a
+            // 20,000-file repository).
+            let rest = walk::ReadFrom {
+                file: opened,
+                at: head.len() as u64,
+            };
+            searcher.search_reader(matcher, std::io::Read::chain(head, rest), &mut sink)
+        };
+        sink.finish();
+        (stored, outcome.is_ok())
+    }
+
+    /// A file's hits, held for their turn (at most [`HELD_PER_FILE`] bytes of them: a file
+    /// with more is searched again in its turn, its hits written as found).
+    pub fn held_hits(
+        &mut self,
+        matcher: &grep_regex::RegexMatcher,
+        file: &walk::Candidate,
+        opened: (&std::fs::File, &[u8]),
+    ) -> parallel::Worked<(Vec<u8>, u64, bool)> {
+        let mut bytes = Vec::new();
+        let mut too_many = false;
+        let (stored, whole) = self.search(matcher, file, opened, &mut |line| {
+            too_many |= bytes.len() + line.len() > HELD_PER_FILE;
+            if !too_many {
+                bytes.extend_from_slice(line);
+            }
+        });
+        if too_many {
+            parallel::Worked::InTurn
+        } else {
+            let size = bytes.capacity();
+            parallel::Worked::Answer((bytes, stored, whole), size)
+        }
+    }
+}
+
+/// The whole file, its `head` followed by the rest read from where the head ends, in `buf`;
+/// `None` when it is larger than [`WHOLE_BYTES`] or a read failed (the caller then searches it
+/// as it reads it, and meets the failure where the search does).
+fn read_whole<'b>(file: &std::fs::File, head: &[u8], buf: &'b mut Vec<u8>) -> Option<&'b [u8]> {
+    use std::os::unix::fs::FileExt as _;
+    /// How much the buffer grows by when a file does not fit it (it keeps its size after).
+    const STEP: usize = 64 << 10;
+    if buf.len() < head.len() {
+        buf.resize(head.len().max(STEP), 0);
+    }
+    buf[..head.len()].copy_from_slice(head);
+    let mut filled = head.len();
+    loop {
+        if filled == buf.len() {
+            if buf.len() > WHOLE_BYTES {
+                return None;
+            }
+            // One byte past the limit: a file of exactly WHOLE_BYTES is seen to end.
+            let grown = (buf.len() * 2).clamp(STEP, WHOLE_BYTES + 1);
+            buf.resize(grown, 0);
+        }
+        match file.read_at(&mut buf[filled..], filled as u64) {
+            Ok(0) => return Some(&buf[..filled]),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write as _;
+
+    fn file_of(bytes: &[u8]) -> (tempfile::NamedTempFile, std::fs::File) {
+        let mut named = tempfile::NamedTempFile::new().expect("temp file");
+        named.write_all(bytes).expect("write");
+        let opened = std::fs::File::open(named.path()).expect("open");
+        (named, opened)
+    }
+
+    #[test]
+    fn a_file_is_read_whole_across_the_buffers_growth() {
+        // Sizes around the buffer's steps, and a buffer reused from a larger file before.
+        let mut buf = Vec::new();
+        for len in [
+            8192,
+            8193,
+            64 << 10,
+            (64 << 10) + 1,
+            200_000,
+            WHOLE_BYTES,
+            10_000,
+        ] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let (_named, opened) = file_of(&bytes);
+            let head = &bytes[..8192];
+            let whole = read_whole(&opened, head, &mut buf).expect("read whole");
+            assert_eq!(whole, &bytes[..], "{len} bytes");
+        }
+    }
+
+    #[test]
+    fn a_file_past_the_limit_is_not_read_whole() {
+        for (len, whole) in [(WHOLE_BYTES, true), (WHOLE_BYTES + 1, false)] {
+            let bytes = vec![b'a'; len];
+            let (_named, opened) = file_of(&bytes);
+            let mut buf = Vec::new();
+            let read = read_whole(&opened, &bytes[..8192], &mut buf);
+            assert_eq!(read.is_some(), whole, "{len} bytes");
+            assert!(buf.len() <= WHOLE_BYTES + 1);
+        }
+    }
+}
