@@ -10,7 +10,7 @@ use super::{Hit, Paging, hitlist, parallel, walk};
 /// Searched whole, a file's newlines are counted only up to its last hit (grep-searcher counts
 /// a slice's lines as it reaches each match, but every line a reader's buffer moves past), and
 /// its bytes are not moved about a line buffer: on a 20,000-file repository the counting alone
-/// was a twentieth of the search's CPU. Larger files are streamed: a buffer this size stays in
+/// was 4% of the search's CPU. Larger files are streamed: a buffer this size stays in
 /// the core's cache between the copy from the page cache and the search, and one of megabytes
 /// did not (the search then used more CPU, not less).
 const WHOLE_BYTES: usize = 256 << 10;
