@@ -163,8 +163,9 @@ fn below_root<'p>(root: &Path, path: &'p Path) -> &'p [u8] {
 /// its files until taken), with whether the dirty check compares each.
 ///
 /// Each list's keys are sorted on a thread of its own, and the sorted runs then merged (a stable
-/// sort finds and merges runs): one sort of every file on one thread, moving each file's
-/// 200 bytes about, took a twentieth of a 20,000-file repository's search, on the critical path.
+/// sort finds and merges runs): appending the lists and sorting every file on one thread,
+/// moving each file's 200 bytes about, took 13.5 ms of a 20,000-file repository's search, on
+/// its critical path.
 fn in_path_order<P>(mut lists: Vec<Vec<Option<Found<P>>>>) -> (Gathered<P>, Vec<bool>) {
     let n = lists.iter().map(Vec::len).sum();
     let mut order: Vec<(&[u8], usize, usize)> = Vec::with_capacity(n);
