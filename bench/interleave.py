@@ -7,7 +7,9 @@ runs before the next command's.
 
 Each round runs PREP (if given) before each command; the first two rounds are warm-up. Prints
 each command's median and mean wall time, its mean CPU time (user + system, from wait4), and its
-median divided by the first command's.
+median divided by the first command's; then the share of the machine's CPU time the host took
+back while the rounds ran (steal, from /proc/stat): on a busy host the wall times swell for
+every command alike, and only the CPU times compare across runs.
 """
 import os
 import statistics
@@ -18,7 +20,21 @@ import time
 rounds = int(os.environ.get("N", "20"))
 prep = os.environ.get("PREP")
 commands = sys.argv[1:]
+
+
+def cpu_times():
+    """The machine's CPU times (jiffies): all of them, and the stolen ones; None off Linux."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return None
+    # user nice system idle iowait irq softirq steal (guest time is counted in user already).
+    return sum(fields[:8]), fields[7] if len(fields) > 7 else 0
+
+
 wall = {c: [] for c in commands}
+at_start = cpu_times()
 cpu = {c: [] for c in commands}
 for r in range(rounds + 2):
     for c in commands:
@@ -38,3 +54,7 @@ for c in commands:
         f"{median:7.1f} ms median {statistics.mean(wall[c]):7.1f} ms mean"
         f"  cpu {statistics.mean(cpu[c]):6.1f} ms  {median / first:.2f}x  {c}"
     )
+at_end = cpu_times()
+if at_start and at_end and at_end[0] > at_start[0]:
+    stolen = (at_end[1] - at_start[1]) / (at_end[0] - at_start[0])
+    print(f"host: {stolen:.0%} of the CPU time stolen while the rounds ran")
