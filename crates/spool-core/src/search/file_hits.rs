@@ -19,11 +19,13 @@ const WHOLE_BYTES: usize = 256 << 10;
 /// is searched again in its turn, straight into the hit list (what is held stays bounded).
 pub(super) const HELD_PER_FILE: usize = 256 << 10;
 
-/// A searching thread's own tools: its searcher, and the buffer files are read whole into (kept
-/// from file to file, so that it is allocated and zeroed once per thread).
+/// A searching thread's own tools: its searcher, and the buffers a file is read whole into and
+/// its hits gathered in (kept from file to file, so that each is allocated once per thread).
 pub(super) struct FileSearcher {
     searcher: grep_searcher::Searcher,
     whole: Vec<u8>,
+    /// A file's encoded hits while it is searched (at most [`HELD_PER_FILE`] bytes).
+    held: Vec<u8>,
 }
 
 impl FileSearcher {
@@ -31,6 +33,7 @@ impl FileSearcher {
         FileSearcher {
             searcher: super::searcher(paging),
             whole: Vec::new(),
+            held: Vec::new(),
         }
     }
 
@@ -84,7 +87,11 @@ impl FileSearcher {
         file: &walk::Candidate,
         opened: (&std::fs::File, &[u8]),
     ) -> parallel::Worked<(Vec<u8>, u64, bool)> {
-        let mut bytes = Vec::new();
+        // Gathered in the thread's own buffer, then copied out at their size: a list grown hit
+        // by hit for each file was copied at each doubling, 3 in 10 of the time the hits were
+        // handled in (`perf`, 20,000-file repository, 32,790 hits).
+        let mut bytes = std::mem::take(&mut self.held);
+        bytes.clear();
         let mut too_many = false;
         let (stored, whole) = self.search(matcher, file, opened, &mut |line| {
             too_many |= bytes.len() + line.len() > HELD_PER_FILE;
@@ -92,12 +99,13 @@ impl FileSearcher {
                 bytes.extend_from_slice(line);
             }
         });
-        if too_many {
+        let worked = if too_many {
             parallel::Worked::InTurn
         } else {
-            let size = bytes.capacity();
-            parallel::Worked::Answer((bytes, stored, whole), size)
-        }
+            parallel::Worked::Answer((bytes.clone(), stored, whole), bytes.len())
+        };
+        self.held = bytes;
+        worked
     }
 }
 
