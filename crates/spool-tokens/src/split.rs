@@ -13,7 +13,7 @@
 //! text reaches (a window of 200 accented lines costs no more than an ASCII one:
 //! `bench/interleave.py`, 20 rounds), the look-ahead `\s+(?!\S)` written
 //! as `\s+$` and as `\s+\s` less its last char, as GitHub's `bpe-openai` writes it. Both are
-//! checked against tiktoken's own splitting in this module's tests and `tests/it/tokens.rs`.
+//! checked against tiktoken's own splitting in this module's tests and `tests/it/encoder.rs`.
 
 use std::cell::RefCell;
 use std::sync::OnceLock;
@@ -97,16 +97,25 @@ thread_local! {
 }
 
 fn split_unicode(dfa: &DFA, cache: &mut Cache, text: &str, piece: &mut impl FnMut(&str)) {
-    let mut at = 0;
-    while at < text.len() {
-        let input = Input::new(&text[at..]).anchored(Anchored::Yes);
-        let found = match dfa.try_search_fwd(cache, &input) {
+    split_by(text, piece, |input| {
+        match dfa.try_search_fwd(cache, input) {
             Ok(found) => found.map(|m| (m.offset(), m.pattern().as_usize())),
             // The lazy DFA gives up only when told to (it is not): the whole regex if it did.
-            Err(_) => unicode_regex()
-                .and_then(|regex| regex.find(input))
-                .map(|m| (m.end(), m.pattern().as_usize())),
-        };
+            Err(_) => regex_match(input),
+        }
+    });
+}
+
+/// Calls `piece` with each piece of `text`, where `find` gives the end of the match that starts
+/// its input (anchored) and which alternative it is.
+fn split_by(
+    text: &str,
+    piece: &mut impl FnMut(&str),
+    mut find: impl FnMut(&Input<'_>) -> Option<(usize, usize)>,
+) {
+    let mut at = 0;
+    while at < text.len() {
+        let found = find(&Input::new(&text[at..]).anchored(Anchored::Yes));
         let mut end = found.map_or(text.len(), |(offset, _)| at + offset);
         if found.is_some_and(|(_, pattern)| pattern == 1) {
             // `\s+\s`: the last char is the look-ahead, left for the next piece.
@@ -119,6 +128,12 @@ fn split_unicode(dfa: &DFA, cache: &mut Cache, text: &str, piece: &mut impl FnMu
         piece(&text[at..end]);
         at = end;
     }
+}
+
+/// The whole regex's match at the start of `input`: its end and which alternative it is.
+fn regex_match(input: &Input<'_>) -> Option<(usize, usize)> {
+    let m = unicode_regex()?.find(input.clone())?;
+    Some((m.end(), m.pattern().as_usize()))
 }
 
 /// The pattern's alternatives: the first of them, then `\s+\s` (its last char a look-ahead,
@@ -306,26 +321,18 @@ mod tests {
         assert!(got.contains(&" über".to_owned()), "{got:?}");
     }
 
-    /// The pieces of `text` as the whole regex (the lazy DFA's fallback) finds them.
-    fn regex_pieces(text: &str) -> Vec<(usize, usize)> {
-        let regex = unicode_regex().expect("the pattern compiles");
+    /// The pieces of `text` as `find` ends them.
+    fn pieces_by(
+        text: &str,
+        find: impl FnMut(&Input<'_>) -> Option<(usize, usize)>,
+    ) -> Vec<String> {
         let mut out = Vec::new();
-        let mut at = 0;
-        while at < text.len() {
-            let m = regex
-                .find(Input::new(&text[at..]).anchored(Anchored::Yes))
-                .expect("every char starts a match");
-            out.push((at + m.end(), m.pattern().as_usize()));
-            at += m.end();
-            if m.pattern().as_usize() == 1 {
-                at -= text[..at].chars().next_back().map_or(0, char::len_utf8);
-            }
-        }
+        split_by(text, &mut |p| out.push(p.to_owned()), find);
         out
     }
 
     proptest::proptest! {
-        /// The lazy DFA ends each piece where the whole regex does, with the same alternative:
+        /// The lazy DFA ends each piece where the whole regex does, on texts of
         /// letters of each case and script, marks, digits of several scripts, spaces, line
         /// ends, apostrophes and punctuation.
         #[test]
@@ -338,20 +345,14 @@ mod tests {
             let text: String = chars.into_iter().collect();
             let dfa = unicode_dfa().expect("the pattern compiles");
             let mut cache = dfa.create_cache();
-            let mut got = Vec::new();
-            let mut at = 0;
-            while at < text.len() {
+            let by_dfa = pieces_by(&text, |input| {
                 let m = dfa
-                    .try_search_fwd(&mut cache, &Input::new(&text[at..]).anchored(Anchored::Yes))
-                    .expect("the lazy DFA does not give up")
-                    .expect("every char starts a match");
-                got.push((at + m.offset(), m.pattern().as_usize()));
-                at += m.offset();
-                if m.pattern().as_usize() == 1 {
-                    at -= text[..at].chars().next_back().map_or(0, char::len_utf8);
-                }
-            }
-            proptest::prop_assert_eq!(got, regex_pieces(&text));
+                    .try_search_fwd(&mut cache, input)
+                    .expect("the lazy DFA does not give up")?;
+                Some((m.offset(), m.pattern().as_usize()))
+            });
+            let by_regex = pieces_by(&text, regex_match);
+            proptest::prop_assert_eq!(by_dfa, by_regex);
         }
     }
 }
