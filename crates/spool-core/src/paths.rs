@@ -19,12 +19,10 @@ pub(crate) fn below<'p>(path: &'p Path, dir: &Path) -> Option<&'p Path> {
     }
 }
 
-/// A key that sorts paths as `Path`'s order does (component by component): `/` becomes the
-/// least byte, so a name sorts before any longer name it begins.
-pub(crate) fn order_key(path: &[u8]) -> Vec<u8> {
-    path.iter()
-        .map(|&b| if b == b'/' { 0 } else { b })
-        .collect()
+/// Appends to `keys` a key that sorts paths as `Path`'s order does (component by component):
+/// `/` becomes the least byte, so a name sorts before any longer name it begins.
+pub(crate) fn push_order_key(path: &[u8], keys: &mut Vec<u8>) {
+    keys.extend(path.iter().map(|&b| if b == b'/' { 0 } else { b }));
 }
 
 /// Whether a name on relative path `rel` starts with `.` (what the walker's hidden rule skips,
@@ -83,7 +81,11 @@ mod tests {
         .collect();
         let mut by_key = paths.clone();
         paths.sort();
-        by_key.sort_by_cached_key(|p| order_key(p.as_os_str().as_bytes()));
+        by_key.sort_by_cached_key(|p| {
+            let mut key = b"left before".to_vec();
+            push_order_key(p.as_os_str().as_bytes(), &mut key);
+            key
+        });
         assert_eq!(by_key, paths);
     }
 

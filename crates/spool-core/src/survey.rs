@@ -16,29 +16,25 @@ use std::time::{Duration, Instant};
 
 use crate::rules::{Context, Level, Present};
 
-/// What the survey compares with the repository: its tracked paths, as the index names them.
-pub(crate) struct Tracked<'a> {
-    /// The surveyed directory's path in the index, with a trailing `/` (empty at the top).
-    pub prefix: &'a str,
-    pub paths: &'a crate::git::PathSet<'a>,
-}
+/// What the survey compares with the repository: the index entries under the surveyed
+/// directory, found by their paths below it.
+pub(crate) struct Tracked<'a>(pub &'a crate::git::DirtyCheck);
 
 impl Tracked<'_> {
-    /// Whether the index tracks the path under the surveyed directory that `parts` spell.
-    fn tracks(&self, parts: [&str; 2], scratch: &mut String) -> bool {
-        if self.prefix.is_empty() && parts[1].is_empty() {
-            return self.paths.contains(parts[0]);
+    /// The index entry that tracks the path under the surveyed directory that `parts` spell.
+    fn entry_of(&self, parts: [&str; 2], scratch: &mut String) -> Option<usize> {
+        if parts[1].is_empty() {
+            return self.0.entry_of(parts[0]);
         }
         scratch.clear();
-        scratch.push_str(self.prefix);
         scratch.push_str(parts[0]);
         scratch.push_str(parts[1]);
-        self.paths.contains(scratch.as_str())
+        self.0.entry_of(scratch)
     }
 }
 
 /// What the survey found.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Survey {
     /// Every regular file under the directory (`.git` left out) and how many of them are
     /// hidden (a name on their path starts with `.`); `None` when not asked for, or not
@@ -48,6 +44,8 @@ pub(crate) struct Survey {
     pub untracked: bool,
     /// A name the index cannot be asked about (not UTF-8) may be untracked.
     pub unknown: bool,
+    /// The walked files the index tracks: (its entry, the file's place in the walk).
+    pub tracked_walked: Vec<(usize, usize)>,
 }
 
 /// A directory still to read.
@@ -116,6 +114,9 @@ impl Pending {
 pub(crate) struct LeftOut {
     /// The files of the directories the walk read, and how many of them are hidden.
     pub counted: (u64, u64),
+    /// The hidden files it let through (an ignore rule took them back in, or hidden files were
+    /// asked for): counted here, as it walked, not by a look at each walked path after it.
+    pub walked_hidden: u64,
     /// The directories it did not read.
     pub dirs: Vec<Pending>,
     /// Files and symlinks it read past that the dirty check compares with the index, by path
@@ -147,6 +148,7 @@ impl LeftOut {
     pub fn add(&mut self, other: Self) {
         self.counted.0 += other.counted.0;
         self.counted.1 += other.counted.1;
+        self.walked_hidden += other.walked_hidden;
         self.dirs.extend(other.dirs);
         self.unsearched.extend(other.unsearched);
         self.repos.extend(other.repos);
@@ -181,12 +183,12 @@ impl Shared<'_> {
 
     /// Notes that `rel` (a file, symlink or repository the dirty check compares) is untracked
     /// unless the index tracks it.
-    fn compare(&self, rel: &str, scratch: &mut String) {
-        if let Some(g) = self.git
-            && !g.tracks([rel, ""], scratch)
-        {
+    fn compare(&self, rel: &str, scratch: &mut String) -> Option<usize> {
+        let entry = self.git?.entry_of([rel, ""], scratch);
+        if entry.is_none() {
             self.untracked.store(true, Ordering::Relaxed);
         }
+        entry
     }
 }
 
@@ -208,18 +210,27 @@ pub(crate) fn finish(
         untracked: AtomicBool::new(false),
         unknown: AtomicBool::new(git.is_some() && left.unknown),
     };
+    let mut tracked_walked = Vec::new();
     if git.is_some() {
         let mut scratch = String::new();
         let compared = walked
             .iter()
             .zip(&left.checked)
-            .filter_map(|(rel, checked)| checked.then_some(*rel));
-        for rel in compared.chain(left.unsearched.iter().map(String::as_str)) {
+            .enumerate()
+            .filter_map(|(place, (rel, checked))| checked.then_some((place, *rel)));
+        for (place, rel) in compared {
+            if let Some(entry) = shared.compare(rel, &mut scratch) {
+                tracked_walked.push((entry, place));
+            }
+        }
+        for rel in &left.unsearched {
             shared.compare(rel, &mut scratch);
         }
         for repo in &left.repos {
             match repo {
-                Some(rel) => shared.compare(rel.trim_end_matches('/'), &mut scratch),
+                Some(rel) => {
+                    shared.compare(rel.trim_end_matches('/'), &mut scratch);
+                }
                 None => shared.unknown.store(true, Ordering::Relaxed),
             }
         }
@@ -232,6 +243,7 @@ pub(crate) fn finish(
         counts: counted.then(|| (shared.all.into_inner(), shared.hidden.into_inner())),
         untracked: shared.untracked.into_inner(),
         unknown: shared.unknown.into_inner(),
+        tracked_walked,
     }
 }
 
@@ -262,7 +274,9 @@ fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scrat
     // A repository inside: git tracks its commit (a submodule) or not, not its files.
     if checked && repo_inside {
         match d.rel.as_deref() {
-            Some(rel) => shared.compare(rel.trim_end_matches('/'), scratch),
+            Some(rel) => {
+                shared.compare(rel.trim_end_matches('/'), scratch);
+            }
             None => shared.unknown.store(true, Ordering::Relaxed),
         }
         checked = false;
@@ -297,7 +311,9 @@ fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scrat
             continue;
         }
         if let Some((r, n)) = rel
-            && shared.git.is_some_and(|g| g.tracks([r, n], scratch))
+            && shared
+                .git
+                .is_some_and(|g| g.entry_of([r, n], scratch).is_some())
         {
             continue;
         }

@@ -444,21 +444,25 @@ pub fn left_out_and_version(
     (b.left_out, b.version)
 }
 
-/// What the walk left out, from `counted` (every file and the hidden ones, when counted).
+/// What the walk left out, from `counted` (every file and the hidden ones, when counted) and
+/// the hidden files among those walked (looked for in `walked` when not given).
 fn left_out(
     filter: &Filter<'_>,
     walked: &[walk::Candidate],
     counted: Option<(u64, u64)>,
+    walked_hidden: Option<u64>,
 ) -> (Option<u64>, Option<u64>) {
     let counted = counted.map(|(all, hidden)| {
         // A hidden file an ignore rule takes back in (`!.env.example`) is walked, not left out.
         let hidden = if filter.hidden {
             0
         } else {
-            let walked_hidden = walked
-                .iter()
-                .filter(|f| crate::paths::is_hidden(Path::new(&f.rel)))
-                .count() as u64;
+            let walked_hidden = walked_hidden.unwrap_or_else(|| {
+                walked
+                    .iter()
+                    .filter(|f| crate::paths::is_hidden(Path::new(&f.rel)))
+                    .count() as u64
+            });
             hidden.saturating_sub(walked_hidden)
         };
         let unwalked = all.saturating_sub(walked.len() as u64);
@@ -586,6 +590,8 @@ fn seen_or_look(
 /// the commit, the index, and the tracked files the search does not read looked at.
 struct BesideSoFar {
     counts: Option<(u64, u64)>,
+    /// The hidden files the walk let through, when it counted them.
+    walked_hidden: Option<u64>,
     git: Option<(crate::git::Repo, String, Option<crate::git::DirtyCheck>)>,
 }
 
@@ -594,12 +600,20 @@ struct BesideSoFar {
 /// are walked.
 struct Surveyed {
     counts: Option<(u64, u64)>,
+    /// The hidden files the walk let through, when it counted them.
+    walked_hidden: Option<u64>,
     /// The repository, its commit, and the dirty check with what the survey found for it.
     git: Option<(crate::git::Repo, String, Option<SurveyedCheck>)>,
 }
 
-/// A dirty check with what the survey found for it: (untracked, unknown).
-type SurveyedCheck = (crate::git::DirtyCheck, (bool, bool));
+/// A dirty check with what the survey found for it: (untracked, unknown), and, when it
+/// compared the walked files with the index, which of them it tracks (see
+/// [`crate::survey::Survey::tracked_walked`]).
+type SurveyedCheck = (
+    crate::git::DirtyCheck,
+    (bool, bool),
+    Option<Vec<(usize, usize)>>,
+);
 
 /// The repository holding a searched directory, its commit, and its index, read while the
 /// files are walked.
@@ -629,6 +643,7 @@ impl GitSide {
         walked: &[walk::Candidate],
         count_within: Option<Duration>,
     ) -> Surveyed {
+        let walked_hidden = left.as_ref().map(|left| left.walked_hidden);
         let left = left.unwrap_or_else(|| crate::survey::LeftOut::everything(dir));
         let rels: Vec<&str> = if left.checked.is_empty() {
             Vec::new()
@@ -638,26 +653,21 @@ impl GitSide {
         let Some((repo, commit, check)) = self.0 else {
             return Surveyed {
                 counts: crate::survey::finish(left, &rels, None, count_within).counts,
+                walked_hidden,
                 git: None,
             };
         };
-        let survey = match &check {
-            Some(check) => {
-                let paths = check.tracked();
-                let tracked = crate::survey::Tracked {
-                    prefix: check.prefix(),
-                    paths: &paths,
-                };
-                crate::survey::finish(left, &rels, Some(&tracked), count_within)
-            }
-            None => crate::survey::finish(left, &rels, None, count_within),
-        };
+        let tracked = check.as_ref().map(crate::survey::Tracked);
+        let survey = crate::survey::finish(left, &rels, tracked.as_ref(), count_within);
+        // Which walked files the index tracks is known when the survey compared them.
+        let read = (!rels.is_empty()).then_some(survey.tracked_walked);
         Surveyed {
             counts: survey.counts,
+            walked_hidden,
             git: Some((
                 repo,
                 commit,
-                check.map(|check| (check, (survey.untracked, survey.unknown))),
+                check.map(|check| (check, (survey.untracked, survey.unknown), read)),
             )),
         }
     }
@@ -675,19 +685,25 @@ impl Surveyed {
         let Some((repo, commit, check)) = self.git else {
             return BesideSoFar {
                 counts: self.counts,
+                walked_hidden: self.walked_hidden,
                 git: None,
             };
         };
-        let by_rel: std::collections::HashMap<&str, usize, foldhash::fast::RandomState> = walked
-            .iter()
-            // A name that is not UTF-8 is not named in the index as `rel` spells it.
-            .filter(|f| f.path.to_str().is_some())
-            .map(|f| (f.rel.as_str(), f.index))
-            .collect();
-        let check =
-            check.map(|(check, found)| check.prepare(&repo, found, |rel| by_rel.get(rel).copied()));
+        let check = check.map(|(check, found, read)| {
+            // When the survey did not compare the walked files (it ran alone), each is looked up.
+            let read = read.unwrap_or_else(|| {
+                walked
+                    .iter()
+                    // A name that is not UTF-8 is not named in the index as `rel` spells it.
+                    .filter(|f| f.path.to_str().is_some())
+                    .filter_map(|f| Some((check.entry_of(&f.rel)?, f.index)))
+                    .collect()
+            });
+            check.prepare(&repo, found, read)
+        });
         BesideSoFar {
             counts: self.counts,
+            walked_hidden: self.walked_hidden,
             git: Some((repo, commit, check)),
         }
     }
@@ -723,7 +739,7 @@ impl BesideSoFar {
             });
         }
         Beside {
-            left_out: left_out(filter, walked, self.counts),
+            left_out: left_out(filter, walked, self.counts, self.walked_hidden),
             version: v,
         }
     }

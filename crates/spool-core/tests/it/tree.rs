@@ -778,6 +778,38 @@ fn a_change_to_a_searched_or_an_unsearched_tracked_file_makes_the_tree_dirty() {
     assert_eq!(dirty(&s.store, &roots), true);
 }
 
+/// A merge that stopped at a conflict leaves an index entry per stage of the conflicted file:
+/// the tree is dirty, as `git status` says, and clean again once the merge is committed.
+#[test]
+fn a_conflicted_merge_makes_the_tree_dirty_until_it_is_committed() {
+    let s = store();
+    let dir = repo();
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    write(dir.path(), "c.txt", b"timeout one\n");
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "c"]);
+    git(dir.path(), &["checkout", "-q", "-b", "side"]);
+    write(dir.path(), "c.txt", b"timeout two\n");
+    git(dir.path(), &["commit", "-q", "-am", "two"]);
+    git(dir.path(), &["checkout", "-q", "-"]);
+    write(dir.path(), "c.txt", b"timeout three\n");
+    git(dir.path(), &["commit", "-q", "-am", "three"]);
+    let merge = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir.path())
+        .args(["merge", "-q", "side"])
+        .output()
+        .unwrap();
+    assert!(!merge.status.success(), "the merge stops at the conflict");
+    let stages = git(dir.path(), &["ls-files", "--stage", "c.txt"]);
+    assert_eq!(stages.lines().count(), 3, "{stages}");
+    assert!(git(dir.path(), &["status", "--porcelain"]).contains("UU c.txt"));
+    assert_eq!(dirty(&s.store, &roots), true);
+    write(dir.path(), "c.txt", b"timeout both\n");
+    git(dir.path(), &["commit", "-q", "-am", "merged"]);
+    assert_eq!(dirty(&s.store, &roots), false);
+}
+
 /// A file with more hits than a worker holds (256 KiB of them) is searched again in its turn:
 /// every hit stored once, in path order, between the files before and after it.
 #[test]

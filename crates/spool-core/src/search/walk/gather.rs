@@ -16,9 +16,11 @@ struct Found<P> {
     /// Looked at only when asked for.
     seen: Option<Seen>,
     visited: P,
-    /// The [`crate::paths::order_key`] of its path below the walked directory, made by the
-    /// walking thread (made after the walk, on one thread, the keys took longer than the sort).
-    key: Vec<u8>,
+    /// Where the [`crate::paths::push_order_key`] of its path below the walked directory is
+    /// in its walking thread's keys: made by that thread (made after the walk, on one thread,
+    /// the keys took longer than the sort), and kept in one buffer per thread (a key of its
+    /// own for each file cost a free for each, after the walk, on its critical path).
+    key: std::ops::Range<usize>,
     /// The dirty check compares it with the index.
     check: bool,
 }
@@ -117,16 +119,18 @@ where
     };
     let states = crate::dirs::each_dir(
         vec![top],
-        || (Vec::new(), visitor(), LeftOut::default()),
-        |(found, visit, left), d, next| {
+        || (Vec::new(), Vec::new(), visitor(), LeftOut::default()),
+        |(found, keys, visit, left), d, next| {
             walk.read(d, next, left, &mut |mut file, check| {
                 let seen = rules.stat.then(|| {
                     std::fs::symlink_metadata(&file.path).map_or(Seen::default(), |m| Seen::of(&m))
                 });
                 file.len = seen.map(|s| s.len);
                 let visited = visit(&file);
+                let start = keys.len();
+                crate::paths::push_order_key(below_root(dir, &file.path), keys);
                 found.push(Some(Found {
-                    key: crate::paths::order_key(below_root(dir, &file.path)),
+                    key: start..keys.len(),
                     file,
                     seen,
                     visited,
@@ -140,8 +144,8 @@ where
         ..LeftOut::default()
     };
     let mut lists = Vec::with_capacity(states.len());
-    for (mine, _, left) in states {
-        lists.push(mine);
+    for (mine, keys, _, left) in states {
+        lists.push((mine, keys));
         all.add(left);
     }
     let (found, checked) = in_path_order(lists);
@@ -166,17 +170,16 @@ fn below_root<'p>(root: &Path, path: &'p Path) -> &'p [u8] {
 /// sort finds and merges runs): appending the lists and sorting every file on one thread,
 /// moving each file's 200 bytes about, took 13.5 ms of a 20,000-file repository's search, on
 /// its critical path.
-fn in_path_order<P>(mut lists: Vec<Vec<Option<Found<P>>>>) -> (Gathered<P>, Vec<bool>) {
+fn in_path_order<P>(lists: Vec<ThreadFound<P>>) -> (Gathered<P>, Vec<bool>) {
+    let (mut lists, keys): (Vec<_>, Vec<_>) = lists.into_iter().unzip();
     let n = lists.iter().map(Vec::len).sum();
     let mut order: Vec<(&[u8], usize, usize)> = Vec::with_capacity(n);
     let mut runs = Vec::with_capacity(lists.len());
-    for (l, list) in lists.iter().enumerate() {
+    for (l, (list, keys)) in lists.iter().zip(&keys).enumerate() {
         let start = order.len();
-        order.extend(
-            list.iter()
-                .enumerate()
-                .filter_map(|(i, f)| Some((f.as_ref()?.key.as_slice(), l, i))),
-        );
+        order.extend(list.iter().enumerate().filter_map(|(i, f)| {
+            Some((keys.get(f.as_ref()?.key.clone()).unwrap_or_default(), l, i))
+        }));
         runs.push(order.len() - start);
     }
     std::thread::scope(|scope| {
@@ -215,6 +218,9 @@ fn in_path_order<P>(mut lists: Vec<Vec<Option<Found<P>>>>) -> (Gathered<P>, Vec<
     }
     (found, checked)
 }
+
+/// What one walking thread found: its files (each held until taken), and their order keys.
+type ThreadFound<P> = (Vec<Option<Found<P>>>, Vec<u8>);
 
 /// One walk's rules and what its directories share.
 struct Walk<'a> {
@@ -302,6 +308,7 @@ impl Walk<'_> {
                 left.unknown = true;
             }
             if kind.is_file() && searched {
+                left.walked_hidden += u64::from(hidden);
                 let file = Candidate {
                     rel: rel_of(self.root, &path),
                     path,
