@@ -1,7 +1,7 @@
 //! One walked file searched for a directory search: its hits encoded as the hit list stores
 //! them, with their line numbers.
 
-use super::sink::HitSink;
+use super::sink::{EncodingSink, HitSink};
 use super::{Hit, Paging, hitlist, parallel, walk};
 
 /// The largest file read whole into memory before it is searched; a larger one is searched as
@@ -23,6 +23,10 @@ pub(super) const HELD_PER_FILE: usize = 256 << 10;
 /// its hits gathered in (kept from file to file, so that each is allocated once per thread).
 pub(super) struct FileSearcher {
     searcher: grep_searcher::Searcher,
+    /// Lines of context are asked for around each hit.
+    context: bool,
+    /// The line a hit is encoded into.
+    line: Vec<u8>,
     whole: Vec<u8>,
     /// A file's encoded hits while it is searched (at most [`HELD_PER_FILE`] bytes).
     held: Vec<u8>,
@@ -32,6 +36,8 @@ impl FileSearcher {
     pub fn new(paging: &Paging) -> Self {
         FileSearcher {
             searcher: super::searcher(paging),
+            context: paging.context > 0,
+            line: Vec::new(),
             whole: Vec::new(),
             held: Vec::new(),
         }
@@ -46,37 +52,57 @@ impl FileSearcher {
         (opened, head): (&std::fs::File, &[u8]),
         out: &mut dyn FnMut(&[u8]),
     ) -> (u64, bool) {
+        if self.context {
+            return self.search_with_context(matcher, file, (opened, head), out);
+        }
+        let mut sink = EncodingSink {
+            matcher,
+            path: &file.rel,
+            out,
+            stored: 0,
+            line: std::mem::take(&mut self.line),
+        };
+        let read = search_file(
+            &mut self.searcher,
+            matcher,
+            (opened, head),
+            &mut self.whole,
+            &mut sink,
+        );
+        self.line = sink.line;
+        (sink.stored, read)
+    }
+
+    /// [`FileSearcher::search`] with lines of context: a [`Hit`] is built for each, its
+    /// context gathered, then encoded.
+    fn search_with_context(
+        &mut self,
+        matcher: &grep_regex::RegexMatcher,
+        file: &walk::Candidate,
+        opened: (&std::fs::File, &[u8]),
+        out: &mut dyn FnMut(&[u8]),
+    ) -> (u64, bool) {
         let mut stored = 0u64;
-        let mut line = Vec::new();
+        let line = &mut self.line;
         let mut store_hit = |hit: Hit| {
             stored += 1;
             line.clear();
-            hitlist::encode_into(&hit, &mut line);
+            hitlist::encode_into(&hit, line);
             line.push(b'\n');
-            out(&line);
+            out(line);
         };
         let mut sink = HitSink::new(matcher, 0, usize::MAX - 1, None);
         sink.path = Some(file.rel.clone());
         sink.spill = Some(&mut store_hit);
-        let searcher = &mut self.searcher;
-        // A head shorter than asked for is the whole file (most source files): searched as
-        // read, without reading the file again.
-        let outcome = if head.len() < walk::HEAD_BYTES {
-            searcher.search_slice(matcher, head, &mut sink)
-        } else if let Some(whole) = read_whole(opened, head, &mut self.whole) {
-            searcher.search_slice(matcher, whole, &mut sink)
-        } else {
-            // The head already read, then the rest from where it ends (reading the file again
-            // from its start copied its first 8 KiB twice: a sixth of the bytes of a
-            // 20,000-file repository).
-            let rest = walk::ReadFrom {
-                file: opened,
-                at: head.len() as u64,
-            };
-            searcher.search_reader(matcher, std::io::Read::chain(head, rest), &mut sink)
-        };
+        let read = search_file(
+            &mut self.searcher,
+            matcher,
+            opened,
+            &mut self.whole,
+            &mut sink,
+        );
         sink.finish();
-        (stored, outcome.is_ok())
+        (stored, read)
     }
 
     /// A file's hits, held for their turn (at most [`HELD_PER_FILE`] bytes of them: a file
@@ -107,6 +133,33 @@ impl FileSearcher {
         self.held = bytes;
         worked
     }
+}
+
+/// Searches an opened file (its `head` read already) into `sink`: whether it was read whole.
+fn search_file<S: grep_searcher::Sink<Error = std::io::Error>>(
+    searcher: &mut grep_searcher::Searcher,
+    matcher: &grep_regex::RegexMatcher,
+    (opened, head): (&std::fs::File, &[u8]),
+    whole: &mut Vec<u8>,
+    sink: &mut S,
+) -> bool {
+    // A head shorter than asked for is the whole file (most source files): searched as read,
+    // without reading the file again.
+    let outcome = if head.len() < walk::HEAD_BYTES {
+        searcher.search_slice(matcher, head, sink)
+    } else if let Some(whole) = read_whole(opened, head, whole) {
+        searcher.search_slice(matcher, whole, sink)
+    } else {
+        // The head already read, then the rest from where it ends (reading the file again
+        // from its start copied its first 8 KiB twice: a sixth of the bytes of a 20,000-file
+        // repository).
+        let rest = walk::ReadFrom {
+            file: opened,
+            at: head.len() as u64,
+        };
+        searcher.search_reader(matcher, std::io::Read::chain(head, rest), sink)
+    };
+    outcome.is_ok()
 }
 
 /// The whole file, its `head` followed by the rest read from where the head ends, in `buf`;
@@ -169,6 +222,69 @@ mod tests {
             let head = &bytes[..8192];
             let whole = read_whole(&opened, head, &mut buf).expect("read whole");
             assert_eq!(whole, &bytes[..], "{len} bytes");
+        }
+    }
+
+    fn piece() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(b"needle".to_vec()),
+            Just(b"x".to_vec()),
+            Just(b"\n".to_vec()),
+            Just(b"\r\n".to_vec()),
+            Just(b"\"\\\t\x01".to_vec()),
+            Just("é\u{1F600}".as_bytes().to_vec()),
+            // Invalid UTF-8: a lone continuation byte, a cut character, a byte never used.
+            Just(vec![0x80, 0xc3, 0xff]),
+            // Long lines are cut around the match.
+            Just(vec![b'a'; 400]),
+            Just("ü".repeat(200).into_bytes()),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+        /// A hit encoded straight from grep-searcher's match is the line the hit list stored
+        /// for the `Hit` built from it: for short, long, cut and invalid lines, with any line
+        /// ends, in files searched from their head alone, read whole, and streamed.
+        #[test]
+        fn hits_encoded_straight_are_the_hits_encoded_from_a_hit(
+            pieces in proptest::collection::vec(piece(), 0..80),
+            filler in 0usize..3,
+        ) {
+            let mut bytes: Vec<u8> = pieces.concat();
+            // Past the head; past what is read whole.
+            let lines = [0, 2_000, 40_000][filler];
+            bytes.extend(b"filler line\n".repeat(lines));
+            bytes.extend(pieces.concat());
+            let (named, opened) = file_of(&bytes);
+            let head = &bytes[..bytes.len().min(walk::HEAD_BYTES)];
+            let file = walk::Candidate {
+                path: named.path().to_owned(),
+                rel: "dir/a \"q\" é.rs".to_owned(),
+                len: None,
+                index: 0,
+            };
+            let matcher = grep_regex::RegexMatcherBuilder::new()
+                .build("needle|a+|ü+|\\\\")
+                .expect("matcher");
+            let mut searcher = FileSearcher::new(&Paging::default());
+            assert!(!searcher.context);
+            let (mut straight, mut built) = (Vec::new(), Vec::new());
+            let got = searcher.search(&matcher, &file, (&opened, head), &mut |l| {
+                straight.extend_from_slice(l);
+            });
+            let want =
+                searcher.search_with_context(&matcher, &file, (&opened, head), &mut |l| {
+                    built.extend_from_slice(l);
+                });
+            proptest::prop_assert_eq!(got, want);
+            proptest::prop_assert_eq!(
+                String::from_utf8_lossy(&straight),
+                String::from_utf8_lossy(&built)
+            );
+            proptest::prop_assert_eq!(memchr::memchr_iter(b'\n', &straight).count() as u64, got.0);
         }
     }
 

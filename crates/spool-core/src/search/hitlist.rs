@@ -64,44 +64,73 @@ pub(super) fn encode(hit: &Hit) -> Vec<u8> {
 /// serialized, with no JSON value built first (a value per field, and a copy of the path and
 /// the text in them, were most of a directory search's allocations).
 pub(super) fn encode_into(hit: &Hit, out: &mut Vec<u8>) {
-    use serde::ser::{SerializeSeq as _, Serializer as _};
-    /// `[[line, "text"], ...]`.
-    struct Context<'a>(&'a [ContextLine]);
-    impl serde::Serialize for Context<'_> {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.collect_seq(self.0.iter().map(|c| (c.line, c.text.as_str())))
-        }
-    }
-    let trimmed = hit
-        .trimmed
-        .map(|t| [t.line_chars, t.start_char, t.end_char]);
-    // Trailing fields a hit does not have are left out.
-    let used = if !hit.after.is_empty() {
-        3
-    } else if !hit.before.is_empty() {
-        2
-    } else {
-        usize::from(trimmed.is_some())
+    let parts = Parts {
+        line: hit.line,
+        byte_offset: hit.byte_offset,
+        path: hit.path.as_deref(),
+        text: &hit.text,
+        trimmed: hit.trimmed,
+        before: &hit.before,
+        after: &hit.after,
     };
-    let mut ser = serde_json::Serializer::new(out);
-    // Writing to a `Vec` does not fail, nor does serializing numbers and strings.
-    let _ = (|| {
-        let mut seq = ser.serialize_seq(Some(4 + used))?;
-        seq.serialize_element(&hit.line)?;
-        seq.serialize_element(&hit.byte_offset)?;
-        seq.serialize_element(&hit.path)?;
-        seq.serialize_element(&hit.text)?;
-        if used >= 1 {
-            seq.serialize_element(&trimmed)?;
+    parts.encode_into(out);
+}
+
+/// A hit's stored fields, borrowed: what a sink that builds no [`Hit`] encodes (see
+/// [`super::sink::EncodingSink`]), and what [`encode_into`] encodes of a `Hit`, so the two
+/// write the same line.
+pub(super) struct Parts<'a> {
+    pub line: u64,
+    pub byte_offset: u64,
+    pub path: Option<&'a str>,
+    pub text: &'a str,
+    pub trimmed: Option<Trim>,
+    pub before: &'a [ContextLine],
+    pub after: &'a [ContextLine],
+}
+
+impl Parts<'_> {
+    /// The stored line (without the newline), appended to `out`.
+    pub(super) fn encode_into(&self, out: &mut Vec<u8>) {
+        use serde::ser::{SerializeSeq as _, Serializer as _};
+        /// `[[line, "text"], ...]`.
+        struct Context<'a>(&'a [ContextLine]);
+        impl serde::Serialize for Context<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(|c| (c.line, c.text.as_str())))
+            }
         }
-        if used >= 2 {
-            seq.serialize_element(&Context(&hit.before))?;
-        }
-        if used >= 3 {
-            seq.serialize_element(&Context(&hit.after))?;
-        }
-        seq.end()
-    })();
+        let trimmed = self
+            .trimmed
+            .map(|t| [t.line_chars, t.start_char, t.end_char]);
+        // Trailing fields a hit does not have are left out.
+        let used = if !self.after.is_empty() {
+            3
+        } else if !self.before.is_empty() {
+            2
+        } else {
+            usize::from(trimmed.is_some())
+        };
+        let mut ser = serde_json::Serializer::new(out);
+        // Writing to a `Vec` does not fail, nor does serializing numbers and strings.
+        let _ = (|| {
+            let mut seq = ser.serialize_seq(Some(4 + used))?;
+            seq.serialize_element(&self.line)?;
+            seq.serialize_element(&self.byte_offset)?;
+            seq.serialize_element(&self.path)?;
+            seq.serialize_element(self.text)?;
+            if used >= 1 {
+                seq.serialize_element(&trimmed)?;
+            }
+            if used >= 2 {
+                seq.serialize_element(&Context(self.before))?;
+            }
+            if used >= 3 {
+                seq.serialize_element(&Context(self.after))?;
+            }
+            seq.end()
+        })();
+    }
 }
 
 /// A stored line back into its hit: the compact array, or an object written by an earlier
