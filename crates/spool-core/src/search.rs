@@ -11,6 +11,7 @@ mod ranked;
 mod ranked_tree;
 mod scope;
 mod sink;
+mod streamed;
 mod text;
 pub mod tree;
 pub mod walk;

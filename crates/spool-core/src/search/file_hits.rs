@@ -23,6 +23,8 @@ pub(super) const HELD_PER_FILE: usize = 256 << 10;
 /// its hits gathered in (kept from file to file, so that each is allocated once per thread).
 pub(super) struct FileSearcher {
     searcher: grep_searcher::Searcher,
+    /// The same without line numbers (see [`super::streamed`]).
+    unnumbered: grep_searcher::Searcher,
     /// Lines of context are asked for around each hit.
     context: bool,
     /// The line a hit is encoded into.
@@ -36,6 +38,11 @@ impl FileSearcher {
     pub fn new(paging: &Paging) -> Self {
         FileSearcher {
             searcher: super::searcher(paging),
+            // As `searcher`'s, without line numbers or context.
+            unnumbered: grep_searcher::SearcherBuilder::new()
+                .line_number(false)
+                .binary_detection(grep_searcher::BinaryDetection::none())
+                .build(),
             context: paging.context > 0,
             line: Vec::new(),
             whole: Vec::new(),
@@ -61,14 +68,21 @@ impl FileSearcher {
             out,
             stored: 0,
             line: std::mem::take(&mut self.line),
+            shift: (0, 0),
         };
-        let read = search_file(
-            &mut self.searcher,
-            matcher,
-            (opened, head),
-            &mut self.whole,
-            &mut sink,
-        );
+        let read = match whole_of(opened, head, &mut self.whole) {
+            Some(bytes) => self
+                .searcher
+                .search_slice(matcher, bytes, &mut sink)
+                .is_ok(),
+            None => super::streamed::search(
+                (&mut self.searcher, &mut self.unnumbered),
+                matcher,
+                (opened, head),
+                &mut self.whole,
+                &mut sink,
+            ),
+        };
         self.line = sink.line;
         (sink.stored, read)
     }
@@ -143,11 +157,7 @@ fn search_file<S: grep_searcher::Sink<Error = std::io::Error>>(
     whole: &mut Vec<u8>,
     sink: &mut S,
 ) -> bool {
-    // A head shorter than asked for is the whole file (most source files): searched as read,
-    // without reading the file again.
-    let outcome = if head.len() < walk::HEAD_BYTES {
-        searcher.search_slice(matcher, head, sink)
-    } else if let Some(whole) = read_whole(opened, head, whole) {
+    let outcome = if let Some(whole) = whole_of(opened, head, whole) {
         searcher.search_slice(matcher, whole, sink)
     } else {
         // The head already read, then the rest from where it ends (reading the file again
@@ -160,6 +170,16 @@ fn search_file<S: grep_searcher::Sink<Error = std::io::Error>>(
         searcher.search_reader(matcher, std::io::Read::chain(head, rest), sink)
     };
     outcome.is_ok()
+}
+
+/// The whole file when it is at most [`WHOLE_BYTES`]: its `head` when that is all of it (most
+/// source files: searched as read, without reading the file again), else read into `buf`.
+fn whole_of<'b>(file: &std::fs::File, head: &'b [u8], buf: &'b mut Vec<u8>) -> Option<&'b [u8]> {
+    if head.len() < walk::HEAD_BYTES {
+        Some(head)
+    } else {
+        read_whole(file, head, buf)
+    }
 }
 
 /// The whole file, its `head` followed by the rest read from where the head ends, in `buf`;
@@ -247,13 +267,16 @@ mod tests {
 
         /// A hit encoded straight from grep-searcher's match is the line the hit list stored
         /// for the `Hit` built from it: for short, long, cut and invalid lines, with any line
-        /// ends, in files searched from their head alone, read whole, and streamed.
+        /// ends, in files searched from their head alone, read whole, and streamed (from the
+        /// first hit's line on, its lines before counted apart).
         #[test]
         fn hits_encoded_straight_are_the_hits_encoded_from_a_hit(
             pieces in proptest::collection::vec(piece(), 0..80),
             filler in 0usize..3,
+            lead in proptest::bool::ANY,
         ) {
-            let mut bytes: Vec<u8> = pieces.concat();
+            // Hits before the filler, or only after it (a streamed file's first hit far in).
+            let mut bytes: Vec<u8> = if lead { pieces.concat() } else { Vec::new() };
             // Past the head; past what is read whole.
             let lines = [0, 2_000, 40_000][filler];
             bytes.extend(b"filler line\n".repeat(lines));

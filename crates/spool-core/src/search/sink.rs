@@ -126,6 +126,9 @@ pub struct EncodingSink<'a> {
     pub stored: u64,
     /// The line being encoded (kept from hit to hit).
     pub line: Vec<u8>,
+    /// (lines, bytes) before where the search began: added to each hit's line number and
+    /// offset (see [`super::streamed`]).
+    pub shift: (u64, u64),
 }
 
 impl Sink for EncodingSink<'_> {
@@ -136,8 +139,8 @@ impl Sink for EncodingSink<'_> {
         let (text, trimmed) = hit_text(self.matcher, line_text(mat.bytes()));
         self.line.clear();
         super::hitlist::Parts {
-            line: mat.line_number().unwrap_or(0),
-            byte_offset: mat.absolute_byte_offset(),
+            line: self.shift.0 + mat.line_number().unwrap_or(0),
+            byte_offset: self.shift.1 + mat.absolute_byte_offset(),
             path: Some(self.path),
             text: &text,
             trimmed,
