@@ -235,7 +235,7 @@ pub fn file_dirty(repo: &Repo, file: &Path) -> Option<bool> {
 
 /// A dirty check in parts, so a directory search does them beside reading the files and
 /// finishes it from what reading them found: nothing is looked at twice. The untracked files
-/// are looked for by the survey of the tree, with the paths [`DirtyCheck::tracked`] gives.
+/// are looked for by the survey of the tree, with [`DirtyCheck::entry_of`].
 pub(crate) struct DirtyCheck {
     /// The index entries under the directory (once prepared, those the search reads).
     entries: Vec<Entry>,
@@ -496,7 +496,7 @@ mod tests {
         assert_eq!(prepared.places, [7, 7, 7]);
         // `b` was not read, and is not there: the tree is dirty.
         assert!(prepared.dirty);
-        // A place past the entries is not one.
+        // An entry number past the entries names none.
         let check = DirtyCheck::of(vec![entry("a")], String::new()).unwrap();
         let prepared = check.prepare(&repo, (false, false), [(5, 1)]);
         assert!(prepared.entries.is_empty() && prepared.dirty);

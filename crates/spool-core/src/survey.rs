@@ -44,7 +44,9 @@ pub(crate) struct Survey {
     pub untracked: bool,
     /// A name the index cannot be asked about (not UTF-8) may be untracked.
     pub unknown: bool,
-    /// The walked files the index tracks: (its entry, the file's place in the walk).
+    /// The walked files it compared with the index (not those git ignores, which a glob or
+    /// a rule let through) that the index tracks: (the entry, the file's place in the walk).
+    /// A tracked file walked but not compared is looked at by the dirty check on its own.
     pub tracked_walked: Vec<(usize, usize)>,
 }
 

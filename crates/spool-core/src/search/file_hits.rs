@@ -22,9 +22,9 @@ pub(super) const HELD_PER_FILE: usize = 256 << 10;
 /// A searching thread's own tools: its searcher, and the buffers a file is read whole into and
 /// its hits gathered in (kept from file to file, so that each is allocated once per thread).
 pub(super) struct FileSearcher {
-    searcher: grep_searcher::Searcher,
-    /// The same without line numbers (see [`super::streamed`]).
-    unnumbered: grep_searcher::Searcher,
+    /// The searcher and those a file too large to read whole is searched with (see
+    /// [`super::streamed`]).
+    searchers: super::streamed::Searchers,
     /// Lines of context are asked for around each hit.
     context: bool,
     /// The line a hit is encoded into.
@@ -37,12 +37,7 @@ pub(super) struct FileSearcher {
 impl FileSearcher {
     pub fn new(paging: &Paging) -> Self {
         FileSearcher {
-            searcher: super::searcher(paging),
-            // As `searcher`'s, without line numbers or context.
-            unnumbered: grep_searcher::SearcherBuilder::new()
-                .line_number(false)
-                .binary_detection(grep_searcher::BinaryDetection::none())
-                .build(),
+            searchers: super::streamed::Searchers::new(super::searcher(paging)),
             context: paging.context > 0,
             line: Vec::new(),
             whole: Vec::new(),
@@ -72,11 +67,12 @@ impl FileSearcher {
         };
         let read = match whole_of(opened, head, &mut self.whole) {
             Some(bytes) => self
-                .searcher
+                .searchers
+                .from_start
                 .search_slice(matcher, bytes, &mut sink)
                 .is_ok(),
             None => super::streamed::search(
-                (&mut self.searcher, &mut self.unnumbered),
+                &mut self.searchers,
                 matcher,
                 (opened, head),
                 &mut self.whole,
@@ -109,7 +105,7 @@ impl FileSearcher {
         sink.path = Some(file.rel.clone());
         sink.spill = Some(&mut store_hit);
         let read = search_file(
-            &mut self.searcher,
+            &mut self.searchers.from_start,
             matcher,
             opened,
             &mut self.whole,
@@ -259,6 +255,9 @@ mod tests {
             // Long lines are cut around the match.
             Just(vec![b'a'; 400]),
             Just("ü".repeat(200).into_bytes()),
+            // Byte-order marks inside the file are its bytes, not marks.
+            Just(b"\n\xEF\xBB\xBFneedle".to_vec()),
+            Just(b"\n\xFF\xFEneedle\n".to_vec()),
         ]
     }
 
@@ -274,9 +273,15 @@ mod tests {
             pieces in proptest::collection::vec(piece(), 0..80),
             filler in 0usize..3,
             lead in proptest::bool::ANY,
+            bom in 0usize..4,
         ) {
+            // A file that starts with a byte-order mark (UTF-8, UTF-16), or none.
+            let marks = [&b""[..], b"\xEF\xBB\xBF", b"\xFF\xFE", b"\xFE\xFF"];
+            let mut bytes: Vec<u8> = marks[bom].to_vec();
             // Hits before the filler, or only after it (a streamed file's first hit far in).
-            let mut bytes: Vec<u8> = if lead { pieces.concat() } else { Vec::new() };
+            if lead {
+                bytes.extend(pieces.concat());
+            }
             // Past the head; past what is read whole.
             let lines = [0, 2_000, 40_000][filler];
             bytes.extend(b"filler line\n".repeat(lines));
@@ -308,6 +313,41 @@ mod tests {
                 String::from_utf8_lossy(&built)
             );
             proptest::prop_assert_eq!(memchr::memchr_iter(b'\n', &straight).count() as u64, got.0);
+        }
+    }
+
+    /// Regression (review): the search that goes on from a streamed file's first hit took a
+    /// mark at that line's start for a byte-order mark, stripping it (every offset after it
+    /// 3 short) or reading the rest as UTF-16 (the hits lost).
+    #[test]
+    fn a_mark_at_the_first_hit_s_line_is_the_file_s_bytes() {
+        for mark in [&b"\xEF\xBB\xBF"[..], b"\xFF\xFE", b"\xFE\xFF"] {
+            let mut bytes = b"filler line\n".repeat(30_000);
+            bytes.extend_from_slice(mark);
+            bytes.extend_from_slice(b"needle one\nneedle two\n");
+            let (named, opened) = file_of(&bytes);
+            let file = walk::Candidate {
+                path: named.path().to_owned(),
+                rel: "a.txt".to_owned(),
+                len: None,
+                index: 0,
+            };
+            let matcher = grep_regex::RegexMatcher::new("needle").unwrap();
+            let mut searcher = FileSearcher::new(&Paging::default());
+            let mut lines = Vec::new();
+            let head = &bytes[..walk::HEAD_BYTES];
+            let got = searcher.search(&matcher, &file, (&opened, head), &mut |l| {
+                lines.push(String::from_utf8_lossy(l).into_owned());
+            });
+            assert_eq!(got, (2, true));
+            let at = 30_000 * 12;
+            let text = String::from_utf8_lossy(mark).into_owned() + "needle one";
+            let first = serde_json::json!([30_001, at, "a.txt", text]).to_string() + "\n";
+            let second = format!(
+                "[30002,{},\"a.txt\",\"needle two\"]\n",
+                at + mark.len() + 11
+            );
+            assert_eq!(lines, [first, second]);
         }
     }
 

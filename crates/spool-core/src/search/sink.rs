@@ -1,4 +1,6 @@
-//! The sink that counts every hit and keeps one page of them, with context.
+//! The sinks of a search: one that counts every hit and keeps one page of them, with context
+//! (`HitSink`), and one that encodes each hit of a walked file straight into the hit list's
+//! line (`EncodingSink`).
 
 use std::borrow::Cow;
 

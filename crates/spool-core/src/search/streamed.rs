@@ -20,21 +20,28 @@ use super::walk::ReadFrom;
 /// Searches `opened` (its first bytes `head` read already) into `sink`: whether it was read
 /// to its end. `scratch` is a buffer to read into.
 pub(super) fn search(
-    (numbered, unnumbered): (&mut Searcher, &mut Searcher),
+    searchers: &mut Searchers,
     matcher: &RegexMatcher,
     (opened, head): (&File, &[u8]),
     scratch: &mut Vec<u8>,
     sink: &mut EncodingSink<'_>,
 ) -> bool {
-    // A searcher that meets a byte-order mark decodes what follows it: its offsets are then
-    // not the file's, and no search can start part way in. Such a file is searched whole.
-    if has_bom(head) {
-        return numbered
+    // A searcher that meets a byte-order mark at the start decodes what follows it: its
+    // offsets are then not the file's, and no search can start part way in. Such a file is
+    // searched in one numbered pass, as are files whose lines before the first hit cannot be
+    // counted (the file shrank, a read failed): that pass stores what it reads before a
+    // failure, as it did before there were two passes.
+    let whole = |searcher: &mut Searcher, sink: &mut EncodingSink<'_>| {
+        searcher
             .search_reader(matcher, from(opened, head, 0), sink)
-            .is_ok();
+            .is_ok()
+    };
+    if has_bom(head) {
+        return whole(&mut searchers.from_start, sink);
     }
     let mut first = FirstHit(None);
-    if unnumbered
+    if searchers
+        .unnumbered
         .search_reader(matcher, from(opened, head, 0), &mut first)
         .is_err()
     {
@@ -44,14 +51,45 @@ pub(super) fn search(
         return true;
     };
     let Some(lines) = lines_before(opened, head, line_start, scratch) else {
-        return false;
+        return whole(&mut searchers.from_start, sink);
     };
     sink.shift = (lines, line_start);
-    let read = numbered
+    let read = searchers
+        .resumed
         .search_reader(matcher, from(opened, head, line_start), &mut *sink)
         .is_ok();
     sink.shift = (0, 0);
     read
+}
+
+/// The searchers of a streamed file.
+pub(super) struct Searchers {
+    /// Numbered, from the file's start (as every other file is searched).
+    pub from_start: Searcher,
+    /// Up to the first hit: no line numbers.
+    unnumbered: Searcher,
+    /// From the first hit's line on: numbered. A mark there is the file's bytes, not a
+    /// byte-order mark: grep-searcher looks for one at the start of what it is given, and
+    /// would strip it (shifting every offset after it) or decode the rest as UTF-16.
+    resumed: Searcher,
+}
+
+impl Searchers {
+    /// `from_start` is the searcher every walked file is searched with (line numbers, no
+    /// context, no binary detection); the others are it without what does not apply.
+    pub fn new(from_start: Searcher) -> Self {
+        let builder = || {
+            let mut b = grep_searcher::SearcherBuilder::new();
+            b.binary_detection(grep_searcher::BinaryDetection::none())
+                .bom_sniffing(false);
+            b
+        };
+        Self {
+            from_start,
+            unnumbered: builder().line_number(false).build(),
+            resumed: builder().line_number(true).build(),
+        }
+    }
 }
 
 /// Whether `head` starts with a byte-order mark grep-searcher sniffs (UTF-8, UTF-16).

@@ -607,7 +607,7 @@ struct Surveyed {
 }
 
 /// A dirty check with what the survey found for it: (untracked, unknown), and, when it
-/// compared the walked files with the index, which of them it tracks (see
+/// compared the walked files with the index, which of those it compared it tracks (see
 /// [`crate::survey::Survey::tracked_walked`]).
 type SurveyedCheck = (
     crate::git::DirtyCheck,

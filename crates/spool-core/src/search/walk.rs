@@ -124,20 +124,33 @@ pub(crate) fn digest_of(files: &[Candidate], seen: &[Option<Seen>]) -> String {
 
 /// A version digest built a file at a time, in walk order.
 #[derive(Default)]
-struct Digest(Sha256);
+struct Digest {
+    sha: Sha256,
+    /// What is hashed next, hashed a few KiB at a time: four small updates for each file, each
+    /// with its own call and buffering, took three times as long as the hashing (5 ms for a
+    /// 20,000-file repository).
+    pending: Vec<u8>,
+}
 
 impl Digest {
+    /// Bytes gathered before they are hashed.
+    const PENDING: usize = 16 << 10;
+
     fn add(&mut self, file: &Candidate, seen: Option<Seen>) {
-        // The same bytes as one buffer of the four would be (hashing is streamed).
         let s = seen.unwrap_or_default();
-        self.0.update(file.rel.as_bytes());
-        self.0.update([0]);
-        self.0.update(s.len.to_le_bytes());
-        self.0.update(s.mtime_ns.to_le_bytes());
+        self.pending.extend_from_slice(file.rel.as_bytes());
+        self.pending.push(0);
+        self.pending.extend_from_slice(&s.len.to_le_bytes());
+        self.pending.extend_from_slice(&s.mtime_ns.to_le_bytes());
+        if self.pending.len() >= Self::PENDING {
+            self.sha.update(&self.pending);
+            self.pending.clear();
+        }
     }
 
-    fn finish(self) -> String {
-        self.0
+    fn finish(mut self) -> String {
+        self.sha.update(&self.pending);
+        self.sha
             .finalize()
             .iter()
             .take(16)

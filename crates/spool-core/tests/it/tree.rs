@@ -779,7 +779,9 @@ fn a_change_to_a_searched_or_an_unsearched_tracked_file_makes_the_tree_dirty() {
 }
 
 /// A merge that stopped at a conflict leaves an index entry per stage of the conflicted file:
-/// the tree is dirty, as `git status` says, and clean again once the merge is committed.
+/// the tree is dirty, as `git status` says, and clean again once the merge is committed. (Which
+/// walked file each stage is compared with is held by `git::tests`: here the conflicted file
+/// differs from every stage, so the tree is dirty however the stages are placed.)
 #[test]
 fn a_conflicted_merge_makes_the_tree_dirty_until_it_is_committed() {
     let s = store();
