@@ -1,8 +1,14 @@
-//! Directories read on every core: each listed once with plain directory reads (nix's
-//! directory stream, whose entries hold their names: std's gives each name an allocation of
-//! its own, one per file of the tree), and the directories found handed back for reading.
+//! Directories read on every core: each listed once with `getdents64` into a buffer each thread
+//! keeps (rustix's `RawDir`), the names copied into one buffer per directory, and the
+//! directories found handed back for reading.
+//!
+//! glibc's directory stream (nix's `Dir`) cost an `fstat`, two `fcntl`s and a 32 KiB `malloc`
+//! per directory, an `lseek` when it was dropped, and a 280-byte copy of every entry: about 2%
+//! of a 20,000-file repository's search. std's gives each name an allocation of its own.
 
+use std::cell::RefCell;
 use std::ffi::OsStr;
+use std::mem::MaybeUninit;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::Path;
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -31,51 +37,100 @@ impl Kind {
 }
 
 /// One entry of a directory: its name and kind.
-pub(crate) struct Entry(nix::dir::Entry, Kind);
+#[derive(Clone, Copy)]
+pub(crate) struct Entry<'a> {
+    name: &'a OsStr,
+    kind: Kind,
+}
 
-impl Entry {
-    pub fn name(&self) -> &OsStr {
-        OsStr::from_bytes(self.0.file_name().to_bytes())
+impl<'a> Entry<'a> {
+    pub fn name(&self) -> &'a OsStr {
+        self.name
     }
 
     pub fn kind(&self) -> Kind {
-        self.1
+        self.kind
     }
 }
 
+/// What a directory holds (`.` and `..` aside): every name in one buffer.
+#[derive(Default)]
+pub(crate) struct Entries {
+    names: Vec<u8>,
+    /// Where each name ends in `names` (it starts where the one before ends), and its kind.
+    ends: Vec<(u32, Kind)>,
+}
+
+impl Entries {
+    pub fn iter(&self) -> impl Iterator<Item = Entry<'_>> {
+        let mut start = 0;
+        self.ends.iter().map(move |&(end, kind)| {
+            let (from, to) = (start, end as usize);
+            start = to;
+            Entry {
+                name: OsStr::from_bytes(self.names.get(from..to).unwrap_or_default()),
+                kind,
+            }
+        })
+    }
+
+    fn push(&mut self, name: &[u8], kind: Kind) -> Option<()> {
+        self.names.extend_from_slice(name);
+        self.ends
+            .push((u32::try_from(self.names.len()).ok()?, kind));
+        Some(())
+    }
+}
+
+/// Bytes of each thread's buffer for `getdents64`: a few calls for a large directory, and far
+/// more than one entry (a name is at most 255 bytes on Linux).
+const LISTING_BYTES: usize = 32 << 10;
+
+thread_local! {
+    static LISTING: RefCell<Vec<MaybeUninit<u8>>> =
+        RefCell::new(vec![MaybeUninit::uninit(); LISTING_BYTES]);
+}
+
 /// What the directory at `path` holds (`.` and `..` aside), or `None` when it cannot be read.
-pub(crate) fn entries_of(path: &Path) -> Option<Vec<Entry>> {
-    use nix::dir::{Dir, Type};
-    use nix::fcntl::OFlag;
-    let mut dir = Dir::open(
+pub(crate) fn entries_of(path: &Path) -> Option<Entries> {
+    use rustix::fs::{FileType, Mode, OFlags, RawDir};
+    let fd = rustix::fs::open(
         path,
-        OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-        nix::sys::stat::Mode::empty(),
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
     )
     .ok()?;
-    let mut entries = Vec::new();
-    for entry in dir.iter().flatten() {
-        let name = entry.file_name().to_bytes();
-        if name == b"." || name == b".." {
-            continue;
+    LISTING.with_borrow_mut(|buf| {
+        let mut entries = Entries::default();
+        let mut dir = RawDir::new(&fd, buf.as_mut_slice());
+        while let Some(entry) = dir.next() {
+            // An error part way (the directory removed, an I/O error): what was listed stands,
+            // as a directory stream's iterator ended there too.
+            let Ok(entry) = entry else { break };
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let kind = match entry.file_type() {
+                FileType::Directory => Kind::Dir,
+                FileType::RegularFile => Kind::File,
+                FileType::Symlink => Kind::Symlink,
+                // The file system does not say (`DT_UNKNOWN`): asked of the entry itself.
+                FileType::Unknown => {
+                    match std::fs::symlink_metadata(path.join(OsStr::from_bytes(name))) {
+                        Ok(m) if m.is_dir() => Kind::Dir,
+                        Ok(m) if m.is_file() => Kind::File,
+                        Ok(m) if m.is_symlink() => Kind::Symlink,
+                        Ok(_) => Kind::Other,
+                        Err(_) => continue,
+                    }
+                }
+                _ => Kind::Other,
+            };
+            entries.push(name, kind)?;
         }
-        let kind = match entry.file_type() {
-            Some(Type::Directory) => Kind::Dir,
-            Some(Type::File) => Kind::File,
-            Some(Type::Symlink) => Kind::Symlink,
-            Some(_) => Kind::Other,
-            // The file system does not say (`DT_UNKNOWN`): asked of the entry itself.
-            None => match std::fs::symlink_metadata(path.join(OsStr::from_bytes(name))) {
-                Ok(m) if m.is_dir() => Kind::Dir,
-                Ok(m) if m.is_file() => Kind::File,
-                Ok(m) if m.is_symlink() => Kind::Symlink,
-                Ok(_) => Kind::Other,
-                Err(_) => continue,
-            },
-        };
-        entries.push(Entry(entry, kind));
-    }
-    Some(entries)
+        Some(entries)
+    })
 }
 
 /// Runs `read` on each of `tops` and on every directory it hands back, on up to twelve cores:
@@ -183,6 +238,39 @@ mod tests {
             },
         );
         states.into_iter().sum()
+    }
+
+    /// More entries than one `getdents64` buffer holds, every kind, a name that is not UTF-8:
+    /// each is listed once with its kind, `.` and `..` are not.
+    #[test]
+    fn a_listing_larger_than_its_buffer_holds_every_entry_once() {
+        use std::collections::BTreeMap;
+        let dir = tempfile::tempdir().unwrap();
+        let mut want = BTreeMap::new();
+        for i in 0..3000 {
+            let name = format!("file-with-a-rather-long-name-to-fill-the-buffer-{i:05}");
+            std::fs::write(dir.path().join(&name), b"x").unwrap();
+            want.insert(name.into_bytes(), Kind::File);
+        }
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        want.insert(b"sub".to_vec(), Kind::Dir);
+        std::os::unix::fs::symlink("sub", dir.path().join("link")).unwrap();
+        want.insert(b"link".to_vec(), Kind::Symlink);
+        nix::unistd::mkfifo(&dir.path().join("fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        want.insert(b"fifo".to_vec(), Kind::Other);
+        let odd = OsStr::from_bytes(b"caf\xe9");
+        std::fs::write(dir.path().join(odd), b"x").unwrap();
+        want.insert(odd.as_bytes().to_vec(), Kind::File);
+
+        let entries = entries_of(dir.path()).unwrap();
+        let mut got = BTreeMap::new();
+        for e in entries.iter() {
+            let again = got.insert(e.name().as_bytes().to_vec(), e.kind());
+            assert!(again.is_none(), "{:?} listed twice", e.name());
+        }
+        assert_eq!(got, want);
+        assert!(entries_of(&dir.path().join("missing")).is_none());
+        assert!(entries_of(&dir.path().join("sub/../link/..")).is_some());
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub(crate) struct Pending {
 
 /// A directory read: its entries and its rules.
 pub(crate) struct Listed {
-    pub entries: Vec<crate::dirs::Entry>,
+    pub entries: crate::dirs::Entries,
     pub level: Arc<Level>,
     /// It is the top of a repository inside the walked directory.
     pub repo_inside: bool,
@@ -93,7 +93,7 @@ impl Pending {
     pub fn list(&mut self) -> Option<Listed> {
         let entries = crate::dirs::entries_of(&self.path)?;
         let mut present = Present::default();
-        for e in &entries {
+        for e in entries.iter() {
             present.note(e.name().as_encoded_bytes());
         }
         let level = Level::read(
@@ -284,7 +284,7 @@ fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scrat
         checked = false;
     }
     let (mut files, mut hidden_files) = (0u64, 0u64);
-    for e in &entries {
+    for e in entries.iter() {
         let name = e.name();
         if name == ".git" {
             continue;

@@ -253,7 +253,7 @@ impl Walk<'_> {
             }
             checked = false;
         }
-        for e in entries {
+        for e in entries.iter() {
             let name = e.name();
             // Version-control metadata is never content, hidden files asked for or not.
             if name == ".git" {
