@@ -45,6 +45,13 @@ impl<'s> Batched<'s> {
         }
     }
 
+    /// Writes what is held and starts syncing it (see
+    /// [`crate::store::ArtifactWriter::start_sync`]): nothing more is to come.
+    pub(super) fn written(&mut self) {
+        self.flush();
+        self.writer.start_sync();
+    }
+
     /// The writer, everything written to it.
     pub(super) fn into_writer(mut self) -> crate::store::ArtifactWriter<'s> {
         self.flush();

@@ -257,32 +257,31 @@ fn run_search(
             let searched =
                 parallel::read_in_order(&walked, pre, roots, MAX_FILE_BYTES, left, readers);
             tracing::debug!(ms = ?started.elapsed(), "hits taken in order");
+            // The hit list is synced while the other thread finishes (its sync was 3 ms of the
+            // sealing, after it).
+            writer.borrow_mut().written();
+            // The digest (a SHA-256 of every file's path, size and time: 3 ms for a 20,000-file
+            // repository) is found here while the other thread looks at the tracked files the
+            // search did not read (it took longer than taking the hits in order).
+            let searched = searched.map(|mut searched| {
+                let seen = seen_or_look(&walked.files, std::mem::take(&mut searched.seen));
+                let digest = if walked.digest.is_empty() {
+                    walk::digest_of(&walked.files, &seen)
+                } else {
+                    walked.digest.clone()
+                };
+                (searched, seen, digest)
+            });
             (searched, beside.join().ok().flatten())
         });
-        let searched = searched?;
+        let (searched, seen, digest) = searched?;
         tracing::debug!(ms = ?started.elapsed(), "files read");
         let writer = writer.into_inner().into_writer();
         // What the search states is found while the hit list is synced.
         let what_it_states = || {
             let (n, timed_out) = (&searched.counts, searched.timed_out);
-            let seen = seen_or_look(&walked.files, searched.seen);
-            // The digest (a SHA-256 of every file's path, size and time: 3 ms for a 20,000-file
-            // repository) is found on a thread of its own while the dirty check finishes.
-            let (digest, finished) = std::thread::scope(|scope| {
-                let digest = scope.spawn(|| {
-                    if walked.digest.is_empty() {
-                        walk::digest_of(&walked.files, &seen)
-                    } else {
-                        walked.digest.clone()
-                    }
-                });
-                // The digest is set below, once found.
-                let finished = beside.map(|b| b.finish(filter, &walked.files, "", &seen));
-                let digest = digest
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (digest, finished)
-            });
+            // The digest is set below.
+            let finished = beside.map(|b| b.finish(filter, &walked.files, "", &seen));
             let beside = Some(match finished {
                 Some(mut beside) => {
                     beside.version.files_digest.clone_from(&digest);
@@ -313,11 +312,18 @@ fn run_search(
     })
 }
 
-/// Frees `value` on a thread of its own: a walk's list of files is two allocations a file, and
-/// freeing those of a 20,000-file repository took the answer's thread 5 ms.
+/// Frees `value` on a thread of its own, at the lowest priority: a walk's list of files is two
+/// allocations a file, and freeing those of a 20,000-file repository took the answer's thread
+/// 5 ms. At the usual priority that thread still took a core from the answer's last steps on a
+/// machine of two; a process that ends with the answer never frees it at all.
 fn drop_later<T: Send + 'static>(value: T) {
     // With no thread to be had, the value is freed here, with the closure that holds it.
-    let _ = std::thread::Builder::new().spawn(move || drop(value));
+    let _ = std::thread::Builder::new().spawn(move || {
+        // Linux's nice value is each thread's own: this lowers only this one. Where it cannot
+        // be lowered, the value is freed as before.
+        let _ = rustix::process::setpriority_process(None, 19);
+        drop(value);
+    });
 }
 
 /// The version of a stored answer over walked files (a hit list, a word index): the filter,
@@ -756,4 +762,29 @@ pub fn tree_version(dir: &Path, digest: &str) -> TreeVersion {
     BesideSoFar::find(dir, &[], None)
         .finish(&no_filter, &[], digest, &[])
         .version
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drop_later;
+
+    /// What is freed later is freed on a thread at the lowest priority (it must not take a
+    /// core from the answer), and the caller's own priority is left as it was.
+    #[test]
+    fn values_are_freed_at_the_lowest_priority_on_a_thread_of_their_own() {
+        struct Tell(std::sync::mpsc::Sender<(std::thread::ThreadId, i32)>);
+        impl Drop for Tell {
+            fn drop(&mut self) {
+                let nice = rustix::process::getpriority_process(None).unwrap();
+                let _ = self.0.send((std::thread::current().id(), nice));
+            }
+        }
+        let before = rustix::process::getpriority_process(None).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        drop_later(Tell(tx));
+        let (thread, nice) = rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
+        assert_ne!(thread, std::thread::current().id());
+        assert_eq!(nice, 19);
+        assert_eq!(rustix::process::getpriority_process(None).unwrap(), before);
+    }
 }

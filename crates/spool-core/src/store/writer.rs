@@ -64,6 +64,11 @@ impl Flusher {
         }
     }
 
+    /// Starts a sync of what was written so far, unless one is under way.
+    fn now(&self) {
+        let _ = self.nudge.try_send(());
+    }
+
     fn stop(self) {
         drop(self.nudge);
         let _ = self.thread.join();
@@ -248,6 +253,15 @@ impl<'s> ArtifactWriter<'s> {
                 lines: scanner.lines(),
                 chars: scanner.chars(),
             });
+        }
+    }
+
+    /// Starts syncing what was written, in the background, when no more is to come but the
+    /// artifact cannot be sealed yet (a directory search's hits are written before its scope
+    /// is known): the sync at [`Self::finish`] then has little left to wait for.
+    pub fn start_sync(&self) {
+        if let Some(f) = &self.flusher {
+            f.now();
         }
     }
 

@@ -159,6 +159,40 @@ fn an_unwritable_home_is_a_clear_error() {
     assert!(err.to_string().contains("not-a-dir"), "{err}");
 }
 
+/// A sync started before the end (a directory search's, once its hits are written) loses
+/// nothing: what is written after it is stored too, and the artifact is sealed complete.
+#[test]
+fn a_sync_started_early_loses_nothing_written_after_it() {
+    let s = store();
+    let mut w = s
+        .store
+        .create(spool_core::store::NewArtifact::new(
+            crate::support::text_source("synced early"),
+        ))
+        .unwrap();
+    let mut want = String::new();
+    for i in 0..40_000 {
+        if i == 20_000 {
+            w.start_sync();
+            w.start_sync();
+        }
+        let line = format!("line {i} of a capture synced before its end\n");
+        w.write(line.as_bytes());
+        want.push_str(&line);
+    }
+    w.start_sync();
+    let meta = w.finish(ArtifactState::Complete, None, None).unwrap();
+    assert_eq!(meta.state, ArtifactState::Complete);
+    assert_eq!(meta.bytes, want.len() as u64);
+    assert_eq!(meta.lines, 40_000);
+    let reader = s.store.open_artifact(&meta.reference).unwrap();
+    let got = reader.read_at(0, want.len()).unwrap();
+    assert!(
+        got == want.as_bytes(),
+        "the stored bytes are the written ones"
+    );
+}
+
 #[test]
 fn an_unfinished_writer_leaves_an_interrupted_artifact() {
     let s = store();
