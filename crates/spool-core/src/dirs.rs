@@ -127,6 +127,8 @@ pub(crate) fn entries_of(path: &Path) -> Option<Entries> {
                 }
                 _ => Kind::Other,
             };
+            // More than 4 GiB of names in one directory (some 16 million entries): said to be
+            // unreadable, as a directory that cannot be listed is.
             entries.push(name, kind)?;
         }
         Some(entries)

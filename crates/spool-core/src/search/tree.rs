@@ -312,18 +312,11 @@ fn run_search(
     })
 }
 
-/// Frees `value` on a thread of its own, at the lowest priority: a walk's list of files is two
-/// allocations a file, and freeing those of a 20,000-file repository took the answer's thread
-/// 5 ms. At the usual priority that thread still took a core from the answer's last steps on a
-/// machine of two; a process that ends with the answer never frees it at all.
+/// Frees `value` on a thread of its own: a walk's list of files is two allocations a file, and
+/// freeing those of a 20,000-file repository took the answer's thread 5 ms.
 fn drop_later<T: Send + 'static>(value: T) {
     // With no thread to be had, the value is freed here, with the closure that holds it.
-    let _ = std::thread::Builder::new().spawn(move || {
-        // Linux's nice value is each thread's own: this lowers only this one. Where it cannot
-        // be lowered, the value is freed as before.
-        let _ = rustix::process::setpriority_process(None, 19);
-        drop(value);
-    });
+    let _ = std::thread::Builder::new().spawn(move || drop(value));
 }
 
 /// The version of a stored answer over walked files (a hit list, a word index): the filter,
@@ -762,29 +755,4 @@ pub fn tree_version(dir: &Path, digest: &str) -> TreeVersion {
     BesideSoFar::find(dir, &[], None)
         .finish(&no_filter, &[], digest, &[])
         .version
-}
-
-#[cfg(test)]
-mod tests {
-    use super::drop_later;
-
-    /// What is freed later is freed on a thread at the lowest priority (it must not take a
-    /// core from the answer), and the caller's own priority is left as it was.
-    #[test]
-    fn values_are_freed_at_the_lowest_priority_on_a_thread_of_their_own() {
-        struct Tell(std::sync::mpsc::Sender<(std::thread::ThreadId, i32)>);
-        impl Drop for Tell {
-            fn drop(&mut self) {
-                let nice = rustix::process::getpriority_process(None).unwrap();
-                let _ = self.0.send((std::thread::current().id(), nice));
-            }
-        }
-        let before = rustix::process::getpriority_process(None).unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        drop_later(Tell(tx));
-        let (thread, nice) = rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
-        assert_ne!(thread, std::thread::current().id());
-        assert_eq!(nice, 19);
-        assert_eq!(rustix::process::getpriority_process(None).unwrap(), before);
-    }
 }

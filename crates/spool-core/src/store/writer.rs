@@ -64,7 +64,8 @@ impl Flusher {
         }
     }
 
-    /// Starts a sync of what was written so far, unless one is under way.
+    /// Starts a sync of what was written so far once the one under way (if any) ends, unless
+    /// one is queued already.
     fn now(&self) {
         let _ = self.nudge.try_send(());
     }
@@ -314,9 +315,7 @@ impl<'s> ArtifactWriter<'s> {
     ) -> Result<ArtifactMeta> {
         let scanner = self.scanner.take();
         let file = self.file.take();
-        if let Some(f) = self.flusher.take() {
-            f.stop();
-        }
+        let flusher = self.flusher.take();
         if let Some(scanner) = &scanner {
             self.meta.bytes = scanner.bytes();
             self.meta.lines = scanner.lines();
@@ -328,6 +327,11 @@ impl<'s> ArtifactWriter<'s> {
         let counting = self.head_tokens.take();
         let (content, indexed, total, (version, dedup_key)) = std::thread::scope(|scope| {
             let synced = scope.spawn(|| {
+                // A sync under way (one started early: see `start_sync`) ends first, here, not
+                // before `late` starts.
+                if let Some(f) = flusher {
+                    f.stop();
+                }
                 let content = file.as_ref().map_or(Ok(()), std::fs::File::sync_data);
                 (
                     content,
