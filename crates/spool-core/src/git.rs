@@ -98,6 +98,14 @@ impl Entry {
     fn stat_matches(&self, len: u64, mtime: Option<(u32, u32)>) -> bool {
         len == u64::from(self.size) && mtime == Some(self.mtime)
     }
+
+    /// [`Entry::stat_matches`] for a file seen with `len` bytes, modified `ns` nanoseconds
+    /// after the epoch (a time before it matches nothing, as [`modified`] finds none).
+    fn seen_matches(&self, (len, ns): (u64, i64)) -> bool {
+        let secs = u64::try_from(ns.div_euclid(1_000_000_000)).ok();
+        let mtime = secs.map(|s| (s as u32, ns.rem_euclid(1_000_000_000) as u32));
+        mtime.is_some() && self.stat_matches(len, mtime)
+    }
 }
 
 /// The entries of the index, `None` when it is missing or in a form this does not read.
@@ -311,13 +319,22 @@ impl DirtyCheck {
 
     /// Takes what the survey found (`untracked`, `unknown`), and looks now at the tracked
     /// files the search will not read. `read` gives the entries whose files it reads (by
-    /// [`DirtyCheck::entry_of`]), each with the file's place in the walk.
+    /// [`DirtyCheck::entry_of`]), each with the file's place in the walk; `passed` those the
+    /// walk passed without reading, each with the size and time (nanoseconds) it saw: one
+    /// whose entry they match is not looked at again.
     pub(crate) fn prepare(
         mut self,
         repo: &Repo,
         (untracked, unknown): (bool, bool),
         read: impl IntoIterator<Item = (usize, usize)>,
+        passed: &[(usize, (u64, i64))],
     ) -> Self {
+        let mut seen_same = vec![false; self.entries.len()];
+        for &(entry, seen) in passed {
+            if let (Some(e), Some(same)) = (self.entries.get(entry), seen_same.get_mut(entry)) {
+                *same = e.seen_matches(seen);
+            }
+        }
         let mut place_of = vec![usize::MAX; self.entries.len()];
         for (entry, place) in read {
             // The other stages of a conflicted path follow its first entry, and are read
@@ -336,9 +353,13 @@ impl DirtyCheck {
             }
         }
         let (mut later, mut places, mut now) = (Vec::new(), Vec::new(), Vec::new());
-        for (e, place) in std::mem::take(&mut self.entries).into_iter().zip(place_of) {
+        let taken = std::mem::take(&mut self.entries);
+        for ((e, place), same) in taken.into_iter().zip(place_of).zip(seen_same) {
             if place == usize::MAX {
-                now.push(e);
+                // Unchanged by git's first check as the walk saw it, or looked at now.
+                if !same {
+                    now.push(e);
+                }
             } else {
                 later.push(e);
                 places.push(place);
@@ -375,18 +396,7 @@ impl DirtyCheck {
             .entries
             .iter()
             .zip(&self.places)
-            .filter(|&(e, &i)| {
-                let same = seen(i).is_some_and(|(len, ns)| {
-                    e.stat_matches(
-                        len,
-                        Some((
-                            ns.div_euclid(1_000_000_000) as u32,
-                            ns.rem_euclid(1_000_000_000) as u32,
-                        )),
-                    )
-                });
-                !same
-            })
+            .filter(|&(e, &i)| !seen(i).is_some_and(|seen| e.seen_matches(seen)))
             .map(|(e, _)| e)
             .collect();
         let (changed, unknown) = entries_changed(repo, &left);
@@ -490,7 +500,7 @@ mod tests {
             (check.entry_of("a"), check.entry_of("b")),
             (Some(0), Some(3))
         );
-        let prepared = check.prepare(&repo, (false, false), [(0, 7)]);
+        let prepared = check.prepare(&repo, (false, false), [(0, 7)], &[]);
         let later: Vec<&str> = prepared.entries.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(later, ["a", "a", "a"]);
         assert_eq!(prepared.places, [7, 7, 7]);
@@ -498,8 +508,38 @@ mod tests {
         assert!(prepared.dirty);
         // An entry number past the entries names none.
         let check = DirtyCheck::of(vec![entry("a")], String::new()).unwrap();
-        let prepared = check.prepare(&repo, (false, false), [(5, 1)]);
+        let prepared = check.prepare(&repo, (false, false), [(5, 1)], &[]);
         assert!(prepared.entries.is_empty() && prepared.dirty);
+    }
+
+    /// A tracked file the walk passed without reading, seen with its entry's size and time, is
+    /// not looked at again: here it is gone from the disk since, so a second look would call
+    /// the tree dirty. Seen with another size or time, or before the epoch, it is looked at.
+    #[test]
+    fn a_file_the_walk_passed_is_looked_at_again_only_when_its_stat_differs() {
+        let work = tempfile::tempdir().unwrap();
+        let repo = Repo {
+            git_dir: work.path().join(".git"),
+            common_dir: work.path().join(".git"),
+            work_tree: work.path().to_owned(),
+        };
+        let staged = Entry {
+            mtime: (1_700_000_000, 5),
+            size: 12,
+            ..entry(".hidden")
+        };
+        let at = 1_700_000_000 * 1_000_000_000 + 5;
+        let dirty = |passed: &[(usize, (u64, i64))]| {
+            let check = DirtyCheck::of(vec![staged.clone()], String::new()).unwrap();
+            check.prepare(&repo, (false, false), [], passed).dirty
+        };
+        assert!(!dirty(&[(0, (12, at))]));
+        assert!(dirty(&[]));
+        assert!(dirty(&[(0, (13, at))]));
+        assert!(dirty(&[(0, (12, at + 1))]));
+        assert!(dirty(&[(0, (12, -1))]));
+        // An entry number past the entries is ignored.
+        assert!(dirty(&[(1, (12, at))]));
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub(crate) struct Survey {
     /// a rule let through) that the index tracks: (the entry, the file's place in the walk).
     /// A tracked file walked but not compared is looked at by the dirty check on its own.
     pub tracked_walked: Vec<(usize, usize)>,
+    /// The files the walk read past that the index tracks, with their size and time as the
+    /// walk saw them: (the entry, the size and time).
+    pub tracked_passed: Vec<(usize, (u64, i64))>,
 }
 
 /// A directory still to read.
@@ -122,8 +125,10 @@ pub(crate) struct LeftOut {
     /// The directories it did not read.
     pub dirs: Vec<Pending>,
     /// Files and symlinks it read past that the dirty check compares with the index, by path
-    /// under the walked directory.
-    pub unsearched: Vec<String>,
+    /// under the walked directory, with a regular file's size and modification time
+    /// (nanoseconds) as the walk saw it: the dirty check then need not look at it again, after
+    /// the walk, while the answer waits (825 such files in a 20,000-file repository).
+    pub unsearched: Vec<(String, Option<(u64, i64)>)>,
     /// Repositories inside that git does not ignore, by path with a trailing `/` (`None`: not
     /// UTF-8).
     pub repos: Vec<Option<String>>,
@@ -212,7 +217,7 @@ pub(crate) fn finish(
         untracked: AtomicBool::new(false),
         unknown: AtomicBool::new(git.is_some() && left.unknown),
     };
-    let mut tracked_walked = Vec::new();
+    let (mut tracked_walked, mut tracked_passed) = (Vec::new(), Vec::new());
     if git.is_some() {
         let mut scratch = String::new();
         let compared = walked
@@ -225,8 +230,10 @@ pub(crate) fn finish(
                 tracked_walked.push((entry, place));
             }
         }
-        for rel in &left.unsearched {
-            shared.compare(rel, &mut scratch);
+        for (rel, seen) in &left.unsearched {
+            if let (Some(entry), Some(seen)) = (shared.compare(rel, &mut scratch), seen) {
+                tracked_passed.push((entry, *seen));
+            }
         }
         for repo in &left.repos {
             match repo {
@@ -246,6 +253,7 @@ pub(crate) fn finish(
         untracked: shared.untracked.into_inner(),
         unknown: shared.unknown.into_inner(),
         tracked_walked,
+        tracked_passed,
     }
 }
 

@@ -612,6 +612,7 @@ type SurveyedCheck = (
     crate::git::DirtyCheck,
     (bool, bool),
     Option<Vec<(usize, usize)>>,
+    Vec<(usize, (u64, i64))>,
 );
 
 /// The repository holding a searched directory, its commit, and its index, read while the
@@ -666,7 +667,10 @@ impl GitSide {
             git: Some((
                 repo,
                 commit,
-                check.map(|check| (check, (survey.untracked, survey.unknown), read)),
+                check.map(|check| {
+                    let found = (survey.untracked, survey.unknown);
+                    (check, found, read, survey.tracked_passed)
+                }),
             )),
         }
     }
@@ -688,7 +692,7 @@ impl Surveyed {
                 git: None,
             };
         };
-        let check = check.map(|(check, found, read)| {
+        let check = check.map(|(check, found, read, passed)| {
             // When the survey did not compare the walked files (it ran alone), each is looked up.
             let read = read.unwrap_or_else(|| {
                 walked
@@ -698,7 +702,7 @@ impl Surveyed {
                     .filter_map(|f| Some((check.entry_of(&f.rel)?, f.index)))
                     .collect()
             });
-            check.prepare(&repo, found, read)
+            check.prepare(&repo, found, read, &passed)
         });
         BesideSoFar {
             counts: self.counts,

@@ -317,7 +317,17 @@ impl Walk<'_> {
                 };
                 take(file, compared && rel.is_some());
             } else if compared && let Some((r, n)) = rel {
-                left.unsearched.push(format!("{r}{n}"));
+                // A regular file's size and time, for the dirty check (a symlink's it does not
+                // compare by them).
+                let seen = kind
+                    .is_file()
+                    .then(|| std::fs::symlink_metadata(&path).ok())
+                    .flatten()
+                    .map(|m| {
+                        let seen = Seen::of(&m);
+                        (seen.len, seen.mtime_ns)
+                    });
+                left.unsearched.push((format!("{r}{n}"), seen));
             }
         }
     }
