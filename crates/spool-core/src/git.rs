@@ -90,13 +90,34 @@ struct Entry {
     mtime: (u32, u32),
     size: u32,
     id: [u8; 20],
+    /// Its size and time can say the file is unchanged (see [`Entry::trusted`]); when not, the
+    /// file is hashed.
+    trusted: bool,
 }
 
+/// The id of the empty blob (`git hash-object -t blob /dev/null`).
+const EMPTY_BLOB: [u8; 20] = [
+    0xe6, 0x9d, 0xe2, 0x9b, 0xb2, 0xd1, 0xd6, 0x43, 0x4b, 0x8b, 0x29, 0xae, 0x77, 0x5a, 0xd8, 0xc2,
+    0xe4, 0x8c, 0x53, 0x91,
+];
+
 impl Entry {
+    /// Whether this entry's size and time can tell that its file is unchanged, as git's own
+    /// check allows, given the index file's modification time `index_mtime`:
+    /// - not an entry modified at or after the index was written (git's "racily clean"
+    ///   entry: the file may have changed again within the same tick, keeping its size);
+    /// - not a size of 0 for a blob that is not empty (how git marks a racily clean entry it
+    ///   has seen change, and an entry whose stat data was never recorded).
+    fn trusted(&self, index_mtime: Option<(u32, u32)>) -> bool {
+        let racy = index_mtime.is_some_and(|index| self.mtime >= index);
+        let smudged = self.size == 0 && self.id != EMPTY_BLOB;
+        !racy && !smudged
+    }
+
     /// Whether a file of `len` bytes modified at `mtime` (seconds, nanoseconds) is unchanged
-    /// by git's own first check: size and time as staged.
+    /// by git's own first check: size and time as staged, of an entry they can vouch for.
     fn stat_matches(&self, len: u64, mtime: Option<(u32, u32)>) -> bool {
-        len == u64::from(self.size) && mtime == Some(self.mtime)
+        self.trusted && len == u64::from(self.size) && mtime == Some(self.mtime)
     }
 
     /// [`Entry::stat_matches`] for a file seen with `len` bytes, modified `ns` nanoseconds
@@ -110,7 +131,12 @@ impl Entry {
 
 /// The entries of the index, `None` when it is missing or in a form this does not read.
 fn index(repo: &Repo) -> Option<Vec<Entry>> {
-    let data = fs::read(repo.git_dir.join("index")).ok()?;
+    use std::io::Read as _;
+    let mut file = fs::File::open(repo.git_dir.join("index")).ok()?;
+    // The time of the file read: an entry staged within its last tick is checked by content.
+    let index_mtime = file.metadata().ok().as_ref().and_then(modified);
+    let mut data = Vec::new();
+    file.read_to_end(&mut data).ok()?;
     if data.len() < 12 || &data[..4] != b"DIRC" {
         return None;
     }
@@ -155,12 +181,15 @@ fn index(repo: &Repo) -> Option<Vec<Entry>> {
             at = start + (end - start + 8) / 8 * 8;
             path
         };
-        entries.push(Entry {
+        let mut entry = Entry {
             path,
             mtime,
             size,
             id,
-        });
+            trusted: true,
+        };
+        entry.trusted = entry.trusted(index_mtime);
+        entries.push(entry);
     }
     Some(entries)
 }
@@ -466,7 +495,35 @@ mod tests {
             mtime: (0, 0),
             size: 0,
             id: [0; 20],
+            trusted: true,
         }
+    }
+
+    /// Git's two reasons not to believe an entry's stat data: staged in the index's own last
+    /// tick (racily clean), or a size of 0 for a blob that is not empty.
+    #[test]
+    fn an_entry_is_trusted_as_git_trusts_it() {
+        let staged = |mtime, size, id| Entry {
+            mtime,
+            size,
+            id,
+            ..entry("a")
+        };
+        let index = Some((100, 500));
+        assert!(staged((100, 499), 3, [1; 20]).trusted(index));
+        assert!(!staged((100, 500), 3, [1; 20]).trusted(index));
+        assert!(!staged((101, 0), 3, [1; 20]).trusted(index));
+        assert!(!staged((50, 0), 0, [1; 20]).trusted(index));
+        assert!(staged((50, 0), 0, EMPTY_BLOB).trusted(index));
+        assert!(staged((500, 0), 3, [1; 20]).trusted(None));
+        assert_eq!(blob_id(b""), EMPTY_BLOB);
+        // Untrusted, a matching size and time say nothing.
+        let racy = Entry {
+            trusted: false,
+            ..staged((100, 500), 3, [1; 20])
+        };
+        assert!(!racy.stat_matches(3, Some((100, 500))));
+        assert!(staged((100, 499), 3, [1; 20]).stat_matches(3, Some((100, 499))));
     }
 
     #[test]

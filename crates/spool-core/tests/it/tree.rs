@@ -778,6 +778,42 @@ fn a_change_to_a_searched_or_an_unsearched_tracked_file_makes_the_tree_dirty() {
     assert_eq!(dirty(&s.store, &roots), true);
 }
 
+/// Regression (git's "racily clean" entry): a file changed again within the tick it was staged
+/// in keeps its size and time, and so matches its entry. Its entry's time is not before the
+/// index's own, so git hashes it and says it is modified; the dirty check says so too (it
+/// believed the size and time).
+#[test]
+fn a_file_changed_in_the_tick_it_was_staged_in_makes_the_tree_dirty() {
+    let s = store();
+    let dir = repo();
+    let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
+    let file = dir.path().join("src/a.rs");
+    let staged_at = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let set_time = |path: &std::path::Path| {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(staged_at)
+            .unwrap();
+    };
+    // The same size, other bytes, the staged time; the index written in that same tick.
+    write(
+        dir.path(),
+        "src/a.rs",
+        b"fn main() {\n    let timeout = 6;\n}\n",
+    );
+    set_time(&file);
+    set_time(&dir.path().join(".git/index"));
+    assert_eq!(dirty(&s.store, &roots), true);
+    // Git agrees (asked without letting it rewrite the index).
+    let status = git(
+        dir.path(),
+        &["--no-optional-locks", "status", "--porcelain"],
+    );
+    assert!(status.contains("src/a.rs"), "{status}");
+}
+
 /// A merge that stopped at a conflict leaves an index entry per stage of the conflicted file:
 /// the tree is dirty, as `git status` says, and clean again once the merge is committed. (Which
 /// walked file each stage is compared with is held by `git::tests`: here the conflicted file

@@ -319,10 +319,12 @@ impl Walk<'_> {
             } else if compared && let Some((r, n)) = rel {
                 // A regular file's size and time, for the dirty check (a symlink's it does not
                 // compare by them).
+                // A file swapped for a symlink since it was listed is looked at after the walk.
                 let seen = kind
                     .is_file()
                     .then(|| std::fs::symlink_metadata(&path).ok())
                     .flatten()
+                    .filter(std::fs::Metadata::is_file)
                     .map(|m| {
                         let seen = Seen::of(&m);
                         (seen.len, seen.mtime_ns)
