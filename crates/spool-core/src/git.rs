@@ -489,6 +489,15 @@ mod tests {
         assert_eq!(hex, "ce013625030ba8dba906f756967f9e9ca394464a");
     }
 
+    /// A repository at `work` with nothing in its working tree.
+    fn empty_repo(work: &Path) -> Repo {
+        Repo {
+            git_dir: work.join(".git"),
+            common_dir: work.join(".git"),
+            work_tree: work.to_owned(),
+        }
+    }
+
     fn entry(path: &str) -> Entry {
         Entry {
             path: path.to_owned(),
@@ -546,11 +555,7 @@ mod tests {
     #[test]
     fn each_stage_of_a_conflicted_path_takes_the_walked_file_s_place() {
         let work = tempfile::tempdir().unwrap();
-        let repo = Repo {
-            git_dir: work.path().join(".git"),
-            common_dir: work.path().join(".git"),
-            work_tree: work.path().to_owned(),
-        };
+        let repo = empty_repo(work.path());
         let entries = vec![entry("a"), entry("a"), entry("a"), entry("b")];
         let check = DirtyCheck::of(entries, String::new()).unwrap();
         assert_eq!(
@@ -575,11 +580,7 @@ mod tests {
     #[test]
     fn a_file_the_walk_passed_is_looked_at_again_only_when_its_stat_differs() {
         let work = tempfile::tempdir().unwrap();
-        let repo = Repo {
-            git_dir: work.path().join(".git"),
-            common_dir: work.path().join(".git"),
-            work_tree: work.path().to_owned(),
-        };
+        let repo = empty_repo(work.path());
         let staged = Entry {
             mtime: (1_700_000_000, 5),
             size: 12,
