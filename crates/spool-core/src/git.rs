@@ -83,6 +83,9 @@ fn is_hex_id(s: &str) -> bool {
     (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// A file's size and modification time (nanoseconds since the epoch) as a walk saw them.
+pub(crate) type SeenStat = (u64, i64);
+
 /// One entry of the index: the path, its size and mtime when staged, and its blob id.
 #[derive(Debug, Clone)]
 struct Entry {
@@ -122,7 +125,7 @@ impl Entry {
 
     /// [`Entry::stat_matches`] for a file seen with `len` bytes, modified `ns` nanoseconds
     /// after the epoch (a time before it matches nothing, as [`modified`] finds none).
-    fn seen_matches(&self, (len, ns): (u64, i64)) -> bool {
+    fn seen_matches(&self, (len, ns): SeenStat) -> bool {
         let secs = u64::try_from(ns.div_euclid(1_000_000_000)).ok();
         let mtime = secs.map(|s| (s as u32, ns.rem_euclid(1_000_000_000) as u32));
         mtime.is_some() && self.stat_matches(len, mtime)
@@ -356,7 +359,7 @@ impl DirtyCheck {
         repo: &Repo,
         (untracked, unknown): (bool, bool),
         read: impl IntoIterator<Item = (usize, usize)>,
-        passed: &[(usize, (u64, i64))],
+        passed: &[(usize, SeenStat)],
     ) -> Self {
         let mut seen_same = vec![false; self.entries.len()];
         for &(entry, seen) in passed {
@@ -416,7 +419,7 @@ impl DirtyCheck {
     pub(crate) fn finish(
         self,
         repo: &Repo,
-        seen: impl Fn(usize) -> Option<(u64, i64)>,
+        seen: impl Fn(usize) -> Option<SeenStat>,
     ) -> Option<bool> {
         if self.dirty {
             return Some(true);
@@ -587,7 +590,7 @@ mod tests {
             ..entry(".hidden")
         };
         let at = 1_700_000_000 * 1_000_000_000 + 5;
-        let dirty = |passed: &[(usize, (u64, i64))]| {
+        let dirty = |passed: &[(usize, SeenStat)]| {
             let check = DirtyCheck::of(vec![staged.clone()], String::new()).unwrap();
             check.prepare(&repo, (false, false), [], passed).dirty
         };

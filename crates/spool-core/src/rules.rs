@@ -101,6 +101,11 @@ pub(crate) struct Context {
 impl Context {
     /// The context of a walk of `root`, and the rules of the directories above it (the last of
     /// them `root`'s parent; `None` for `/`).
+    /// Whether the walked directory is in a git repository (so a dirty check may follow).
+    pub fn in_repository(&self) -> bool {
+        self.git_top.is_some()
+    }
+
     pub fn new(root: &Path) -> (Arc<Self>, Option<Arc<Level>>) {
         let canonical = root.canonicalize().unwrap_or_else(|_| root.to_owned());
         let search_global = std::env::current_dir().map_or_else(

@@ -50,7 +50,7 @@ pub(crate) struct Survey {
     pub tracked_walked: Vec<(usize, usize)>,
     /// The files the walk read past that the index tracks, with their size and time as the
     /// walk saw them: (the entry, the size and time).
-    pub tracked_passed: Vec<(usize, (u64, i64))>,
+    pub tracked_passed: Vec<(usize, crate::git::SeenStat)>,
 }
 
 /// A directory still to read.
@@ -128,7 +128,7 @@ pub(crate) struct LeftOut {
     /// under the walked directory, with a regular file's size and modification time
     /// (nanoseconds) as the walk saw it: the dirty check then need not look at it again, after
     /// the walk, while the answer waits (825 such files in a 20,000-file repository).
-    pub unsearched: Vec<(String, Option<(u64, i64)>)>,
+    pub unsearched: Vec<(String, Option<crate::git::SeenStat>)>,
     /// Repositories inside that git does not ignore, by path with a trailing `/` (`None`: not
     /// UTF-8).
     pub repos: Vec<Option<String>>,

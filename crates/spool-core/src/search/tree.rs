@@ -612,7 +612,7 @@ type SurveyedCheck = (
     crate::git::DirtyCheck,
     (bool, bool),
     Option<Vec<(usize, usize)>>,
-    Vec<(usize, (u64, i64))>,
+    Vec<(usize, crate::git::SeenStat)>,
 );
 
 /// The repository holding a searched directory, its commit, and its index, read while the

@@ -317,11 +317,10 @@ impl Walk<'_> {
                 };
                 take(file, compared && rel.is_some());
             } else if compared && let Some((r, n)) = rel {
-                // A regular file's size and time, for the dirty check (a symlink's it does not
-                // compare by them).
-                // A file swapped for a symlink since it was listed is looked at after the walk.
-                let seen = kind
-                    .is_file()
+                // A regular file's size and time, for the dirty check, in a repository only (it
+                // does not compare a symlink by them; a file swapped for one since it was
+                // listed is looked at after the walk).
+                let seen = (kind.is_file() && self.context.in_repository())
                     .then(|| std::fs::symlink_metadata(&path).ok())
                     .flatten()
                     .filter(std::fs::Metadata::is_file)
