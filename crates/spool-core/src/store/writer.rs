@@ -31,6 +31,29 @@ const FLUSH_EVERY: u64 = 64 << 20;
 /// its end.
 const INDEX_FLUSH_BYTES: u64 = 4 << 20;
 const INDEX_FLUSH_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+/// The first [`SMALL_PIECES_UNTIL`] bytes of an artifact reach its file at most this many at a
+/// time. The kernel gives a write of 64 KiB or more large page-cache folios, carved from large
+/// free blocks; on a virtual machine whose host takes back free memory (free page reporting,
+/// as under Firecracker: this machine) those blocks are the ones it took, and every page of
+/// them then costs a fault on the host. A 16 KiB write gets small folios, made of fragments
+/// the host never takes. Measured here (new file, page cache only): 3.5 MB in 256 KiB writes
+/// 16-40 ms, in 16 KiB writes 1.3-2.4 ms; 32 MiB 190-213 ms against 15-19 ms. A directory
+/// search's hit list (3.6 MB for a 20,000-file repository) spent 10-30 ms of its answer there.
+const SMALL_PIECE: usize = 16 << 10;
+/// Past about this many bytes the fragments are spent: here the first 64 MiB took 32 ms in
+/// 16 KiB writes and 420 ms in 1 MiB ones, the next 64 MiB about 420 ms either way. There the
+/// larger writes save system calls (16 KiB writes cost 25 ms more per 256 MiB where the host
+/// takes nothing back).
+const SMALL_PIECES_UNTIL: u64 = 64 << 20;
+
+/// How many of `len` bytes to hand the file in one write, `written` bytes into the artifact.
+fn piece_len(written: u64, len: usize) -> usize {
+    if written < SMALL_PIECES_UNTIL {
+        len.min(SMALL_PIECE)
+    } else {
+        len
+    }
+}
 
 /// Syncs the content file on a second thread while the capture goes on: the disk writes
 /// overlap the capture instead of all waiting for the end.
@@ -210,10 +233,11 @@ impl<'s> ArtifactWriter<'s> {
             return;
         }
         while !buf.is_empty() {
+            let piece = &buf[..piece_len(self.progress().0, buf.len())];
             let (Some(file), Some(_)) = (self.file.as_mut(), self.scanner.as_ref()) else {
                 return;
             };
-            match file.write(buf) {
+            match file.write(piece) {
                 Ok(0) => {
                     self.failure = Some(std::io::ErrorKind::WriteZero.into());
                     return;
@@ -433,5 +457,19 @@ impl Drop for ArtifactWriter<'_> {
                 tracing::warn!(reference = %self.meta.reference, error = %e, "could not seal an unfinished artifact");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_bytes_go_out_in_small_pieces_and_the_rest_as_they_come() {
+        assert_eq!(piece_len(0, 1 << 20), SMALL_PIECE);
+        assert_eq!(piece_len(0, 100), 100);
+        assert_eq!(piece_len(SMALL_PIECES_UNTIL - 1, 1 << 20), SMALL_PIECE);
+        assert_eq!(piece_len(SMALL_PIECES_UNTIL, 1 << 20), 1 << 20);
+        assert_eq!(piece_len(u64::MAX, 7), 7);
     }
 }

@@ -193,6 +193,42 @@ fn a_sync_started_early_loses_nothing_written_after_it() {
     );
 }
 
+/// One write larger than the part of an artifact written in small pieces (its first 64 MiB,
+/// see `store::writer`) stores every byte once, in order, whole lines and a partial one alike.
+#[test]
+fn one_write_across_the_small_pieces_stores_every_byte_in_order() {
+    let s = store();
+    let mut w = s
+        .store
+        .create(spool_core::store::NewArtifact::new(
+            crate::support::text_source("one large write"),
+        ))
+        .unwrap();
+    let mut want = Vec::with_capacity(65 << 20);
+    let mut i = 0u64;
+    while want.len() < (64 << 20) + (40 << 10) {
+        // Lines of every length from 1 to 97 bytes: no piece boundary falls on a line end
+        // by design.
+        let len = (i % 97) as usize;
+        want.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, len));
+        want.push(b'\n');
+        i += 1;
+    }
+    want.extend_from_slice(b"no newline at the end");
+    let lines = i + 1;
+    w.write(&want[..100]);
+    w.write(&want[100..]);
+    let meta = w.finish(ArtifactState::Complete, None, None).unwrap();
+    assert_eq!(meta.state, ArtifactState::Complete);
+    assert_eq!(meta.bytes, want.len() as u64);
+    assert_eq!(meta.lines, lines);
+    let reader = s.store.open_artifact(&meta.reference).unwrap();
+    for (n, chunk) in want.chunks(1 << 20).enumerate() {
+        let got = reader.read_at((n << 20) as u64, chunk.len()).unwrap();
+        assert!(got == chunk, "MiB {n} is stored as written");
+    }
+}
+
 #[test]
 fn an_unfinished_writer_leaves_an_interrupted_artifact() {
     let s = store();
