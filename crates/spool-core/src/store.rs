@@ -104,6 +104,10 @@ impl Store {
         )
     }
 
+    /// Pages the metadata's write-ahead log may hold before a commit checkpoints it (see
+    /// [`Store::open`]).
+    pub const LOG_PAGES: i64 = 128;
+
     pub fn open(home: &Path, config: StoreConfig) -> Result<Self> {
         let root = home.join(FORMAT_DIR);
         let content = root.join("content");
@@ -126,6 +130,20 @@ impl Store {
             conn.busy_timeout(Duration::from_secs(30))?;
             conn.pragma_update(None, "journal_mode", "WAL")?;
             conn.pragma_update(None, "synchronous", "NORMAL")?;
+            // A process that closes the store leaves its log as it is. Checkpointing on close
+            // made every CLI call create the log, sync its header and the folder, then sync the
+            // log and the database and delete the log again: four syncs per call (a window read
+            // took 9.3 ms with them and 4.9 ms without; a directory search 12-20 ms less). A
+            // committed row stays as durable as `synchronous = NORMAL` makes it, and as a
+            // server's rows have always been between checkpoints: a killed process loses
+            // nothing; a power cut may lose the last rows whose log pages had not reached the
+            // disk. The next process reads the log back when it opens the store, so the log
+            // is kept short: a commit that leaves it over 128 pages (512 KiB) checkpoints it.
+            conn.set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            )?;
+            conn.pragma_update(None, "wal_autocheckpoint", Self::LOG_PAGES)?;
             conn.execute_batch(rows::SCHEMA)?;
             rows::migrate(&conn)?;
             conn.execute_batch(remote::SCHEMA)

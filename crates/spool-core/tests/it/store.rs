@@ -229,6 +229,43 @@ fn one_write_across_the_small_pieces_stores_every_byte_in_order() {
     }
 }
 
+/// A process that closes the store does not checkpoint its log (see `Store::open`): what each
+/// one committed is there for the next, and the log stays short however many come and go.
+#[test]
+fn rows_outlive_the_processes_that_wrote_them_and_the_log_stays_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut made = Vec::new();
+    for i in 0..300 {
+        // A store opened and dropped per artifact, as each CLI call does.
+        let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
+        let meta = store
+            .put(
+                spool_core::store::NewArtifact::new(crate::support::text_source("one call")),
+                format!("call {i}\n").as_bytes(),
+            )
+            .unwrap();
+        made.push(meta.reference);
+    }
+    let log = dir.path().join("store-v1").join("meta.sqlite-wal");
+    let log_bytes = std::fs::metadata(&log).map_or(0, |m| m.len());
+    // Its pages plus one transaction's, each with its frame header, and the log's header.
+    let most = (Store::LOG_PAGES as u64 + 64) * (4096 + 24) + 32;
+    assert!(
+        log_bytes <= most,
+        "the log holds {log_bytes} bytes after 300 calls, more than {most}"
+    );
+    let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
+    for (i, reference) in made.iter().enumerate() {
+        let meta = store.meta(reference).unwrap();
+        assert_eq!(
+            meta.bytes,
+            format!("call {i}\n").len() as u64,
+            "{reference}"
+        );
+        assert_eq!(meta.state, ArtifactState::Complete);
+    }
+}
+
 #[test]
 fn an_unfinished_writer_leaves_an_interrupted_artifact() {
     let s = store();
