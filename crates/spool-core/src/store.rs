@@ -91,6 +91,28 @@ pub struct Store {
     access: std::sync::OnceLock<crate::access::Access>,
 }
 
+impl Drop for Store {
+    /// Empties the metadata's log when it is longer than [`Store::LOG_PAGES`]. A process that
+    /// opens the store reads the log back and counts none of it as checkpointed: when the
+    /// commit that passed the limit was its last, the next process checkpointed the whole log
+    /// again at its own commit and appended to it, and a run of calls that commit once each
+    /// (an error's audit row, a read's time) grew the log without end. Never waits: a reader
+    /// elsewhere (a server) leaves it for a later close.
+    fn drop(&mut self) {
+        let log = self.root.join("meta.sqlite-wal");
+        let conn = self.conn();
+        let page = conn
+            .pragma_query_value(None, "page_size", |row| row.get::<_, i64>(0))
+            .unwrap_or(4096);
+        let longer = std::fs::metadata(&log)
+            .is_ok_and(|m| m.len() > (Self::LOG_PAGES * page).unsigned_abs());
+        if longer && conn.busy_timeout(Duration::ZERO).is_ok() {
+            // Reports its outcome as a row; busy or not, the close goes on.
+            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+    }
+}
+
 impl Store {
     /// The store's home: `SPOOL_HOME`, or the platform's data directory.
     pub fn default_home() -> PathBuf {
@@ -106,6 +128,7 @@ impl Store {
 
     /// Pages the metadata's write-ahead log may hold before a commit checkpoints it (see
     /// [`Store::open`]).
+    #[doc(hidden)]
     pub const LOG_PAGES: i64 = 128;
 
     pub fn open(home: &Path, config: StoreConfig) -> Result<Self> {
@@ -133,12 +156,16 @@ impl Store {
             // A process that closes the store leaves its log as it is. Checkpointing on close
             // made every CLI call create the log, sync its header and the folder, then sync the
             // log and the database and delete the log again: four syncs per call (a window read
-            // took 9.3 ms with them and 4.9 ms without; a directory search 12-20 ms less). A
-            // committed row stays as durable as `synchronous = NORMAL` makes it, and as a
-            // server's rows have always been between checkpoints: a killed process loses
-            // nothing; a power cut may lose the last rows whose log pages had not reached the
-            // disk. The next process reads the log back when it opens the store, so the log
-            // is kept short: a commit that leaves it over 128 pages (512 KiB) checkpoints it.
+            // took 9.3 ms with them and 4.9 ms without; a directory search 12-20 ms less).
+            // What a call commits outlives it as before, with one sync: a sealed artifact's
+            // row is synced as it is saved (`save_meta_synced`), so the answer that names it
+            // survives a power cut. Other rows (when an artifact was last read, the audit) are
+            // as durable as `synchronous = NORMAL` makes them, as a server's always were: a
+            // killed process loses none; a power cut may lose the last few. The next process
+            // reads the log back when it opens the store, so the log is kept short: a commit
+            // that leaves it over `LOG_PAGES` checkpoints it (a server now checkpoints that
+            // often too, against 1,000 pages before), and a store closed with it longer
+            // empties it (see `Drop`).
             conn.set_db_config(
                 rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
                 true,

@@ -289,9 +289,15 @@ impl Filler {
                 .write(true)
                 .open(&self.content)
                 .map_err(|e| Error::io(&self.content, e))?;
-            writer
-                .write_all_at(&bytes, at)
-                .map_err(|e| Error::io(&self.content, e))?;
+            // In pieces, as an artifact's own writes are (see `writer::piece_len`).
+            let mut written = 0;
+            while written < bytes.len() {
+                let len = super::writer::piece_len(at + written as u64, bytes.len() - written);
+                writer
+                    .write_all_at(&bytes[written..written + len], at + written as u64)
+                    .map_err(|e| Error::io(&self.content, e))?;
+                written += len;
+            }
             writer
                 .sync_data()
                 .map_err(|e| Error::io(&self.content, e))?;

@@ -88,7 +88,24 @@ fn to_json<T: Serialize>(v: &T) -> String {
 
 impl Store {
     pub(crate) fn save_meta(&self, m: &ArtifactMeta) -> Result<()> {
-        self.conn().execute(
+        insert_meta(&self.conn(), m)
+    }
+
+    /// As [`Self::save_meta`], the log synced before it returns: a sealed artifact's row is on
+    /// the disk before the answer that names it is given (the store does not sync its log at
+    /// other commits, nor on close: see [`Store::open`]).
+    pub(crate) fn save_meta_synced(&self, m: &ArtifactMeta) -> Result<()> {
+        let conn = self.conn();
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        let saved = insert_meta(&conn, m);
+        let normal = conn.pragma_update(None, "synchronous", "NORMAL");
+        saved?;
+        Ok(normal?)
+    }
+}
+
+fn insert_meta(conn: &rusqlite::Connection, m: &ArtifactMeta) -> Result<()> {
+    conn.execute(
             "INSERT OR REPLACE INTO artifacts (ref, kind, source, redo, state, bytes, lines, chars,
                 tokens, tokens_estimated, binary, hash, preview, capture_detail, created_at,
                 expires_at, last_read_at, owner_pid, dedup_key, made_by, evicted_at)
@@ -117,9 +134,10 @@ impl Store {
                 m.evicted_at,
             ],
         )?;
-        Ok(())
-    }
+    Ok(())
+}
 
+impl Store {
     /// The row as stored, whatever its state.
     pub fn meta(&self, reference: &str) -> Result<ArtifactMeta> {
         self.conn()

@@ -32,22 +32,27 @@ const FLUSH_EVERY: u64 = 64 << 20;
 const INDEX_FLUSH_BYTES: u64 = 4 << 20;
 const INDEX_FLUSH_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 /// The first [`SMALL_PIECES_UNTIL`] bytes of an artifact reach its file at most this many at a
-/// time. The kernel gives a write of 64 KiB or more large page-cache folios, carved from large
-/// free blocks; on a virtual machine whose host takes back free memory (free page reporting,
-/// as under Firecracker: this machine) those blocks are the ones it took, and every page of
-/// them then costs a fault on the host. A 16 KiB write gets small folios, made of fragments
-/// the host never takes. Measured here (new file, page cache only): 3.5 MB in 256 KiB writes
-/// 16-40 ms, in 16 KiB writes 1.3-2.4 ms; 32 MiB 190-213 ms against 15-19 ms. A directory
-/// search's hit list (3.6 MB for a 20,000-file repository) spent 10-30 ms of its answer there.
+/// time. Linux sizes the page-cache folios a write makes by the write's size. On a virtual
+/// machine whose host takes back free memory (free page reporting, as on this machine), writes
+/// of 64 KiB or more were slow and writes of 16 KiB were not; our reading, not traced, is that
+/// large folios come from the large free blocks the host took back, each page of which then
+/// costs a fault on the host. Measured here, a new file, page cache only:
+/// - 3.5 MB: 16-40 ms in 256 KiB writes, 17-33 ms in 64 KiB ones, 1.3-2.4 ms in 16 KiB ones
+///   (32 KiB: 1.0-3.3 ms in 8 runs of 9);
+/// - 32 MiB: 190-213 ms in 256 KiB writes, 15-19 ms in 16 KiB ones.
+///
+/// A directory search's hit list (3.6 MB for a 20,000-file repository) spent 10-30 ms of its
+/// answer there.
 const SMALL_PIECE: usize = 16 << 10;
-/// Past about this many bytes the fragments are spent: here the first 64 MiB took 32 ms in
-/// 16 KiB writes and 420 ms in 1 MiB ones, the next 64 MiB about 420 ms either way. There the
-/// larger writes save system calls (16 KiB writes cost 25 ms more per 256 MiB where the host
-/// takes nothing back).
+/// Past about this many bytes the cheap memory ran out here: the first 64 MiB took 32 ms in
+/// 16 KiB writes and 420 ms in 1 MiB ones, the next 64 MiB about 420 ms either way (how much
+/// there is depends on the machine). Past it the larger writes save system calls: 16 KiB writes
+/// cost 25 ms more per 256 MiB where the host takes nothing back.
 const SMALL_PIECES_UNTIL: u64 = 64 << 20;
 
-/// How many of `len` bytes to hand the file in one write, `written` bytes into the artifact.
-fn piece_len(written: u64, len: usize) -> usize {
+/// How many of `len` bytes to hand the file in one write, `written` bytes into the artifact
+/// (never 0 while `len` is not).
+pub(super) fn piece_len(written: u64, len: usize) -> usize {
     if written < SMALL_PIECES_UNTIL {
         len.min(SMALL_PIECE)
     } else {
@@ -421,7 +426,7 @@ impl<'s> ArtifactWriter<'s> {
         }
         let final_path = self.store.content_path(&self.meta.reference);
         std::fs::rename(&self.partial_path, &final_path).map_err(|e| Error::io(&final_path, e))?;
-        if let Err(e) = self.store.save_meta(&self.meta) {
+        if let Err(e) = self.store.save_meta_synced(&self.meta) {
             if !e.is_disk_full() {
                 return Err(e);
             }

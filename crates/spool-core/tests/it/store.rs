@@ -207,8 +207,7 @@ fn one_write_across_the_small_pieces_stores_every_byte_in_order() {
     let mut want = Vec::with_capacity(65 << 20);
     let mut i = 0u64;
     while want.len() < (64 << 20) + (40 << 10) {
-        // Lines of every length from 1 to 97 bytes: no piece boundary falls on a line end
-        // by design.
+        // Lines of 1 to 97 bytes: piece boundaries fall anywhere in them.
         let len = (i % 97) as usize;
         want.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, len));
         want.push(b'\n');
@@ -229,11 +228,24 @@ fn one_write_across_the_small_pieces_stores_every_byte_in_order() {
     }
 }
 
+/// The most the metadata's log may hold once a store is closed: its pages (see
+/// `Store::LOG_PAGES`) and one call's more, each with its frame header, and the log's header.
+fn most_log_bytes(store_dir: &std::path::Path) -> u64 {
+    let header = std::fs::read(store_dir.join("meta.sqlite")).unwrap();
+    let page = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65_536,
+        n => u64::from(n),
+    };
+    (Store::LOG_PAGES as u64 + 64) * (page + 24) + 32
+}
+
 /// A process that closes the store does not checkpoint its log (see `Store::open`): what each
 /// one committed is there for the next, and the log stays short however many come and go.
 #[test]
 fn rows_outlive_the_processes_that_wrote_them_and_the_log_stays_short() {
     let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("store-v1");
+    let log = store_dir.join("meta.sqlite-wal");
     let mut made = Vec::new();
     for i in 0..300 {
         // A store opened and dropped per artifact, as each CLI call does.
@@ -245,15 +257,17 @@ fn rows_outlive_the_processes_that_wrote_them_and_the_log_stays_short() {
             )
             .unwrap();
         made.push(meta.reference);
+        drop(store);
+        // Left for the next process, not checkpointed and deleted on close.
+        assert!(log.exists(), "the log is kept when the store closes");
+        let log_bytes = std::fs::metadata(&log).unwrap().len();
+        let most = most_log_bytes(&store_dir);
+        assert!(
+            log_bytes <= most,
+            "the log holds {log_bytes} bytes after {} calls, more than {most}",
+            i + 1
+        );
     }
-    let log = dir.path().join("store-v1").join("meta.sqlite-wal");
-    let log_bytes = std::fs::metadata(&log).map_or(0, |m| m.len());
-    // Its pages plus one transaction's, each with its frame header, and the log's header.
-    let most = (Store::LOG_PAGES as u64 + 64) * (4096 + 24) + 32;
-    assert!(
-        log_bytes <= most,
-        "the log holds {log_bytes} bytes after 300 calls, more than {most}"
-    );
     let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
     for (i, reference) in made.iter().enumerate() {
         let meta = store.meta(reference).unwrap();
@@ -263,6 +277,35 @@ fn rows_outlive_the_processes_that_wrote_them_and_the_log_stays_short() {
             "{reference}"
         );
         assert_eq!(meta.state, ArtifactState::Complete);
+    }
+}
+
+/// Calls that commit once each (a read noting when the artifact was last read) keep the log
+/// short too: each process reads the log back as not checkpointed, so without the close's
+/// emptying the log grew by every such call (regression).
+#[test]
+fn calls_that_commit_once_each_keep_the_log_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("store-v1");
+    let reference = {
+        let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
+        put(&store, b"read again and again\n").reference
+    };
+    for i in 0..400 {
+        let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
+        let reader = store.open_artifact(&reference).unwrap();
+        assert_eq!(reader.read_at(0, 5).unwrap(), b"read ");
+        drop(reader);
+        drop(store);
+        let log_bytes = std::fs::metadata(store_dir.join("meta.sqlite-wal"))
+            .unwrap()
+            .len();
+        let most = most_log_bytes(&store_dir);
+        assert!(
+            log_bytes <= most,
+            "the log holds {log_bytes} bytes after {} reads, more than {most}",
+            i + 1
+        );
     }
 }
 
