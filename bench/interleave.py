@@ -9,8 +9,11 @@ Each round runs PREP (if given) before each command; the first two rounds are wa
 each command's median and mean wall time, its mean CPU time (user + system, from wait4), and its
 median divided by the first command's; then the share of the machine's CPU time the host took
 back while the rounds ran (steal, from /proc/stat): on a busy host the wall times swell for
-every command alike, and only the CPU times compare across runs.
+every command alike, and only the CPU times compare across runs. With JSON=FILE, the same
+figures are written to FILE too: {"results": [{"command", "median", "mean", "cpu"}, ...],
+"stolen"} (milliseconds; stolen a share, or null).
 """
+import json
 import os
 import statistics
 import subprocess
@@ -55,6 +58,24 @@ for c in commands:
         f"  cpu {statistics.mean(cpu[c]):6.1f} ms  {median / first:.2f}x  {c}"
     )
 at_end = cpu_times()
+stolen = None
 if at_start and at_end and at_end[0] > at_start[0]:
     stolen = (at_end[1] - at_start[1]) / (at_end[0] - at_start[0])
     print(f"host: {stolen:.0%} of the CPU time stolen while the rounds ran")
+if os.environ.get("JSON"):
+    with open(os.environ["JSON"], "w") as f:
+        json.dump(
+            {
+                "results": [
+                    {
+                        "command": c,
+                        "median": statistics.median(wall[c]),
+                        "mean": statistics.mean(wall[c]),
+                        "cpu": statistics.mean(cpu[c]),
+                    }
+                    for c in commands
+                ],
+                "stolen": stolen,
+            },
+            f,
+        )

@@ -11,8 +11,10 @@
 #   directory search                 spool search -F WORD DIR   vs  rg -c WORD DIR (a first
 #                                    search: once with an empty store each run, once with a
 #                                    store in use whose stored hit lists are forgotten)
-# plus peak RSS of the capture. Needs hyperfine, ripgrep, GNU time, git and sqlite3 (apt-get
-# install hyperfine ripgrep time git sqlite3). Results go to bench/out/perf.md.
+# plus peak RSS of the capture. Each row runs its two commands in turn, round after round
+# (bench/interleave.py, RUNS rounds after two of warm-up): a host whose speed drifts slows both
+# alike. Needs python3, ripgrep, GNU time, git and sqlite3 (apt-get install ripgrep time git
+# sqlite3). Results go to bench/out/perf.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -43,9 +45,6 @@ export SPOOL_HOME=$HOME_DIR
 RESULTS=$OUT/perf.md
 ref_of() { sed -n 's/^  "ref": "\(sp_[a-z0-9]*\)".*/\1/p' | head -1; }
 rss() { { /usr/bin/time -f %M "$@" > /dev/null; } 2>&1 | tail -1; }
-# The mean of one command of a hyperfine JSON export, in ms.
-mean() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print("%.1f" % (r[int(sys.argv[2])]["mean"]*1000))' "$1" "$2"; }
-ratio() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
 
 rm -rf "$HOME_DIR"
 REF=$("$S" run --json -- cat "$LOG" | ref_of)
@@ -59,65 +58,61 @@ SCRATCH=$OUT/perf-scratch
   echo
   echo "log: $(du -h "$LOG" | cut -f1), $LINES lines; long lines: $(du -h "$LONG" | cut -f1), $(wc -l < "$LONG") lines; tree: $(git -C "$TREE" ls-files | wc -l) files in git"
   echo
-  echo "| what | spool | beside it | spool's time ÷ theirs |"
-  echo "| --- | ---: | ---: | ---: |"
+  echo "Each row: the two commands in turn, round after round (bench/interleave.py), medians; CPU is the mean of user + system."
+  echo
+  echo "| what | spool | beside it | spool's time ÷ theirs | CPU, spool / theirs |"
+  echo "| --- | ---: | ---: | ---: | ---: |"
 } > "$RESULTS"
-row() { # row NAME JSON OTHER_NAME: spool is command 1, the other command 0
-  local a b
-  a=$(mean "$2" 1); b=$(mean "$2" 0)
-  echo "| $1 | $a ms | $3 $b ms | $(ratio "$a" "$b")x |" >> "$RESULTS"
+# row NAME OTHER_NAME ROUNDS PREP OTHER_COMMAND SPOOL_COMMAND: the two commands interleaved
+# (PREP, if not empty, before each run of each), a row of medians.
+row() {
+  local json="$OUT/p-$(echo "$1" | tr -c 'a-z0-9' '-').json"
+  N="$3" PREP="$4" JSON="$json" python3 bench/interleave.py "$5" "$6" > /dev/null
+  python3 - "$json" "$1" "$2" >> "$RESULTS" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+other, spool = r
+print("| %s | %.1f ms | %s %.1f ms | %.2fx | %.0f / %.0f ms |" % (
+    sys.argv[2], spool["median"], sys.argv[3], other["median"],
+    spool["median"] / other["median"], spool["cpu"], other["cpu"]))
+PY
 }
 
-hyperfine -N --warmup 3 --runs $(( RUNS * 2 )) --export-json "$OUT/p-window.json" \
-  "sed -n ${WIN},${WEND}p;${WEND}q $LOG" "$S read $REF --lines $WIN:$WEND"
-row "100-line window at line $WIN" "$OUT/p-window.json" "sed -n"
+row "100-line window at line $WIN" "sed -n" $(( RUNS * 2 )) "" \
+  "sed -n '${WIN},${WEND}p;${WEND}q' $LOG" "$S read $REF --lines $WIN:$WEND"
 
 for shape in "NEEDLE $LOG $REF few-hits" "status=200 $LOG $REF every-line" "NEEDLE $LONG $LONG_REF long-lines"; do
   set -- $shape
-  hyperfine -N -i --warmup 2 --runs "$RUNS" --export-json "$OUT/p-search-$4.json" \
-    "rg -c -F $1 $2" "$S search -F $1 $3 --json"
-  row "search of the artifact ($4)" "$OUT/p-search-$4.json" "rg -c"
+  row "search of the artifact ($4)" "rg -c" "$RUNS" "" "rg -c -F $1 $2" "$S search -F $1 $3 --json"
 done
 
-hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/p-capture.json" \
-  --prepare "rm -rf $HOME_DIR-capture $SCRATCH; sync" \
-  "cat $LOG > $SCRATCH && sync $SCRATCH" \
-  "SPOOL_HOME=$HOME_DIR-capture $S run -- cat $LOG > /dev/null"
-row "capture" "$OUT/p-capture.json" "cat > f && sync f"
+row "capture" "cat > f && sync f" "$RUNS" "rm -rf $HOME_DIR-capture $SCRATCH; sync" \
+  "cat $LOG > $SCRATCH && sync $SCRATCH" "SPOOL_HOME=$HOME_DIR-capture $S run -- cat $LOG > /dev/null"
 
 # At quota: the store already holds two captures of the log, last read an hour ago (a store
 # never evicts what was made or read in the last 30 s), and may hold about one and a half:
 # the capture must evict both.
 QUOTA=$(( SIZE_MB * 1024 * 1024 * 3 / 2 ))
 AGED="UPDATE artifacts SET last_read_at = last_read_at - 3600000, created_at = created_at - 3600000"
-hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/p-quota.json" \
-  --prepare "rm -rf $HOME_DIR-quota $SCRATCH; for i in 1 2; do SPOOL_HOME=$HOME_DIR-quota $S run -- cat $LOG > /dev/null; done; sqlite3 $HOME_DIR-quota/store-v1/meta.sqlite '$AGED'; sync" \
+row "capture, store at its quota" "cat > f && sync f" "$RUNS" \
+  "rm -rf $HOME_DIR-quota $SCRATCH; for i in 1 2; do SPOOL_HOME=$HOME_DIR-quota $S run -- cat $LOG > /dev/null; done; sqlite3 $HOME_DIR-quota/store-v1/meta.sqlite '$AGED'; sync" \
   "cat $LOG > $SCRATCH && sync $SCRATCH" \
   "SPOOL_HOME=$HOME_DIR-quota SPOOL_QUOTA=$QUOTA $S run -- cat $LOG > /dev/null"
-row "capture, store at its quota" "$OUT/p-quota.json" "cat > f && sync f"
 
-hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/p-first-read.json" \
-  --prepare "rm -rf $HOME_DIR-read $SCRATCH; sync" \
-  "cp $LOG $SCRATCH && sync $SCRATCH" \
-  "SPOOL_HOME=$HOME_DIR-read $S read $LOG > /dev/null"
-row "first read of a file" "$OUT/p-first-read.json" "cp && sync"
+row "first read of a file" "cp && sync" "$RUNS" "rm -rf $HOME_DIR-read $SCRATCH; sync" \
+  "cp $LOG $SCRATCH && sync $SCRATCH" "SPOOL_HOME=$HOME_DIR-read $S read $LOG > /dev/null"
 
-hyperfine -N -i --warmup 2 --runs "$RUNS" --export-json "$OUT/p-tree.json" \
-  --prepare "rm -rf $HOME_DIR-tree" \
-  "rg -c unsafe $TREE" \
-  "env SPOOL_HOME=$HOME_DIR-tree $S search -F unsafe $TREE --json"
-row "directory search, 20,000 files, a new store each run" "$OUT/p-tree.json" "rg -c"
+row "directory search, 20,000 files, a new store each run" "rg -c" "$RUNS" "rm -rf $HOME_DIR-tree" \
+  "rg -c unsafe $TREE" "SPOOL_HOME=$HOME_DIR-tree $S search -F unsafe $TREE --json"
 
 # The same search in a store in use: its stored hit lists are forgotten before each run (so
 # none is reused), the store itself is not made again.
 rm -rf "$HOME_DIR-tree"
 env SPOOL_HOME="$HOME_DIR-tree" "$S" search -F unsafe "$TREE" --json > /dev/null
 FORGET="DELETE FROM artifacts WHERE dedup_key LIKE 'tree:%'"
-hyperfine -N -i --warmup 2 --runs "$RUNS" --export-json "$OUT/p-tree-used.json" \
-  --prepare "sqlite3 $HOME_DIR-tree/store-v1/meta.sqlite \"$FORGET\"" \
-  "rg -c unsafe $TREE" \
-  "env SPOOL_HOME=$HOME_DIR-tree $S search -F unsafe $TREE --json"
-row "directory search, 20,000 files, a store in use" "$OUT/p-tree-used.json" "rg -c"
+row "directory search, 20,000 files, a store in use" "rg -c" "$RUNS" \
+  "sqlite3 $HOME_DIR-tree/store-v1/meta.sqlite \"$FORGET\"" \
+  "rg -c unsafe $TREE" "SPOOL_HOME=$HOME_DIR-tree $S search -F unsafe $TREE --json"
 
 rm -rf "$HOME_DIR-capture"
 echo >> "$RESULTS"
