@@ -164,12 +164,7 @@ fn an_unwritable_home_is_a_clear_error() {
 #[test]
 fn a_sync_started_early_loses_nothing_written_after_it() {
     let s = store();
-    let mut w = s
-        .store
-        .create(spool_core::store::NewArtifact::new(
-            crate::support::text_source("synced early"),
-        ))
-        .unwrap();
+    let mut w = crate::support::writer(&s.store, "synced early");
     let mut want = String::new();
     for i in 0..40_000 {
         if i == 20_000 {
@@ -198,12 +193,7 @@ fn a_sync_started_early_loses_nothing_written_after_it() {
 #[test]
 fn one_write_across_the_small_pieces_stores_every_byte_in_order() {
     let s = store();
-    let mut w = s
-        .store
-        .create(spool_core::store::NewArtifact::new(
-            crate::support::text_source("one large write"),
-        ))
-        .unwrap();
+    let mut w = crate::support::writer(&s.store, "one large write");
     let mut want = Vec::with_capacity(65 << 20);
     let mut i = 0u64;
     while want.len() < (64 << 20) + (40 << 10) {
@@ -313,12 +303,7 @@ fn calls_that_commit_once_each_keep_the_log_short() {
 fn an_unfinished_writer_leaves_an_interrupted_artifact() {
     let s = store();
     let reference = {
-        let mut w = s
-            .store
-            .create(spool_core::store::NewArtifact::new(
-                crate::support::text_source("dropped"),
-            ))
-            .unwrap();
+        let mut w = crate::support::writer(&s.store, "dropped");
         w.write(b"partial output\n");
         w.reference().to_owned()
         // Dropped without finish, as when a client disconnects mid-call.

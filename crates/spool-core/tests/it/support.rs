@@ -24,6 +24,11 @@ pub fn text_source(desc: &str) -> Source {
     Source::new(desc, spool_core::Version::text())
 }
 
+/// A new text artifact being written, described as `desc`.
+pub fn writer<'s>(store: &'s Store, desc: &str) -> spool_core::store::ArtifactWriter<'s> {
+    store.create(NewArtifact::new(text_source(desc))).unwrap()
+}
+
 pub fn put(store: &Store, bytes: &[u8]) -> ArtifactMeta {
     store
         .put(NewArtifact::new(text_source("test content")), bytes)
