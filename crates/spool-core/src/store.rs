@@ -156,7 +156,8 @@ impl Store {
             // A process that closes the store leaves its log as it is. Checkpointing on close
             // made every CLI call create the log, sync its header and the folder, then sync the
             // log and the database and delete the log again: four syncs per call (a window read
-            // took 9.3 ms with them and 4.9 ms without; a directory search 12-20 ms less).
+            // took 9.3 ms with them and 4.9 ms without; a directory search 12-20 ms less, before
+            // the sealed row's one sync below gave about 2 ms of that back).
             // What a call commits outlives it as before, with one sync: a sealed artifact's
             // row is synced as it is saved (`save_meta_synced`), so the answer that names it
             // survives a power cut. Other rows (when an artifact was last read, the audit) are

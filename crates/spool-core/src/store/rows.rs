@@ -86,6 +86,39 @@ fn to_json<T: Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
+fn insert_meta(conn: &rusqlite::Connection, m: &ArtifactMeta) -> Result<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO artifacts (ref, kind, source, redo, state, bytes, lines, chars,
+            tokens, tokens_estimated, binary, hash, preview, capture_detail, created_at,
+            expires_at, last_read_at, owner_pid, dedup_key, made_by, evicted_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+        params![
+            m.reference,
+            m.source.kind().as_str(),
+            to_json(&m.source),
+            m.redo.as_ref().map(to_json),
+            m.state.as_str(),
+            m.bytes as i64,
+            m.lines as i64,
+            m.chars as i64,
+            m.tokens.map(|t| t as i64),
+            m.tokens_estimated,
+            m.binary,
+            m.hash,
+            m.preview.as_str(),
+            m.capture_detail,
+            m.created_at,
+            m.expires_at,
+            m.last_read_at,
+            m.owner_pid,
+            m.dedup_key,
+            m.made_by,
+            m.evicted_at,
+        ],
+    )?;
+    Ok(())
+}
+
 impl Store {
     pub(crate) fn save_meta(&self, m: &ArtifactMeta) -> Result<()> {
         insert_meta(&self.conn(), m)
@@ -102,42 +135,7 @@ impl Store {
         saved?;
         Ok(normal?)
     }
-}
 
-fn insert_meta(conn: &rusqlite::Connection, m: &ArtifactMeta) -> Result<()> {
-    conn.execute(
-            "INSERT OR REPLACE INTO artifacts (ref, kind, source, redo, state, bytes, lines, chars,
-                tokens, tokens_estimated, binary, hash, preview, capture_detail, created_at,
-                expires_at, last_read_at, owner_pid, dedup_key, made_by, evicted_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
-            params![
-                m.reference,
-                m.source.kind().as_str(),
-                to_json(&m.source),
-                m.redo.as_ref().map(to_json),
-                m.state.as_str(),
-                m.bytes as i64,
-                m.lines as i64,
-                m.chars as i64,
-                m.tokens.map(|t| t as i64),
-                m.tokens_estimated,
-                m.binary,
-                m.hash,
-                m.preview.as_str(),
-                m.capture_detail,
-                m.created_at,
-                m.expires_at,
-                m.last_read_at,
-                m.owner_pid,
-                m.dedup_key,
-                m.made_by,
-                m.evicted_at,
-            ],
-        )?;
-    Ok(())
-}
-
-impl Store {
     /// The row as stored, whatever its state.
     pub fn meta(&self, reference: &str) -> Result<ArtifactMeta> {
         self.conn()
