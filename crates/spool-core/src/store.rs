@@ -99,13 +99,19 @@ impl Drop for Store {
     /// (an error's audit row, a read's time) grew the log without end. Never waits: a reader
     /// elsewhere (a server) leaves it for a later close.
     fn drop(&mut self) {
-        let log = self.root.join("meta.sqlite-wal");
+        // Most closes find the log shorter than the limit at SQLite's smallest page (512
+        // bytes): SQLite is asked its page size only when it could be longer.
+        let Ok(log) = std::fs::metadata(self.root.join("meta.sqlite-wal")) else {
+            return;
+        };
+        if log.len() <= (Self::LOG_PAGES * 512).unsigned_abs() {
+            return;
+        }
         let conn = self.conn();
         let page = conn
             .pragma_query_value(None, "page_size", |row| row.get::<_, i64>(0))
             .unwrap_or(4096);
-        let longer = std::fs::metadata(&log)
-            .is_ok_and(|m| m.len() > (Self::LOG_PAGES * page).unsigned_abs());
+        let longer = log.len() > (Self::LOG_PAGES * page).unsigned_abs();
         if longer && conn.busy_timeout(Duration::ZERO).is_ok() {
             // Reports its outcome as a row; busy or not, the close goes on.
             let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
