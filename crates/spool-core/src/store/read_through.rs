@@ -289,10 +289,10 @@ impl Filler {
                 .write(true)
                 .open(&self.content)
                 .map_err(|e| Error::io(&self.content, e))?;
-            // In pieces, as an artifact's own writes are (see `writer::piece_len`).
+            // In pieces, as an artifact's own writes are (see `writer::PIECE`).
             let mut written = 0;
             while written < bytes.len() {
-                let len = super::writer::piece_len(at + written as u64, bytes.len() - written);
+                let len = (bytes.len() - written).min(super::writer::PIECE);
                 writer
                     .write_all_at(&bytes[written..written + len], at + written as u64)
                     .map_err(|e| Error::io(&self.content, e))?;
