@@ -18,6 +18,7 @@ mod checked_range;
 mod gc;
 pub mod index;
 pub mod meta;
+mod orphans;
 mod pin;
 mod read_through;
 mod reader;

@@ -15,6 +15,9 @@ use crate::error::Result;
 pub struct GcReport {
     /// Captures whose process had died, sealed with what reached the disk.
     pub recovered: u64,
+    /// Artifacts the store has no row of (or only a tombstone), whose files were still on
+    /// disk: what a power cut can leave (see `store/orphans.rs`). Removed by [`Store::gc`].
+    pub orphans: u64,
     pub expired: u64,
     pub evicted: u64,
     pub freed_bytes: u64,
@@ -43,9 +46,13 @@ impl Store {
         Ok(true)
     }
 
-    /// Applies expiry and the quota now, and deletes what they removed before returning.
+    /// Applies expiry and the quota now, removes the files no artifact names any more, and
+    /// deletes what they removed before returning.
     pub fn gc(&self) -> Result<GcReport> {
-        let report = self.gc_keeping(None)?;
+        let mut report = self.gc_keeping(None)?;
+        let swept = self.sweep_orphans()?;
+        report.orphans = swept.artifacts;
+        report.freed_bytes += swept.bytes;
         self.empty_trash();
         Ok(report)
     }

@@ -620,3 +620,90 @@ fn a_file_rewritten_with_its_mtime_put_back_is_read_again() {
     .unwrap();
     assert_eq!(stored, b"other version\n");
 }
+
+/// Files no row names are removed by `gc` once they are an hour old: a capture's whose row a
+/// power cut took back, and an expired artifact's whose deletion it undid. A young file, and
+/// every file a row names however old, stay.
+#[test]
+fn gc_removes_old_files_no_artifact_names_and_nothing_else() {
+    use std::time::SystemTime;
+    let s = store();
+    let kept = put(&s.store, numbered_lines(300).as_bytes());
+    // Made to live a millisecond: by the first `gc` only its tombstone is left.
+    let short = Store::open(
+        s.dir.path(),
+        StoreConfig {
+            ttl: Duration::from_millis(1),
+            ..StoreConfig::default()
+        },
+    )
+    .unwrap();
+    let gone = put(&short, b"expired\n");
+    std::thread::sleep(Duration::from_millis(5));
+    s.store.gc().unwrap();
+    let content = s.store.root().join("content");
+    assert_eq!(
+        s.store.meta(&gone.reference).unwrap().state,
+        ArtifactState::Expired
+    );
+    assert!(!content.join(&gone.reference).exists());
+    let aged = |name: &str| {
+        let path = content.join(name);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(SystemTime::now() - Duration::from_hours(2))
+            .unwrap();
+    };
+    // Every file of the artifact kept is old; a row names them.
+    let kept_files: Vec<String> = std::fs::read_dir(&content)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with(&kept.reference))
+        .collect();
+    assert!(kept_files.len() >= 3, "{kept_files:?}");
+    for name in &kept_files {
+        aged(name);
+    }
+    // A capture whose row was lost: its partial content, index and sums.
+    let lost = "sp_lostrow2345";
+    for (ending, bytes) in [(".partial", 70_000), (".idx", 64), (".sum", 16)] {
+        std::fs::write(content.join(format!("{lost}{ending}")), vec![b'x'; bytes]).unwrap();
+        aged(&format!("{lost}{ending}"));
+    }
+    // The expired artifact's content, back as a power cut would leave it.
+    std::fs::write(content.join(&gone.reference), b"expired\n").unwrap();
+    aged(&gone.reference);
+    // An hour is not up for this one, and this one is not an artifact's.
+    std::fs::write(content.join("sp_young23456.partial"), b"young").unwrap();
+    std::fs::write(content.join("notes.txt"), b"not ours").unwrap();
+    aged("notes.txt");
+
+    let report = s.store.gc().unwrap();
+    assert_eq!(report.orphans, 2);
+    assert_eq!(report.freed_bytes, 70_000 + 64 + 16 + 8);
+    let left: std::collections::BTreeSet<String> = std::fs::read_dir(&content)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let mut want: std::collections::BTreeSet<String> = kept_files.into_iter().collect();
+    want.insert("sp_young23456.partial".into());
+    want.insert("notes.txt".into());
+    assert_eq!(left, want);
+    // What a row names still reads back whole.
+    let e = read_window(
+        &s.store,
+        &kept.reference,
+        WindowRequest::Preview(None),
+        100_000,
+    )
+    .unwrap();
+    assert_eq!(e.total.bytes, Some(kept.bytes));
+    assert_eq!(
+        s.store.meta(&gone.reference).unwrap().state,
+        ArtifactState::Expired
+    );
+    // Nothing is left for a second pass.
+    assert_eq!(s.store.gc().unwrap().orphans, 0);
+}

@@ -43,8 +43,14 @@ pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
         ));
         if report.recovered > 0 {
             output::text(&format!(
-                "gc: {} captures whose process had died sealed with what reached the disk.",
-                thousands(report.recovered)
+                "gc: {} whose process had died sealed with what reached the disk.",
+                counted(report.recovered, "capture", "captures")
+            ));
+        }
+        if report.orphans > 0 {
+            output::text(&format!(
+                "gc: removed the files of {} the store has no record of (left by a power cut or a crash).",
+                counted(report.orphans, "artifact", "artifacts")
             ));
         }
         if let Some(s) = shared {
@@ -70,4 +76,9 @@ pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
         }
     }
     Ok(0)
+}
+
+/// `1 capture`, `2 captures`.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }

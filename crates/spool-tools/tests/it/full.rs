@@ -77,7 +77,7 @@ mount -o remount,size=20m {m}
         "{text}"
     );
     assert!(
-        text.contains("1 captures whose process had died sealed"),
+        text.contains("gc: 1 capture whose process had died sealed"),
         "{text}"
     );
     let json = std::fs::read_to_string(logs.path().join("list.json")).unwrap();
@@ -88,4 +88,38 @@ mount -o remount,size=20m {m}
         item["total"]["bytes"].as_u64().unwrap() > 1_000_000,
         "what reached the disk stays: {item}"
     );
+}
+
+/// What a power cut can leave (files whose artifact's row it took back) is removed by
+/// `spool gc` once an hour old, and the answer says so; the artifacts stay.
+#[test]
+fn gc_removes_files_no_artifact_names_and_says_so() {
+    let home = Home::new();
+    let made = home.run(&["run", "--", "echo", "kept"]);
+    assert!(made.status.success());
+    let content = home.path().join("store-v1").join("content");
+    let lost = content.join("sp_lostrow2345.partial");
+    std::fs::write(&lost, vec![b'x'; 70_000]).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&lost)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_hours(2))
+        .unwrap();
+    let gc = home.run(&["gc"]);
+    crate::support::settings(&home).bind(|| {
+        insta::assert_snapshot!(
+            "gc_removes_what_a_power_cut_left",
+            crate::support::transcript(&gc)
+        );
+    });
+    assert!(!lost.exists());
+    let artifacts = home.json(&["artifacts"]);
+    assert_eq!(
+        artifacts["items"].as_array().unwrap().len(),
+        1,
+        "{artifacts}"
+    );
+    let json = home.json(&["gc"]);
+    assert_eq!(json["orphans"], 0, "{json}");
 }
