@@ -42,7 +42,8 @@ pub(crate) fn human_tokens(tokens: u64, estimated: bool) -> String {
     format!("{} tokens", thousands(tokens))
 }
 
-pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
+/// `1 capture`, `2 captures`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 

@@ -2,6 +2,7 @@
 
 use spool_core::answer::Answer;
 use spool_core::render::{human_bytes, thousands};
+use spool_core::words::plural;
 use spool_core::{Error, Store};
 
 use crate::cli::GcArgs;
@@ -44,13 +45,13 @@ pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
         if report.recovered > 0 {
             output::text(&format!(
                 "gc: {} whose process had died sealed with what reached the disk.",
-                counted(report.recovered, "capture", "captures")
+                plural(report.recovered, "capture", "captures")
             ));
         }
         if report.orphans > 0 {
             output::text(&format!(
                 "gc: removed the files of {} the store has no record of (left by a power cut or a crash).",
-                counted(report.orphans, "artifact", "artifacts")
+                plural(report.orphans, "artifact", "artifacts")
             ));
         }
         if let Some(s) = shared {
@@ -76,9 +77,4 @@ pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
         }
     }
     Ok(0)
-}
-
-/// `1 capture`, `2 captures`.
-fn counted(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
