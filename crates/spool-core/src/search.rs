@@ -2,6 +2,7 @@
 
 mod artifact;
 mod artifact_parts;
+mod blocks;
 mod file_hits;
 mod find;
 mod hitlist;

@@ -162,17 +162,16 @@ fn search_part(
     from_byte: Option<u64>,
 ) -> Result<Found> {
     let mut sink = HitSink::new(matcher, ask.after_line, ask.limit, ask.known_total);
-    let mut searcher = match from_byte {
+    let stream = reader.checked_range(sums, part.check.clone(), part.lines.clone());
+    let searched = match from_byte {
         Some(from) => {
             sink = sink.keeping_from_byte(from.saturating_sub(part.lines.start));
-            super::stored_searcher(ask.paging, false)
+            let mut searcher = super::stored_searcher(ask.paging, false);
+            super::blocks::search_in_blocks(&mut searcher, matcher, stream, &mut sink)
         }
-        None => super::stored_searcher(ask.paging, true),
+        None => super::stored_searcher(ask.paging, true).search_reader(matcher, stream, &mut sink),
     };
-    let stream = reader.checked_range(sums, part.check.clone(), part.lines.clone());
-    searcher
-        .search_reader(matcher, stream, &mut sink)
-        .map_err(|e| super::artifact::search_failed(reader, e))?;
+    searched.map_err(|e| super::artifact::search_failed(reader, e))?;
     let (mut hits, count) = sink.finish();
     for hit in &mut hits {
         hit.byte_offset += part.lines.start;

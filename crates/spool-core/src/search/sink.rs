@@ -28,6 +28,8 @@ pub struct HitSink<'m> {
     limit: usize,
     /// Set when the total is already known (a later page): stop once the page is full.
     known_total: Option<u64>,
+    /// Added to the searcher's byte offsets: where the slice it searches starts.
+    shift: u64,
     count: u64,
     hits: Vec<Hit>,
     pending_before: Vec<ContextLine>,
@@ -49,6 +51,7 @@ impl<'m> HitSink<'m> {
             from_byte: None,
             limit,
             known_total,
+            shift: 0,
             count: 0,
             hits: Vec::new(),
             pending_before: Vec::new(),
@@ -61,6 +64,16 @@ impl<'m> HitSink<'m> {
     pub fn keeping_from_byte(mut self, from: u64) -> Self {
         self.from_byte = Some(from);
         self
+    }
+
+    /// Offsets the hits from here on by `start`: the searcher's next slice starts there.
+    pub fn shift_to(&mut self, start: u64) {
+        self.shift = start;
+    }
+
+    /// Whether a later page's search can stop: its page is full (the total is known).
+    pub fn has_its_page(&self) -> bool {
+        self.known_total.is_some() && self.hits.len() > self.limit
     }
 
     /// Hits kept (at most limit + 1, to know whether more exist; none when spilled) and hits
@@ -181,8 +194,9 @@ impl Sink for HitSink<'_> {
         self.count += 1;
         let line = mat.line_number().unwrap_or(0);
         let before = std::mem::take(&mut self.pending_before);
+        let byte_offset = self.shift + mat.absolute_byte_offset();
         let after_cursor = match self.from_byte {
-            Some(from) => mat.absolute_byte_offset() >= from,
+            Some(from) => byte_offset >= from,
             None => line > self.after_line,
         };
         if after_cursor && self.hits.len() <= self.limit {
@@ -196,7 +210,7 @@ impl Sink for HitSink<'_> {
             self.hits.push(Hit {
                 path: self.path.clone(),
                 line,
-                byte_offset: mat.absolute_byte_offset(),
+                byte_offset,
                 text: text.into_owned(),
                 trimmed,
                 before,
@@ -209,8 +223,7 @@ impl Sink for HitSink<'_> {
         } else {
             self.keeping_after = false;
         }
-        let page_full = self.hits.len() > self.limit;
-        Ok(!(page_full && self.known_total.is_some()))
+        Ok(!self.has_its_page())
     }
 
     fn context(
