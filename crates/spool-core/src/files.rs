@@ -82,9 +82,11 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     writer.finish(ArtifactState::Complete, None, Some(Version::File(version)))
 }
 
-/// Copies the rest of `file` into `writer` while another thread computes the SHA-256 of
-/// `head` and the rest, from the same buffers: on the copying thread the hash was 44% of a
-/// first read's time. Its hex digest.
+/// Copies the rest of `file` into `writer`: another thread reads the file and computes the
+/// SHA-256 of `head` and the rest, and hands each buffer on to be written. On the writing
+/// thread the hash was 44% of a first read's time; with the reads there too that thread
+/// was the longer of the two (the hash runs at the processor's speed, 1.4 GB/s here, as
+/// fast as `openssl speed sha256`). Its hex digest.
 fn copy_hashing(
     file: &mut std::fs::File,
     real: &Path,
@@ -95,48 +97,35 @@ fn copy_hashing(
     const BUFFER: usize = 1 << 20;
     let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<(Vec<u8>, usize)>(BUFFERS);
     let (empty_tx, empty_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(BUFFERS);
-    for _ in 1..BUFFERS {
+    for _ in 0..BUFFERS {
         let _ = empty_tx.send(vec![0u8; BUFFER]);
     }
     std::thread::scope(|scope| {
-        let hashing = scope.spawn(move || {
+        let reading = scope.spawn(move || -> std::io::Result<_> {
             let mut hasher = Sha256::new();
-            for (buf, n) in full_rx {
-                hasher.update(&buf[..n]);
-                // Refused once the copy has stopped: the buffer is not needed then.
-                let _ = empty_tx.send(buf);
-            }
-            hasher.finalize()
-        });
-        let len = head.len();
-        let _ = full_tx.send((head, len));
-        let copied = (|| {
-            loop {
-                let Ok(mut buf) = empty_rx.recv() else {
-                    return Ok(());
-                };
-                buf.resize(BUFFER, 0);
-                let n = loop {
-                    match file.read(&mut buf) {
-                        Ok(n) => break n,
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(Error::io(real, e)),
-                    }
-                };
+            hasher.update(&head);
+            // The writing thread hands every buffer back until it stops.
+            while let Ok(mut buf) = empty_rx.recv() {
+                let n = read_some(file, &mut buf)?;
                 if n == 0 {
-                    return Ok(());
+                    break;
                 }
-                writer.write(&buf[..n]);
+                hasher.update(&buf[..n]);
                 if full_tx.send((buf, n)).is_err() {
-                    return Ok(());
+                    break;
                 }
             }
-        })();
-        drop(full_tx);
-        let digest = hashing
+            Ok(hasher.finalize())
+        });
+        for (buf, n) in full_rx {
+            writer.write(&buf[..n]);
+            // Refused once the reading has stopped: the buffer is not needed then.
+            let _ = empty_tx.send(buf);
+        }
+        let digest = reading
             .join()
-            .map_err(|_| Error::io(real, std::io::Error::other("the hashing thread panicked")))?;
-        copied?;
+            .map_err(|_| Error::io(real, std::io::Error::other("the reading thread panicked")))?
+            .map_err(|e| Error::io(real, e))?;
         Ok(digest.iter().fold(String::with_capacity(64), |mut s, b| {
             let _ = write!(s, "{b:02x}");
             s

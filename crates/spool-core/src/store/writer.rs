@@ -24,8 +24,13 @@ pub enum Stream {
 
 /// Bytes of the head kept for binary detection.
 const SNIFF: usize = 8 * 1024;
-/// Written bytes between two background syncs, so the final sync has little left to do.
-const FLUSH_EVERY: u64 = 64 << 20;
+/// Written bytes between two background syncs, so the final sync has little left to do. A
+/// sync asked for while one runs is dropped, so in effect the disk writes follow the capture
+/// as it goes. Interleaved on a 256 MiB file (14 rounds), a first read took 1.30x
+/// `cp && sync` with 4 MiB, 1.32x with 2, 1.33x with 8, 1.37x with 16 and 1.59x with 64; a
+/// capture 1.14x `cat > f && sync` with 4 MiB and 1.28x with 64. Its final sync waited for up
+/// to 64 MiB to reach the disk with nothing else left to do.
+const FLUSH_EVERY: u64 = 4 << 20;
 /// While a shared store uploads the capture, the index checkpoints reach the file at least
 /// this often (by bytes or by time), so a growing copy read elsewhere is indexed nearly to
 /// its end.

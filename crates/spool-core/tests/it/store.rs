@@ -501,15 +501,16 @@ fn concurrent_writers_under_a_small_quota_never_lose_the_answer_they_build() {
     assert_eq!(lost.into_inner(), 0, "answers lost their own artifact");
 }
 
-/// A first read copies the file while another thread hashes the same buffers: the stored
-/// bytes and the version's SHA-256 are the file's, over several buffers and a short head.
+/// A first read's one thread reads and hashes the file while another writes the same
+/// buffers: the stored bytes and the version's SHA-256 are the file's, over several buffers,
+/// a short head and background syncs.
 #[test]
 fn a_file_read_is_stored_whole_with_its_sha256() {
     use sha2::Digest as _;
     let s = crate::support::store();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("data.txt");
-    let bytes: Vec<u8> = (0..3_500_000u32)
+    let bytes: Vec<u8> = (0..9_500_000u32)
         .map(|i| {
             if i % 61 == 60 {
                 b'\n'
