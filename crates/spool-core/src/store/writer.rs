@@ -258,6 +258,44 @@ impl<'s> ArtifactWriter<'s> {
                 }
             }
         }
+        self.report_progress();
+    }
+
+    /// Makes the content a copy-on-write clone of all of `source` (FICLONE, on a filesystem
+    /// whose files can share blocks: XFS, Btrfs, ...) before anything is written: no byte is
+    /// copied. Returns a handle that reads the clone, whose bytes, in order, go to
+    /// [`Self::account_cloned`] (what is counted, indexed and hashed is what is stored, even
+    /// if `source` changes meanwhile); `None` where the filesystem cannot clone, the content
+    /// then still empty for [`Self::write`].
+    pub fn clone_content(&mut self, source: &File) -> Option<File> {
+        if self.progress().0 > 0 || self.failure.is_some() {
+            return None;
+        }
+        let file = self.file.as_ref()?;
+        rustix::fs::ioctl_ficlone(file, source).ok()?;
+        match File::open(&self.partial_path) {
+            Ok(clone) => Some(clone),
+            Err(e) => {
+                // Written as usual then, from an empty file again.
+                if file.set_len(0).is_err() {
+                    self.failure = Some(e);
+                }
+                None
+            }
+        }
+    }
+
+    /// Counts, indexes and hashes the next bytes of content cloned by [`Self::clone_content`].
+    pub fn account_cloned(&mut self, buf: &[u8]) {
+        if self.failure.is_none() {
+            self.account(buf);
+            self.report_progress();
+        }
+    }
+
+    /// Tells a shared store's live upload how far the content has come, its index flushed
+    /// often enough for a copy read elsewhere.
+    fn report_progress(&mut self) {
         let Some(scanner) = self.scanner.as_mut() else {
             return;
         };

@@ -12,6 +12,7 @@ mod items;
 mod layers;
 mod query;
 mod ranked;
+mod reflink;
 mod render;
 mod search;
 mod search_parts;

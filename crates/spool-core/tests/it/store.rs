@@ -506,7 +506,6 @@ fn concurrent_writers_under_a_small_quota_never_lose_the_answer_they_build() {
 /// a short head and background syncs.
 #[test]
 fn a_file_read_is_stored_whole_with_its_sha256() {
-    use sha2::Digest as _;
     let s = crate::support::store();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("data.txt");
@@ -521,12 +520,7 @@ fn a_file_read_is_stored_whole_with_its_sha256() {
         .collect();
     std::fs::write(&path, &bytes).unwrap();
     let meta = spool_core::files::snapshot(&s.store, &path).unwrap();
-    let want = sha2::Sha256::digest(&bytes)
-        .iter()
-        .fold(String::new(), |mut s, b| {
-            s.push_str(&format!("{b:02x}"));
-            s
-        });
+    let want = crate::support::sha256_hex(&bytes);
     let version = meta.source.version.file().unwrap();
     assert_eq!(version.sha256.as_deref(), Some(want.as_str()));
     assert_eq!(meta.bytes, bytes.len() as u64);

@@ -91,3 +91,14 @@ pub fn write(root: &std::path::Path, rel: &str, content: impl AsRef<[u8]>) {
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(p, content).unwrap();
 }
+
+/// The SHA-256 of `bytes` in lowercase hex, as a file's version carries it.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .fold(String::new(), |mut s, b| {
+            s.push_str(&format!("{b:02x}"));
+            s
+        })
+}
