@@ -217,11 +217,33 @@ fn varint(b: &[u8]) -> Option<(usize, usize)> {
 }
 
 /// The id git gives `bytes` as a blob.
+#[cfg(test)]
 fn blob_id(bytes: &[u8]) -> [u8; 20] {
+    blob_id_of(bytes, bytes.len() as u64).unwrap_or_default()
+}
+
+/// The id git gives the `len` bytes `content` holds as a blob, read a piece at a time (a
+/// large file is not held in memory); `None` when it cannot be read or does not hold `len`
+/// bytes (it changed while read).
+fn blob_id_of(mut content: impl std::io::Read, len: u64) -> Option<[u8; 20]> {
     let mut h = Sha1::new();
-    h.update(format!("blob {}\0", bytes.len()).as_bytes());
-    h.update(bytes);
-    h.finalize().into()
+    h.update(format!("blob {len}\0").as_bytes());
+    let mut buf = vec![0u8; (64 << 10).min(usize::try_from(len).unwrap_or(usize::MAX).max(1))];
+    let mut read = 0u64;
+    loop {
+        let n = match content.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        h.update(&buf[..n]);
+        read += n as u64;
+        if read > len {
+            return None;
+        }
+    }
+    (read == len).then(|| h.finalize().into())
 }
 
 /// Whether the working-tree file at `rel` differs from its index entry: stat first, as git
@@ -238,8 +260,10 @@ fn entry_changed(repo: &Repo, entry: &Entry) -> Option<bool> {
     if entry.stat_matches(meta.len(), modified(&meta)) {
         return Some(false);
     }
-    let bytes = fs::read(&path).ok()?;
-    Some(blob_id(&bytes) != entry.id)
+    // The open file's own size: what is hashed is what was measured.
+    let file = fs::File::open(&path).ok()?;
+    let len = file.metadata().ok()?.len();
+    Some(blob_id_of(file, len)? != entry.id)
 }
 
 fn modified(meta: &fs::Metadata) -> Option<(u32, u32)> {
@@ -490,6 +514,21 @@ mod tests {
             s
         });
         assert_eq!(hex, "ce013625030ba8dba906f756967f9e9ca394464a");
+    }
+
+    /// A file read in many pieces has the id of all its bytes; one that holds more or fewer
+    /// bytes than measured (it changed while read) has none.
+    #[test]
+    fn a_large_file_is_hashed_in_pieces_and_a_changing_one_not_at_all() {
+        let bytes: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let mut whole = Sha1::new();
+        whole.update(b"blob 300000\0");
+        whole.update(&bytes);
+        let want: [u8; 20] = whole.finalize().into();
+        assert_eq!(blob_id_of(&bytes[..], 300_000), Some(want));
+        assert_eq!(blob_id_of(&bytes[..], 299_999), None, "grew while read");
+        assert_eq!(blob_id_of(&bytes[..], 300_001), None, "shrank while read");
+        assert_eq!(blob_id_of(&b""[..], 0), Some(EMPTY_BLOB));
     }
 
     /// A repository at `work` with nothing in its working tree.
