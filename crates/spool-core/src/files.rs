@@ -1,6 +1,5 @@
 //! File snapshots: a file read through spool is stored once, with what pins its version.
 
-use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -27,28 +26,21 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     let real = real.to_owned();
     // The open file's own metadata: what is read is what is described.
     let stat = file.metadata().map_err(|e| path_error(&real, e))?;
-    let mtime_ns = stat
-        .modified()
-        .ok()
-        .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    // Unchanged means the same inode, size, modification time and change time: a file
-    // rewritten in place with its size and mtime put back (`touch -d`, a tool that keeps
-    // times) has a new change time, which no one can set, and a file replaced by another
-    // has a new inode.
-    let (ino, ctime_ns) = {
-        use std::os::unix::fs::MetadataExt as _;
-        (
-            stat.ino(),
-            i128::from(stat.ctime()) * 1_000_000_000 + i128::from(stat.ctime_nsec()),
-        )
-    };
-    let key = format!(
-        "file:{}:{}:{mtime_ns}:{ino}:{ctime_ns}",
-        real.display(),
-        stat.len()
-    );
+    let mtime_ns = mtime_ns(&stat);
+    let key = unchanged_key(&real, &stat);
     if let Some(found) = store.find_by_dedup(&key)? {
+        return Ok(found);
+    }
+    // A tracked file rewritten with what it held (a checkout and back, a stash and its pop)
+    // has new times but the blob it had, which git's index vouches for by git's own check.
+    let repo = crate::git::find(&real);
+    let blob_key = repo
+        .as_ref()
+        .and_then(|repo| crate::git::blob_if_clean(repo, &real, &stat))
+        .map(|blob| format!("git-blob:{}:{blob}", real.display()));
+    if let Some(blob_key) = &blob_key
+        && let Some(found) = store.find_by_content(blob_key)?
+    {
         return Ok(found);
     }
     let mut version = FileVersion {
@@ -67,7 +59,7 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     if reads_as_log(&real, &head) {
         new.preview = crate::envelope::Preview::Tail;
     }
-    new.dedup_key = Some(key);
+    new.dedup_key = Some(key.clone());
     new.redo = Some(NextCall::new(
         "read",
         [("path", real.display().to_string().into())],
@@ -83,11 +75,49 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
         hash_through(&mut file, &real, head, &mut |buf| writer.write(buf))
     };
     version.sha256 = Some(sha256?);
-    if let Some((commit, dirty)) = git_version(&real) {
+    // The commit checked out and whether the file differs from it, read from git's files
+    // (running git would run the repository's configured programs).
+    if let Some(repo) = &repo
+        && let Some(commit) = crate::git::head(repo)
+    {
         version.commit = Some(commit);
-        version.dirty = dirty;
+        // Unchanged while copied: what is stored is the blob the index vouched for.
+        let unchanged = file
+            .metadata()
+            .is_ok_and(|now| unchanged_key(&real, &now) == key);
+        version.dirty = match blob_key {
+            Some(blob_key) if unchanged => {
+                writer.set_content_key(blob_key);
+                Some(false)
+            }
+            _ => crate::git::file_dirty(repo, &real),
+        };
     }
     writer.finish(ArtifactState::Complete, None, Some(Version::File(version)))
+}
+
+/// A file's modification time in nanoseconds since the epoch (0 if it has none).
+fn mtime_ns(stat: &std::fs::Metadata) -> u128 {
+    stat.modified()
+        .ok()
+        .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// The key of a file unchanged since its snapshot: the same path, inode, size, modification
+/// time and change time. A file rewritten in place with its size and mtime put back (`touch
+/// -d`, a tool that keeps times) has a new change time, which no one can set, and a file
+/// replaced by another has a new inode.
+fn unchanged_key(real: &Path, stat: &std::fs::Metadata) -> String {
+    use std::os::unix::fs::MetadataExt as _;
+    let ctime_ns = i128::from(stat.ctime()) * 1_000_000_000 + i128::from(stat.ctime_nsec());
+    format!(
+        "file:{}:{}:{}:{}:{ctime_ns}",
+        real.display(),
+        stat.len(),
+        mtime_ns(stat),
+        stat.ino()
+    )
 }
 
 /// Passes the rest of `file`, in order, to `write` on this thread while another thread reads
@@ -134,10 +164,7 @@ fn hash_through(
             .join()
             .map_err(|_| Error::io(real, std::io::Error::other("the reading thread panicked")))?
             .map_err(|e| Error::io(real, e))?;
-        Ok(digest.iter().fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        }))
+        Ok(crate::hex::hex("", &digest))
     })
 }
 
@@ -222,12 +249,4 @@ fn path_error(path: &Path, e: std::io::Error) -> Error {
         },
         _ => Error::io(path, e),
     }
-}
-
-/// The commit of the repository holding `file`, and whether the file differs from it (read
-/// from git's files: running git would run the repository's configured programs).
-fn git_version(file: &Path) -> Option<(String, Option<bool>)> {
-    let repo = crate::git::find(file)?;
-    let commit = crate::git::head(&repo)?;
-    Some((commit, crate::git::file_dirty(&repo, file)))
 }

@@ -297,6 +297,18 @@ pub fn file_dirty(repo: &Repo, file: &Path) -> Option<bool> {
     }
 }
 
+/// The blob id (hex) of tracked `file` when its index entry vouches for it without reading it:
+/// the size and mtime of `stat` (the open file's) are the entry's, which git's own check
+/// trusts. `None` when untracked, changed, or the entry cannot vouch (racily clean).
+pub fn blob_if_clean(repo: &Repo, file: &Path, stat: &fs::Metadata) -> Option<String> {
+    let rel = relative(repo, file)?;
+    let entries = index(repo)?;
+    let entry = entries.iter().find(|e| e.path == rel)?;
+    entry
+        .stat_matches(stat.len(), modified(stat))
+        .then(|| crate::hex::hex("", &entry.id))
+}
+
 /// A dirty check in parts, so a directory search does them beside reading the files and
 /// finishes it from what reading them found: nothing is looked at twice. The untracked files
 /// are looked for by the survey of the tree, with [`DirtyCheck::entry_of`].
@@ -508,12 +520,10 @@ mod tests {
     fn blob_ids_are_git_s() {
         // `printf 'hello\n' | git hash-object --stdin`
         let id = blob_id(b"hello\n");
-        let hex = id.iter().fold(String::new(), |mut s, b| {
-            use std::fmt::Write as _;
-            let _ = write!(s, "{b:02x}");
-            s
-        });
-        assert_eq!(hex, "ce013625030ba8dba906f756967f9e9ca394464a");
+        assert_eq!(
+            crate::hex::hex("", &id),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
     }
 
     /// A file read in many pieces has the id of all its bytes; one that holds more or fewer

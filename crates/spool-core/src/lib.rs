@@ -61,6 +61,7 @@ pub mod exec;
 pub mod files;
 pub mod fit;
 pub mod git;
+mod hex;
 pub mod items;
 mod ledger;
 pub mod list_text;

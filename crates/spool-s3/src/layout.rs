@@ -143,6 +143,7 @@ impl Manifest {
             last_read_at: spool_core::clock::now_ms(),
             owner_pid: None,
             dedup_key: None,
+            content_key: None,
             made_by: self.made_by.clone(),
             evicted_at: None,
             share_failure: None,

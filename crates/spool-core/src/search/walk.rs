@@ -150,15 +150,7 @@ impl Digest {
 
     fn finish(mut self) -> String {
         self.sha.update(&self.pending);
-        self.sha
-            .finalize()
-            .iter()
-            .take(16)
-            .fold(String::from("sha256:"), |mut s, b| {
-                use std::fmt::Write as _;
-                let _ = write!(s, "{b:02x}");
-                s
-            })
+        crate::hex::hex("sha256:", &self.sha.finalize()[..16])
     }
 }
 

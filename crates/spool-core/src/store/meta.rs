@@ -92,6 +92,10 @@ pub struct ArtifactMeta {
     pub owner_pid: Option<u32>,
     #[serde(skip)]
     pub dedup_key: Option<String>,
+    /// Finds this copy again by what it holds when its dedup key no longer matches (a file
+    /// git says is the blob it was, rewritten since with new times).
+    #[serde(skip)]
+    pub content_key: Option<String>,
     /// Which process made it (its principal: `cli`, `serve:ROOTS`, `wrap:COMMAND`, ...): a
     /// server answers only from what it, or a process it trusts, made (and its roots' files).
     #[serde(skip)]
@@ -126,6 +130,7 @@ impl ArtifactMeta {
             last_read_at: now,
             owner_pid: Some(std::process::id()),
             dedup_key: new.dedup_key,
+            content_key: None,
             made_by: None,
             evicted_at: None,
             share_failure: None,
@@ -186,6 +191,7 @@ impl ArtifactMeta {
             last_read_at: row.get("last_read_at")?,
             owner_pid: row.get("owner_pid")?,
             dedup_key: row.get("dedup_key")?,
+            content_key: row.get("content_key")?,
             made_by: row.get("made_by")?,
             evicted_at: row.get("evicted_at")?,
             share_failure: None,

@@ -58,10 +58,11 @@ CREATE TABLE IF NOT EXISTS audit_shipped (
 
 /// Columns added after the first schema (table, column, type): a store made by an earlier
 /// version gains them. An audit row's `made_by` is the process that gave the answer.
-const ADDED_COLUMNS: [(&str, &str, &str); 3] = [
+const ADDED_COLUMNS: [(&str, &str, &str); 4] = [
     ("artifacts", "made_by", "TEXT"),
     ("artifacts", "evicted_at", "INTEGER"),
     ("audit", "made_by", "TEXT"),
+    ("artifacts", "content_key", "TEXT"),
 ];
 
 /// Brings a store made by an earlier version up to this schema.
@@ -79,7 +80,11 @@ pub(super) fn migrate(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
             other => other?,
         }
     }
-    Ok(())
+    // (Indexes on added columns: a store made before them has no such column until now.)
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS artifacts_content ON artifacts(content_key)
+         WHERE content_key IS NOT NULL",
+    )
 }
 
 fn to_json<T: Serialize>(v: &T) -> String {
@@ -90,8 +95,8 @@ fn insert_meta(conn: &rusqlite::Connection, m: &ArtifactMeta) -> Result<()> {
     conn.execute(
         "INSERT OR REPLACE INTO artifacts (ref, kind, source, redo, state, bytes, lines, chars,
             tokens, tokens_estimated, binary, hash, preview, capture_detail, created_at,
-            expires_at, last_read_at, owner_pid, dedup_key, made_by, evicted_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+            expires_at, last_read_at, owner_pid, dedup_key, made_by, evicted_at, content_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
         params![
             m.reference,
             m.source.kind().as_str(),
@@ -114,6 +119,7 @@ fn insert_meta(conn: &rusqlite::Connection, m: &ArtifactMeta) -> Result<()> {
             m.dedup_key,
             m.made_by,
             m.evicted_at,
+            m.content_key,
         ],
     )?;
     Ok(())
@@ -213,16 +219,30 @@ impl Store {
         }
     }
 
-    /// Finds the newest live copy made under `key`.
     /// The newest live copy with this dedup key that this process may read (another
     /// process's copy it may not read is made again, not reused).
     pub fn find_by_dedup(&self, key: &str) -> Result<Option<ArtifactMeta>> {
+        self.find_live(
+            "SELECT * FROM artifacts WHERE dedup_key = ?1 AND state = 'complete' AND expires_at > ?2
+             ORDER BY created_at DESC LIMIT 16",
+            key,
+        )
+    }
+
+    /// As [`Self::find_by_dedup`], by content key (see [`ArtifactMeta::content_key`]).
+    pub fn find_by_content(&self, key: &str) -> Result<Option<ArtifactMeta>> {
+        self.find_live(
+            "SELECT * FROM artifacts WHERE content_key = ?1 AND state = 'complete' AND expires_at > ?2
+             ORDER BY created_at DESC LIMIT 16",
+            key,
+        )
+    }
+
+    /// The first row `query` (over a key and the time now) finds that this process may read.
+    fn find_live(&self, query: &str, key: &str) -> Result<Option<ArtifactMeta>> {
         let found: Vec<ArtifactMeta> = {
             let conn = self.conn();
-            let mut stmt = conn.prepare(
-                "SELECT * FROM artifacts WHERE dedup_key = ?1 AND state = 'complete' AND expires_at > ?2
-                 ORDER BY created_at DESC LIMIT 16",
-            )?;
+            let mut stmt = conn.prepare(query)?;
             stmt.query_map(params![key, clock::now_ms()], ArtifactMeta::from_row)?
                 .collect::<rusqlite::Result<_>>()?
         };

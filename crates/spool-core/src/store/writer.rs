@@ -343,6 +343,12 @@ impl<'s> ArtifactWriter<'s> {
         self.meta.dedup_key = Some(key);
     }
 
+    /// The key under which a later request finds this artifact by what it holds (see
+    /// [`ArtifactMeta::content_key`]).
+    pub fn set_content_key(&mut self, key: String) {
+        self.meta.content_key = Some(key);
+    }
+
     /// Seals the artifact: syncs the content, renames it into place and records its totals.
     /// A `version` given replaces the source's: what is known only at the end (exit code,
     /// duration, hash, ...).

@@ -164,3 +164,54 @@ fn a_search_in_a_hostile_repository_runs_none_of_its_programs() {
         "git status runs the repository's programs"
     );
 }
+
+/// A tracked file rewritten with what it held, which git's index vouches for again (its entry
+/// refreshed, as a checkout does), is the snapshot it was: no second copy. One git cannot
+/// vouch for by its stat, or that holds another blob, is read again.
+#[test]
+fn a_tracked_file_rewritten_unchanged_is_the_snapshot_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let file = repo.join("notes.txt");
+    write_aged(&file, "the first words\n", 30);
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "init"]);
+    let s = store();
+    let first = spool_core::files::snapshot(&s.store, &file).unwrap();
+    assert_eq!(first.source.version.file().unwrap().dirty, Some(false));
+
+    // Rewritten unchanged: new times, and git's refreshed index vouches for the blob.
+    write_aged(&file, "the first words\n", 20);
+    git(&repo, &["update-index", "--refresh"]);
+    let again = spool_core::files::snapshot(&s.store, &file).unwrap();
+    assert_eq!(
+        again.reference, first.reference,
+        "the same blob is the same snapshot"
+    );
+
+    // Rewritten unchanged, the index not refreshed: git cannot vouch by stat; read again.
+    write_aged(&file, "the first words\n", 10);
+    let unvouched = spool_core::files::snapshot(&s.store, &file).unwrap();
+    assert_ne!(unvouched.reference, first.reference);
+    assert_eq!(unvouched.source.version.file().unwrap().dirty, Some(false));
+
+    // Another blob, staged so the index vouches for it: a new snapshot of the new words.
+    write_aged(&file, "other words\n", 5);
+    git(&repo, &["add", "notes.txt"]);
+    let changed = spool_core::files::snapshot(&s.store, &file).unwrap();
+    assert_ne!(changed.reference, first.reference);
+    assert_ne!(changed.reference, unvouched.reference);
+    assert_eq!(changed.bytes, "other words\n".len() as u64);
+}
+
+/// Writes `text` to `path`, modified `secs_ago` seconds ago: git trusts the stat of an entry
+/// only when its file was modified before the index was written (else it is racily clean),
+/// and git without nanosecond times compares whole seconds.
+fn write_aged(path: &std::path::Path, text: &str, secs_ago: u64) {
+    std::fs::write(path, text).unwrap();
+    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(then).unwrap();
+}

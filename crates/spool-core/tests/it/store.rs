@@ -702,3 +702,37 @@ fn gc_removes_old_files_no_artifact_names_and_nothing_else() {
     // Nothing is left for a second pass.
     assert_eq!(s.store.gc().unwrap().orphans, 0);
 }
+
+/// A store made before artifacts had a content key gains the column and its index when
+/// opened, and finds an artifact by it.
+#[test]
+fn a_store_made_before_content_keys_gains_them() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Store::open(dir.path(), StoreConfig::default()).unwrap());
+    let db = dir.path().join("store-v1/meta.sqlite");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "DROP INDEX artifacts_content; ALTER TABLE artifacts DROP COLUMN content_key;",
+        )
+        .unwrap();
+    }
+    let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
+    let mut writer = crate::support::writer(&store, "keyed");
+    writer.write(b"what it holds\n");
+    writer.set_content_key("blob:1".into());
+    let made = writer.finish(ArtifactState::Complete, None, None).unwrap();
+    let found = store.find_by_content("blob:1").unwrap().unwrap();
+    assert_eq!(found.reference, made.reference);
+    assert!(store.find_by_content("blob:2").unwrap().is_none());
+    drop(store);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let indexed: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'artifacts_content'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(indexed, 1);
+}
