@@ -8,6 +8,8 @@
 #   capture                          spool run -- cat FILE      vs  cat FILE > f && sync f
 #   capture with the store at quota  the same, SPOOL_QUOTA below what the store holds
 #   the first read of a file         spool read FILE            vs  cp FILE f && sync f
+#   the same on XFS with reflink     spool read FILE            vs  cp --reflink=never and
+#                                    cp --reflink=always (root and xfsprogs; else not run)
 #   directory search                 spool search -F WORD DIR   vs  rg -c WORD DIR (a first
 #                                    search: once with an empty store each run, once with a
 #                                    store in use whose stored hit lists are forgotten)
@@ -104,6 +106,29 @@ row "first read of a file" "cp && sync" "$RUNS" "rm -rf $HOME_DIR-read $SCRATCH;
 
 row "directory search, 20,000 files, a new store each run" "rg -c" "$RUNS" "rm -rf $HOME_DIR-tree" \
   "rg -c unsafe $TREE" "SPOOL_HOME=$HOME_DIR-tree $S search -F unsafe $TREE --json"
+
+# The first read on a filesystem whose files share blocks (reflink): an XFS image on a loop
+# device, when this host lets one be mounted (root, xfsprogs), else a line says it was not run.
+XFS_IMG=$OUT/reflink-xfs.img
+XFS=$OUT/reflink-xfs
+mkdir -p "$XFS"
+if mountpoint -q "$XFS"; then umount "$XFS"; fi
+if command -v mkfs.xfs > /dev/null && truncate -s $(( SIZE_MB * 3 + 400 ))M "$XFS_IMG" &&
+  mkfs.xfs -q -f -m reflink=1 "$XFS_IMG" && mount -o loop "$XFS_IMG" "$XFS" 2> /dev/null; then
+  cp "$LOG" "$XFS/log.txt" && sync
+  row "first read of a file on XFS (reflink)" "cp --reflink=never && sync" "$RUNS" \
+    "rm -rf $XFS/home $XFS/copy; sync" \
+    "cp --reflink=never $XFS/log.txt $XFS/copy && sync $XFS/copy" \
+    "SPOOL_HOME=$XFS/home $S read $XFS/log.txt > /dev/null"
+  row "first read of a file on XFS (reflink), beside a clone" "cp --reflink=always && sync" "$RUNS" \
+    "rm -rf $XFS/home $XFS/copy; sync" \
+    "cp --reflink=always $XFS/log.txt $XFS/copy && sync $XFS/copy" \
+    "SPOOL_HOME=$XFS/home $S read $XFS/log.txt > /dev/null"
+  umount "$XFS"
+else
+  echo "| first read of a file on XFS (reflink) | not run: no XFS image could be mounted here | | | |" >> "$RESULTS"
+fi
+rm -f "$XFS_IMG"
 
 # The same search in a store in use: its stored hit lists are forgotten before each run (so
 # none is reused), the store itself is not made again.
