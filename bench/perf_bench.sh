@@ -111,11 +111,17 @@ row "directory search, 20,000 files, a new store each run" "rg -c" "$RUNS" "rm -
 # device, when this host lets one be mounted (root, xfsprogs), else a line says it was not run.
 XFS_IMG=$OUT/reflink-xfs.img
 XFS=$OUT/reflink-xfs
+unmount_xfs() {
+  if mountpoint -q "$XFS"; then umount "$XFS" || umount -l "$XFS" || true; fi
+  rm -f "$XFS_IMG"
+}
 mkdir -p "$XFS"
-if mountpoint -q "$XFS"; then umount "$XFS"; fi
+unmount_xfs
 if command -v mkfs.xfs > /dev/null && truncate -s $(( SIZE_MB * 3 + 400 ))M "$XFS_IMG" &&
   mkfs.xfs -q -f -m reflink=1 "$XFS_IMG" && mount -o loop "$XFS_IMG" "$XFS" 2> /dev/null; then
-  cp "$LOG" "$XFS/log.txt" && sync
+  trap unmount_xfs EXIT
+  cp "$LOG" "$XFS/log.txt" || exit 1
+  sync
   row "first read of a file on XFS (reflink)" "cp --reflink=never && sync" "$RUNS" \
     "rm -rf $XFS/home $XFS/copy; sync" \
     "cp --reflink=never $XFS/log.txt $XFS/copy && sync $XFS/copy" \
@@ -124,11 +130,12 @@ if command -v mkfs.xfs > /dev/null && truncate -s $(( SIZE_MB * 3 + 400 ))M "$XF
     "rm -rf $XFS/home $XFS/copy; sync" \
     "cp --reflink=always $XFS/log.txt $XFS/copy && sync $XFS/copy" \
     "SPOOL_HOME=$XFS/home $S read $XFS/log.txt > /dev/null"
-  umount "$XFS"
+  unmount_xfs
+  trap - EXIT
 else
   echo "| first read of a file on XFS (reflink) | not run: no XFS image could be mounted here | | | |" >> "$RESULTS"
+  rm -f "$XFS_IMG"
 fi
-rm -f "$XFS_IMG"
 
 # The same search in a store in use: its stored hit lists are forgotten before each run (so
 # none is reused), the store itself is not made again.

@@ -138,7 +138,9 @@ fn hash_through(
     for _ in 0..BUFFERS {
         let _ = empty_tx.send(vec![0u8; BUFFER]);
     }
-    std::thread::scope(|scope| {
+    std::thread::scope(move |scope| {
+        // Dropped with this closure, even by a panic: the reading thread then stops too.
+        let empty_tx = empty_tx;
         let reading = scope.spawn(move || -> std::io::Result<_> {
             let mut hasher = Sha256::new();
             hasher.update(&head);

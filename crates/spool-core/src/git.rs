@@ -86,11 +86,14 @@ fn is_hex_id(s: &str) -> bool {
 /// A file's size and modification time (nanoseconds since the epoch) as a walk saw them.
 pub(crate) type SeenStat = (u64, i64);
 
-/// One entry of the index: the path, its size and mtime when staged, and its blob id.
+/// One entry of the index: the path, its stat data when staged, and its blob id.
 #[derive(Debug, Clone)]
 struct Entry {
     path: String,
     mtime: (u32, u32),
+    ctime: (u32, u32),
+    /// The inode's number, its low 32 bits.
+    ino: u32,
     size: u32,
     id: [u8; 20],
     /// Its size and time can say the file is unchanged (see [`Entry::trusted`]); when not, the
@@ -157,12 +160,19 @@ fn index(repo: &Repo) -> Option<Vec<Entry>> {
         let start = at;
         let fixed = 40 + id_len + 2;
         let head = data.get(at..at + fixed)?;
+        let ctime = (be32(&head[0..4]), be32(&head[4..8]));
         let mtime = (be32(&head[8..12]), be32(&head[12..16]));
+        let ino = be32(&head[20..24]);
         let size = be32(&head[36..40]);
         let id = head[40..40 + id_len].try_into().ok()?;
         let flags = u16::from_be_bytes([head[40 + id_len], head[41 + id_len]]);
         at += fixed;
+        // An entry added with intent to add (its id the empty blob's, whatever the file
+        // holds) or kept out of the working tree (skip-worktree) says nothing by its stat.
+        let mut said_by_stat = true;
         if version >= 3 && flags & 0x4000 != 0 {
+            let extended = u16::from_be_bytes(data.get(at..at + 2)?.try_into().ok()?);
+            said_by_stat = extended & (0x2000 | 0x4000) == 0;
             at += 2;
         }
         let path = if version == 4 {
@@ -187,11 +197,13 @@ fn index(repo: &Repo) -> Option<Vec<Entry>> {
         let mut entry = Entry {
             path,
             mtime,
+            ctime,
+            ino,
             size,
             id,
             trusted: true,
         };
-        entry.trusted = entry.trusted(index_mtime);
+        entry.trusted = said_by_stat && entry.trusted(index_mtime);
         entries.push(entry);
     }
     Some(entries)
@@ -298,15 +310,20 @@ pub fn file_dirty(repo: &Repo, file: &Path) -> Option<bool> {
 }
 
 /// The blob id (hex) of tracked `file` when its index entry vouches for it without reading it:
-/// the size and mtime of `stat` (the open file's) are the entry's, which git's own check
-/// trusts. `None` when untracked, changed, or the entry cannot vouch (racily clean).
+/// the size, mtime, change time and inode of `stat` (the open file's) are the entry's, as git's
+/// own check compares them (`core.trustctime` and `core.checkStat` at their defaults). A file
+/// rewritten in place with its size and mtime put back has a new change time, which no one
+/// can set. `None` when untracked, changed, or the entry cannot vouch (racily clean).
 pub fn blob_if_clean(repo: &Repo, file: &Path, stat: &fs::Metadata) -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
     let rel = relative(repo, file)?;
     let entries = index(repo)?;
     let entry = entries.iter().find(|e| e.path == rel)?;
-    entry
-        .stat_matches(stat.len(), modified(stat))
-        .then(|| crate::hex::hex("", &entry.id))
+    let ctime = (stat.ctime() as u32, stat.ctime_nsec() as u32);
+    let vouched = entry.stat_matches(stat.len(), modified(stat))
+        && entry.ctime == ctime
+        && entry.ino == stat.ino() as u32;
+    vouched.then(|| crate::hex::hex("", &entry.id))
 }
 
 /// A dirty check in parts, so a directory search does them beside reading the files and
@@ -554,6 +571,8 @@ mod tests {
         Entry {
             path: path.to_owned(),
             mtime: (0, 0),
+            ctime: (0, 0),
+            ino: 0,
             size: 0,
             id: [0; 20],
             trusted: true,

@@ -13,7 +13,7 @@ use super::sink::HitSink;
 
 /// Bytes a block holds to begin with (measured on a 256 MiB log against 128 KiB to 2 MiB:
 /// bigger blocks fall out of the cache between the read and the search); it doubles while a
-/// line's start leaves less than a quarter of it to read into.
+/// line's start leaves less than a quarter of that (64 KiB) to read into.
 const BLOCK: usize = 256 << 10;
 
 /// Searches every line of `stream` for `matcher` into `sink`, whose hits are offset from the

@@ -53,6 +53,21 @@ const INDEX_FLUSH_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 /// system calls of 16 KiB, which the first read (both cores busy) felt.
 pub(super) const PIECE: usize = 32 << 10;
 
+/// A read handle on the file at `path` that is `file` itself: not a symlink, nor another file
+/// put in its place.
+fn open_same(path: &std::path::Path, file: &File) -> std::io::Result<File> {
+    use std::os::unix::fs::MetadataExt as _;
+    let flags =
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC;
+    let opened = File::from(rustix::fs::open(path, flags, rustix::fs::Mode::empty())?);
+    let (a, b) = (opened.metadata()?, file.metadata()?);
+    if (a.dev(), a.ino()) == (b.dev(), b.ino()) {
+        Ok(opened)
+    } else {
+        Err(std::io::Error::other("the partial file was replaced"))
+    }
+}
+
 /// Syncs the content file on a second thread while the capture goes on: the disk writes
 /// overlap the capture instead of all waiting for the end.
 struct Flusher {
@@ -113,6 +128,9 @@ pub struct ArtifactWriter<'s> {
     streams: Vec<u8>,
     current_stream: Option<Stream>,
     failure: Option<std::io::Error>,
+    /// The content is a clone of a whole file (see [`Self::clone_content`]): at the end it is
+    /// cut to what was accounted, should accounting have stopped early.
+    cloned: bool,
     flusher: Option<Flusher>,
     /// The shared store's upload of this capture, while it runs.
     upload: Option<Box<dyn super::Upload>>,
@@ -149,6 +167,7 @@ impl<'s> ArtifactWriter<'s> {
             streams: Vec::new(),
             current_stream: None,
             failure: None,
+            cloned: false,
             flusher: None,
             upload: None,
             index_flushed: (0, std::time::Instant::now()),
@@ -272,17 +291,19 @@ impl<'s> ArtifactWriter<'s> {
             return None;
         }
         let file = self.file.as_ref()?;
-        rustix::fs::ioctl_ficlone(file, source).ok()?;
-        match File::open(&self.partial_path) {
-            Ok(clone) => Some(clone),
-            Err(e) => {
-                // Written as usual then, from an empty file again.
-                if file.set_len(0).is_err() {
-                    self.failure = Some(e);
-                }
-                None
-            }
+        let reading = rustix::fs::ioctl_ficlone(file, source)
+            .map_err(std::io::Error::from)
+            .and_then(|()| open_same(&self.partial_path, file));
+        if let Ok(clone) = reading {
+            self.cloned = true;
+            return Some(clone);
         }
+        // Written as usual then, from an empty file again (a failed clone may have cloned
+        // part of the file).
+        if let Err(e) = file.set_len(0) {
+            self.failure = Some(e);
+        }
+        None
     }
 
     /// Counts, indexes and hashes the next bytes of content cloned by [`Self::clone_content`].
@@ -386,6 +407,13 @@ impl<'s> ArtifactWriter<'s> {
             self.meta.bytes = scanner.bytes();
             self.meta.lines = scanner.lines();
             self.meta.chars = scanner.chars();
+        }
+        if self.cloned
+            && let Some(file) = &file
+            && let Err(e) = file.set_len(self.meta.bytes)
+        {
+            // A clone whose reading stopped early: only what was accounted is the content.
+            self.failure.get_or_insert(e);
         }
         // The head's tokens (unless counted already) are counted while the files are synced
         // (each took about as long as the other at the end of a directory search).

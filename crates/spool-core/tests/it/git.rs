@@ -191,6 +191,22 @@ fn a_tracked_file_rewritten_unchanged_is_the_snapshot_it_was() {
         "the same blob is the same snapshot"
     );
 
+    // Other words of the same size, the mtime git saw put back (`touch -d`, `cp -p`): the
+    // change time differs, so the index cannot vouch, and the new words are read.
+    let seen = std::fs::metadata(&file).unwrap().modified().unwrap();
+    std::fs::write(&file, "the first wordz\n").unwrap();
+    let handle = std::fs::File::options().write(true).open(&file).unwrap();
+    handle.set_modified(seen).unwrap();
+    let forged = spool_core::files::snapshot(&s.store, &file).unwrap();
+    assert_ne!(
+        forged.reference, first.reference,
+        "other words are not the old snapshot"
+    );
+    assert_eq!(
+        forged.source.version.file().unwrap().sha256.as_deref(),
+        Some(crate::support::sha256_hex(b"the first wordz\n").as_str())
+    );
+
     // Rewritten unchanged, the index not refreshed: git cannot vouch by stat; read again.
     write_aged(&file, "the first words\n", 10);
     let unvouched = spool_core::files::snapshot(&s.store, &file).unwrap();
