@@ -34,9 +34,12 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     // A tracked file rewritten with what it held (a checkout and back, a stash and its pop)
     // has new times but the blob it had, which git's index vouches for by git's own check.
     let repo = crate::git::find(&real);
-    let blob_key = repo
+    let says = repo
         .as_ref()
-        .and_then(|repo| crate::git::blob_if_clean(repo, &real, &stat))
+        .map(|repo| crate::git::index_says(repo, &real, &stat));
+    let blob_key = says
+        .as_ref()
+        .and_then(|says| says.vouched_blob.as_ref())
         .map(|blob| format!("git-blob:{}:{blob}", real.display()));
     if let Some(blob_key) = &blob_key
         && let Some(found) = store.find_by_content(blob_key)?
@@ -81,14 +84,17 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
         && let Some(commit) = crate::git::head(repo)
     {
         version.commit = Some(commit);
-        // Unchanged while copied: what is stored is the blob the index vouched for.
+        // Unchanged while copied: what the index said before holds for what is stored (and
+        // what is stored is the blob it vouched for, if it did).
         let unchanged = file
             .metadata()
             .is_ok_and(|now| unchanged_key(&real, &now) == key);
-        version.dirty = match blob_key {
-            Some(blob_key) if unchanged => {
-                writer.set_content_key(blob_key);
-                Some(false)
+        version.dirty = match says {
+            Some(says) if unchanged => {
+                if let Some(blob_key) = blob_key {
+                    writer.set_content_key(blob_key);
+                }
+                says.dirty
             }
             _ => crate::git::file_dirty(repo, &real),
         };

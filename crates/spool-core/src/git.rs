@@ -309,21 +309,47 @@ pub fn file_dirty(repo: &Repo, file: &Path) -> Option<bool> {
     }
 }
 
-/// The blob id (hex) of tracked `file` when its index entry vouches for it without reading it:
-/// the size, mtime, change time and inode of `stat` (the open file's) are the entry's, as git's
-/// own check compares them (`core.trustctime` and `core.checkStat` at their defaults). A file
-/// rewritten in place with its size and mtime put back has a new change time, which no one
-/// can set. `None` when untracked, changed, or the entry cannot vouch (racily clean).
-pub fn blob_if_clean(repo: &Repo, file: &Path, stat: &fs::Metadata) -> Option<String> {
+/// What git's index says of a tracked file, read once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexSays {
+    /// The file's blob id (hex) when its entry vouches for it without reading it: the size,
+    /// mtime, change time and inode of the open file's stat are the entry's, as git's own
+    /// check compares them (`core.trustctime` and `core.checkStat` at their defaults). A file
+    /// rewritten in place with its size and mtime put back has a new change time, which no
+    /// one can set.
+    pub vouched_blob: Option<String>,
+    /// Whether the file differs from its entry (see [`file_dirty`]).
+    pub dirty: Option<bool>,
+}
+
+/// What the index says of `file`, whose open handle's metadata is `stat`; one read of the
+/// index for both (a first read in a 20,000-file repository read it twice, 2.6 ms more).
+pub fn index_says(repo: &Repo, file: &Path, stat: &fs::Metadata) -> IndexSays {
     use std::os::unix::fs::MetadataExt as _;
-    let rel = relative(repo, file)?;
-    let entries = index(repo)?;
-    let entry = entries.iter().find(|e| e.path == rel)?;
+    let Some((rel, entries)) = relative(repo, file).zip(index(repo)) else {
+        return IndexSays::default();
+    };
+    let Some(entry) = entries.iter().find(|e| e.path == rel) else {
+        return IndexSays {
+            vouched_blob: None,
+            dirty: Some(true),
+        };
+    };
     let ctime = (stat.ctime() as u32, stat.ctime_nsec() as u32);
     let vouched = entry.stat_matches(stat.len(), modified(stat))
         && entry.ctime == ctime
         && entry.ino == stat.ino() as u32;
-    vouched.then(|| crate::hex::hex("", &entry.id))
+    if vouched {
+        IndexSays {
+            vouched_blob: Some(crate::hex::hex("", &entry.id)),
+            dirty: Some(false),
+        }
+    } else {
+        IndexSays {
+            vouched_blob: None,
+            dirty: entry_changed(repo, entry),
+        }
+    }
 }
 
 /// A dirty check in parts, so a directory search does them beside reading the files and
