@@ -160,9 +160,9 @@ class Store:
         return _answer(self._native.call(tool, encoded))
 
     def follow(self, call: NextCall, **fill: Any) -> Dict[str, Any]:
-        """Makes one ``next`` call of an earlier answer. A call that holds a stand-in for a
-        value of yours (a search's ``pattern="<regex>"``) needs it given:
-        ``store.follow(n, pattern="timeout")``."""
+        """Makes one ``next`` call of an earlier answer, or one of its ``next_templates``: a
+        template holds a stand-in for a value of yours (a search's ``pattern="<regex>"``) and
+        needs it given: ``store.follow(t, pattern="timeout")``."""
         arguments = {**call["arguments"], **fill}
         missing = [k for k, v in arguments.items() if v == PLACEHOLDER]
         if missing:

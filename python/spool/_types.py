@@ -81,6 +81,7 @@ class Envelope(TypedDict):
     complete: bool
     reason: NotRequired[Reason]
     next: List[NextCall]
+    next_templates: NotRequired[List[NextCall]]
     source: Source
     notes: NotRequired[List[str]]
     found: NotRequired[Dict[str, Any]]

@@ -18,7 +18,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::audit::{self, AuditRow, Delivered, Entry, RefAudit};
-use crate::envelope::Envelope;
+use crate::envelope::{Envelope, ReasonCode};
 use crate::error::{Error, Result};
 use crate::items::ItemPage;
 use crate::listing::Entry as ListEntry;
@@ -164,8 +164,8 @@ fn entry(answer: &Answer) -> Entry<'static> {
                 hits: a.hits.len() as u64,
                 lines: a.hits.iter().map(|h| h.line).collect(),
             },
-            complete: !a.truncated,
-            reason: a.truncated.then_some("size_cap"),
+            complete: a.partial_code().is_none(),
+            reason: a.partial_code().map(ReasonCode::as_str),
             ..blank
         },
         Answer::List(p, _) => page(p.items.len(), p.has_more),

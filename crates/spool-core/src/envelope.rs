@@ -254,10 +254,28 @@ impl NextCall {
     }
 
     /// A search of `target` (`("ref", ..)` or `("path", ..)`) by a regex the reader chooses:
-    /// the one placeholder a printed call holds (`PATTERN` in the CLI).
-    pub fn regex_search(target: (&'static str, Value)) -> Self {
-        Self::new("search", [target, ("pattern", Value::from("<regex>"))])
+    /// a template, whose `pattern` is [`PLACEHOLDER`] (`PATTERN` in the CLI). It belongs in
+    /// `next_templates`, never in `next`: `next` holds only calls that run as printed.
+    pub fn search_template(target: (&'static str, Value)) -> Self {
+        Self::new("search", [target, ("pattern", Value::from(PLACEHOLDER))])
     }
+
+    /// Whether an argument of this call is a placeholder the reader must fill in.
+    pub fn is_template(&self) -> bool {
+        self.arguments
+            .values()
+            .any(|v| v.as_str().is_some_and(is_placeholder))
+    }
+}
+
+/// What a template call holds where the reader's own regex goes.
+pub const PLACEHOLDER: &str = "<regex>";
+
+/// Whether `pattern` is how a template's placeholder is printed in some dialect (`<regex>` in
+/// the JSON, `...` in an MCP call's words, `PATTERN` in a command line): given verbatim as a
+/// regex it is a template followed without its blank filled in, never a search.
+pub fn is_placeholder(pattern: &str) -> bool {
+    matches!(pattern, PLACEHOLDER | "..." | "PATTERN")
 }
 
 /// Lifecycle of an artifact.
@@ -297,8 +315,8 @@ impl ArtifactState {
 /// The structured answer of every content tool.
 ///
 /// Fields serialize in the contract's order, facts before the content, so a host that cuts the
-/// JSON still shows the facts: `ref`, `shown`, `total`, `complete`, `reason`, `next`, `source`,
-/// then `content` (`wire::envelope` puts the banner's words, `notice`, before all of them, and
+/// JSON still shows the facts: `ref`, `shown`, `total`, `complete`, `reason`, `next` (and
+/// `next_templates`), `source`, then `content` (`wire::envelope` puts the banner's words, `notice`, before all of them, and
 /// the blocks' text, in the caller's dialect, as `content` after them).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Envelope {
@@ -310,6 +328,11 @@ pub struct Envelope {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
     pub next: Vec<NextCall>,
+    /// Calls that need a value of the reader's own in place of [`PLACEHOLDER`] (the search
+    /// of the whole copy by a regex): offered apart, so that every call in `next` runs as
+    /// printed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub next_templates: Vec<NextCall>,
     pub source: Source,
     /// How the stored copy itself ended, when that is not `complete`.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -285,7 +285,7 @@ impl Error {
 fn gone_text(reference: &str, what: &str, evicted_at: Option<&str>) -> String {
     match evicted_at {
         Some(at) => format!(
-            "artifact `{reference}` was evicted at {at} to keep the store within its quota (not expired): it was {what}"
+            "artifact `{reference}` is gone: it was evicted at {at}, before its expiry time, to keep the store within its quota; it was {what}"
         ),
         None => format!("artifact `{reference}` has expired: it was {what}"),
     }

@@ -60,6 +60,10 @@ pub struct Cap {
     pub chars: u64,
     /// The forms the answer is sent in: each must fit alone.
     pub forms: Forms,
+    /// Whether the caller asked for these tokens (`max_tokens`), or they are the default of
+    /// the server, the store or the terminal: an answer that cannot fit names the one that
+    /// applied, never an argument the caller did not send.
+    pub given: bool,
 }
 
 /// Which forms of an answer are sent, and so must fit.
@@ -91,6 +95,28 @@ impl Cap {
             tokens,
             chars: chars_for(tokens),
             forms: Forms::Both,
+            given: true,
+        }
+    }
+
+    /// `asked` when the caller gave it, else the default `tokens` (marked as such).
+    pub fn asked_or(asked: Option<u64>, default: u64) -> Self {
+        Self {
+            given: asked.is_some(),
+            ..Self::new(asked.unwrap_or(default))
+        }
+    }
+
+    /// The cap in words, as the caller knows it: the `max_tokens` it asked for of `tool`, or
+    /// the default that applied because it asked for none.
+    pub fn words(self, tool: &'static str) -> crate::spell::Words {
+        let tokens = crate::render::thousands(self.tokens);
+        if self.given {
+            crate::spell::Words::default().arg_value(tool, "max_tokens", self.tokens)
+        } else {
+            crate::spell::Words::text(format!("the default cap of {tokens} tokens (no "))
+                .arg(tool, "max_tokens")
+                .then(" was asked for)")
         }
     }
 

@@ -4,7 +4,7 @@
 //! as it came, and its list is stored a second time as a view with one compact item per line.
 //! Lines are then items: a page never cuts an item, pages are windows of one immutable copy
 //! (so a cursor is a keyset position that nothing can shift), and a search of the view names
-//! the item of every hit (line N is item N-1).
+//! the item of every hit (line N is item N, 1-based as items are in prose; index N-1).
 
 mod find;
 
@@ -149,7 +149,11 @@ pub fn item_page_with_notes(
     let total = meta.lines;
     if at > total {
         return Err(Error::invalid_words(
-            format!("no items at this position: item {at} is past the end (total {total})").into(),
+            format!(
+                "no items at this position: item {} is past the end (total {total})",
+                at.saturating_add(1)
+            )
+            .into(),
             Words::text("read the first page, without a cursor: ")
                 .call(NextCall::new("read", [("ref", json!(reference))])),
         ));
@@ -179,15 +183,10 @@ pub fn item_page_with_notes(
     if let Some(page) = fitted {
         return Ok(page);
     }
-    let max_tokens = cap.tokens;
-    Err(Error::invalid(
-        format!(
-            "`max_tokens` {max_tokens} leaves no room for a page of this list after its banner"
-        ),
-        Some(format!(
-            "ask for `max_tokens` {}",
-            max_tokens.max(BANNER_RESERVE) * 2
-        )),
+    Err(Error::invalid_words(
+        cap.words("read")
+            .then(" leaves no room for a page of this list after its banner"),
+        Words::text("ask for ").arg_value("read", "max_tokens", cap.tokens.max(BANNER_RESERVE) * 2),
     ))
 }
 
@@ -272,10 +271,12 @@ fn fill(
     let next_cursor = has_more.then(|| items_cursor(store, &reference, end.max(at + 1).min(total)));
     let mut notes = Vec::new();
     let mut next = Vec::new();
+    let mut templates = Vec::new();
     if let Some(bytes) = oversize {
         // Not even one item fits: say which, and how to read it by chars or step over it.
         notes.push(format!(
-            "item {at} alone is larger than one answer ({}); read it by chars, or skip it with the cursor",
+            "item {} alone is larger than one answer ({}); read it by chars, or skip it with the cursor",
+            render::thousands(at.saturating_add(1)),
             render::human_bytes(bytes)
         ));
         next.push(NextCall::new(
@@ -292,9 +293,10 @@ fn fill(
     let complete = at == 0 && !has_more;
     if !complete {
         notes.push(
-            "the list is stored one item per line: a search hit on line N is item N-1".into(),
+            "the list is stored one item per line: a search hit on line N is item N (index N-1)"
+                .into(),
         );
-        next.push(NextCall::regex_search(("ref", json!(reference))));
+        templates.push(NextCall::search_template(("ref", json!(reference))));
         // To find a record or count them, a jq program beats paging: this one names the
         // fields a `select` can test.
         if items.first().is_some_and(Value::is_object) {
@@ -327,7 +329,10 @@ fn fill(
     } else {
         Some(Reason {
             code: ReasonCode::RequestedRange,
-            detail: format!("this page starts at item {at}"),
+            detail: format!(
+                "this page starts at item {}",
+                render::thousands(at.saturating_add(1))
+            ),
         })
     };
     let end_byte = start_byte + content.len() as u64;
@@ -355,6 +360,7 @@ fn fill(
         complete,
         reason,
         next,
+        next_templates: templates,
         capture: None,
         notes,
         found: None,
@@ -397,7 +403,15 @@ pub fn structured(page: &ItemPage, dialect: Dialect) -> Value {
     };
     let mut out = Map::new();
     out.insert("notice".into(), json!(render::banner(e, dialect)));
-    for key in ["ref", "shown", "total", "complete", "reason", "next"] {
+    for key in [
+        "ref",
+        "shown",
+        "total",
+        "complete",
+        "reason",
+        "next",
+        "next_templates",
+    ] {
         if let Some(v) = fields.shift_remove(key) {
             out.insert(key.into(), v);
         }

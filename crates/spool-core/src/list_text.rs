@@ -34,8 +34,16 @@ fn page_notice<T>(page: &crate::page::Page<T>, what: &str, dialect: Dialect) -> 
 
 /// The notice of a page of artifact summaries.
 pub fn artifacts_notice(page: &Page<ArtifactSummary>, dialect: Dialect) -> String {
-    let mut lines = vec![if page.items.is_empty() {
-        "[ARTIFACTS: none at this position]".to_owned()
+    let kind = page
+        .repeat
+        .as_ref()
+        .and_then(|r| r.arguments.get("kind"))
+        .and_then(serde_json::Value::as_str)
+        .map_or_else(String::new, |k| format!(" of kind `{k}`"));
+    let mut lines = vec![if page.items.is_empty() && page.total == Some(0) {
+        format!("[ARTIFACTS: the store holds none{kind} readable here]")
+    } else if page.items.is_empty() {
+        "[ARTIFACTS: none at this position: the cursor is past the last artifact]".to_owned()
     } else {
         format!(
             "[ARTIFACTS: {} shown, newest first{}]",

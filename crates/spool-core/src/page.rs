@@ -227,7 +227,9 @@ pub fn artifacts(
         has_more,
         page_size: limit,
         max_page_size: ARTIFACTS_MAX_PAGE,
-        total: None,
+        // A first page with nothing on it is the whole list: none stored, which is not the
+        // same answer as a cursor past the end.
+        total: (cursor.is_none() && rows.is_empty()).then_some(0),
         skipped: None,
         next: Vec::new(),
         reason: None,

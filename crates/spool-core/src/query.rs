@@ -135,7 +135,7 @@ fn not_json(reference: &str, why: &dyn std::fmt::Display) -> Error {
     Error::invalid_words(
         format!("`{reference}` is not JSON, nor JSON lines: {why}").into(),
         Words::text("search it instead, e.g. ")
-            .call(NextCall::regex_search(("ref", json!(reference)))),
+            .call(NextCall::search_template(("ref", json!(reference)))),
     )
 }
 
@@ -158,7 +158,7 @@ pub fn run_query(store: &Store, reference: &str, program: &str) -> Result<Artifa
             )
             .into(),
             Words::text("find the records by search instead, e.g. ")
-                .call(NextCall::regex_search(("ref", json!(reference)))),
+                .call(NextCall::search_template(("ref", json!(reference)))),
         ));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.bytes).unwrap_or(0));

@@ -20,16 +20,16 @@ pub fn gap_marker(gap: &Gap, dialect: Dialect) -> String {
     if gap.unit == Unit::Lines {
         format!(
             "... [lines {}-{} not shown: {}, {}; {call}] ...",
-            gap.start,
-            gap.end,
+            thousands(gap.start),
+            thousands(gap.end),
             plural(gap.lines, "line", "lines"),
             plural(gap.chars, "char", "chars"),
         )
     } else {
         format!(
             "... [chars {}-{} not shown: {}; {call}] ...",
-            gap.start,
-            gap.end,
+            thousands(gap.start),
+            thousands(gap.end),
             plural(gap.chars, "char", "chars"),
         )
     }
@@ -73,10 +73,14 @@ pub fn content(e: &Envelope, dialect: Dialect) -> String {
     out
 }
 
-fn range_text(r: &Range) -> String {
+/// A shown range in prose: lines and items 1-based and inclusive (`items 26-30`, for the
+/// 0-based, end-exclusive `[25, 30)` of `shown`), chars and bytes as `shown` has them.
+pub fn range_text(r: &Range) -> String {
     match r.unit {
         Unit::Lines if r.start == r.end => format!("line {}", thousands(r.start)),
         Unit::Lines => format!("lines {}-{}", thousands(r.start), thousands(r.end)),
+        Unit::Items if r.start + 1 == r.end => format!("item {}", thousands(r.end)),
+        Unit::Items => format!("items {}-{}", thousands(r.start + 1), thousands(r.end)),
         unit => format!(
             "{} {}-{}",
             unit.as_str(),
@@ -215,7 +219,7 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
         for note in &e.notes {
             lines.push(format!("[Note: {note}.]"));
         }
-        if !e.next.is_empty() {
+        if has_calls(e) {
             lines.push(format!("[Next: {}]", calls_text(e, dialect)));
         }
         return lines.join("\n");
@@ -258,7 +262,7 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
     for note in &e.notes {
         lines.push(format!(" Note: {note}."));
     }
-    if !e.next.is_empty() {
+    if has_calls(e) {
         lines.push(format!(" Next: {}", calls_text(e, dialect)));
     }
     lines.push(
@@ -268,14 +272,21 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
     lines.join("\n")
 }
 
-/// The answer's next calls in `dialect`, one after another.
+/// The answer's next calls in `dialect`, one after another, then its templates (a search by
+/// a regex of the reader's, its blank printed as `...` or `PATTERN`).
 fn calls_text(e: &Envelope, dialect: Dialect) -> String {
     let calls: Vec<String> = e
         .next
         .iter()
+        .chain(&e.next_templates)
         .map(|c| crate::spell::call(c, dialect))
         .collect();
     calls.join(", or ")
+}
+
+/// Whether the answer offers any call.
+fn has_calls(e: &Envelope) -> bool {
+    !e.next.is_empty() || !e.next_templates.is_empty()
 }
 
 /// What a read or fetch asked to find found in the whole stored copy: how many, the words or
@@ -283,7 +294,8 @@ fn calls_text(e: &Envelope, dialect: Dialect) -> String {
 fn found_text(f: &Found, e: &Envelope) -> String {
     let (one, many) = f.unit();
     let what = if f.query.is_some() {
-        let mut w = format!("the words {}", f.looked_for.join(", "));
+        // A passage is counted when it holds any one of the words, and the words say so.
+        let mut w = format!("any of the words {}", f.looked_for.join(", "));
         if !f.left_out.is_empty() {
             w.push_str(&format!(
                 " (left out as too common: {})",

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::cursor;
-use crate::envelope::{NextCall, Reason};
+use crate::envelope::{NextCall, Reason, ReasonCode};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Size};
 use crate::render::Dialect;
@@ -242,6 +242,27 @@ impl SearchAnswer {
         }
     }
 
+    /// Why this answer is not every hit, as its reason code: the search stopping early (its
+    /// `reason`), the cap cutting the page (`page_reason`), the caller's own `limit`, or the
+    /// default page size. `None` when every hit is here.
+    pub fn partial_code(&self) -> Option<ReasonCode> {
+        if let Some(r) = &self.reason {
+            return Some(r.code);
+        }
+        if !self.truncated && self.scope.first_hit_index() == 0 {
+            return None;
+        }
+        if let Some(r) = &self.page_reason {
+            return Some(r.code);
+        }
+        // A page that starts after the first hit was asked for by its cursor.
+        Some(if self.repeat.contains_key("limit") || !self.truncated {
+            ReasonCode::RequestedRange
+        } else {
+            ReasonCode::SizeCap
+        })
+    }
+
     /// Keeps the first `kept` hits (at least one), saying why and continuing after them.
     fn keep_first(&mut self, store: &Store, kept: usize, why: Reason) {
         if kept >= self.hits.len() || kept == 0 {
@@ -314,16 +335,21 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
         if cap.holds(size) {
             return Ok(());
         }
-        let (kept, why) = fit::fewer(
-            answer.hits.len(),
-            size,
-            cap,
-            "one hit with its context",
+        // Only a `context` the caller asked for is named as the way to a smaller hit.
+        let hint = if answer.repeat.contains_key("context") {
             Words::text("ask for less ")
                 .arg("search", "context")
                 .then(", or a larger ")
-                .arg("search", "max_tokens"),
-        )?;
+                .arg("search", "max_tokens")
+        } else {
+            Words::text("ask for a larger ").arg("search", "max_tokens")
+        };
+        let one = if answer.repeat.contains_key("context") {
+            "one hit with its context"
+        } else {
+            "one hit"
+        };
+        let (kept, why) = fit::fewer(answer.hits.len(), size, cap, one, hint)?;
         answer.keep_first(store, kept, why);
     }
     Ok(())
@@ -341,6 +367,21 @@ struct CursorPayload {
 
 /// The engine for a query: regex or literal, case-sensitive or not.
 pub(crate) fn build_matcher(query: &Query) -> Result<grep_regex::RegexMatcher> {
+    if !query.literal && crate::envelope::is_placeholder(&query.pattern) {
+        // A template followed without its blank filled in would answer "no hits; searched
+        // all", a claim about a regex nobody meant.
+        return Err(Error::invalid_words(
+            format!(
+                "`{}` is the blank of a printed call, not a regex: nothing was searched",
+                query.pattern
+            )
+            .into(),
+            Words::text("put the regex you are looking for in its place, e.g. ")
+                .arg_value("search", "pattern", "timeout")
+                .then("; to find the text itself, add ")
+                .arg_value("search", "literal", true),
+        ));
+    }
     RegexMatcherBuilder::new()
         .case_insensitive(query.case_insensitive)
         .fixed_strings(query.literal)

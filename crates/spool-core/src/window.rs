@@ -22,9 +22,17 @@ pub use pieces::{Continuation, Piece};
 pub const DEFAULT_MAX_TOKENS: u64 = 8_000;
 /// The largest cap an answer may ask for.
 pub const MAX_MAX_TOKENS: u64 = 1_000_000;
+/// The most lines a window may ask for: the largest answer's tokens, a line costing at least
+/// one.
+pub const MAX_LINES: u64 = MAX_MAX_TOKENS;
 /// The smallest cap an answer may ask for: a partial answer sends its facts twice (the banner
 /// in the text, `notice` and the fields in the structured content), and each part must fit.
 pub const MIN_MAX_TOKENS: u64 = 512;
+/// The smallest default cap a server or a store starts with (`serve --max-tokens`,
+/// `Store(max_tokens=...)`): the cap every call that asks for none gets, so it must leave room
+/// for the longest banner of an ordinary answer (a file's path, version and calls, about 500
+/// tokens) and some content. Below it calls would fail, each blaming a cap nobody asked for.
+pub const MIN_DEFAULT_TOKENS: u64 = 1_000;
 /// Tokens kept back from the cap for the banner and gap marker.
 const RESERVE_TOKENS: u64 = 160;
 /// Tokens allowed for a merge across the newline between banner and content.
@@ -65,6 +73,29 @@ pub fn window(
     cap: impl Into<Cap>,
 ) -> Result<Envelope> {
     window_with_notes(reader, request, cap, &[])
+}
+
+/// Checks the default cap a server, a proxy or a store is started with (`option`, spelled in
+/// the caller's dialect): between [`MIN_DEFAULT_TOKENS`] and [`MAX_MAX_TOKENS`], refused at
+/// start rather than by every call after.
+pub fn check_default_cap(tool: &'static str, max_tokens: u64) -> Result<()> {
+    if (MIN_DEFAULT_TOKENS..=MAX_MAX_TOKENS).contains(&max_tokens) {
+        return Ok(());
+    }
+    Err(Error::invalid_words(
+        Words::default()
+            .arg_value(tool, "max_tokens", max_tokens)
+            .then(format!(
+                " is outside the caps an answer can keep: from {} tokens (room for a banner, its facts and some content) to {}",
+                render::thousands(MIN_DEFAULT_TOKENS),
+                render::thousands(MAX_MAX_TOKENS)
+            )),
+        Words::text("start with ")
+            .arg_value(tool, "max_tokens", MIN_DEFAULT_TOKENS)
+            .then(" or more (the default is ")
+            .then(render::thousands(DEFAULT_MAX_TOKENS))
+            .then(")"),
+    ))
 }
 
 /// Checks a cap asked for: between [`MIN_MAX_TOKENS`] and [`MAX_MAX_TOKENS`].
@@ -193,11 +224,9 @@ fn window_inner(
     }
     if max_tokens < reserve + MIN_MAX_TOKENS / 2 {
         return Err(Error::invalid_words(
-            Words::default()
-                .arg_value("read", "max_tokens", max_tokens)
-                .then(format!(
-                    " leaves no room for content after the banner ({reserve} tokens)"
-                )),
+            cap.words("read").then(format!(
+                " leaves no room for content after the banner ({reserve} tokens)"
+            )),
             Words::text("ask for ")
                 .arg("read", "max_tokens")
                 .then(format!(" of at least {}", reserve + MIN_MAX_TOKENS)),
@@ -437,8 +466,27 @@ fn failed(meta: &crate::store::ArtifactMeta) -> bool {
         .is_some_and(crate::envelope::ExecVersion::failed)
 }
 
-/// A window of zero lines, chars or bytes shows nothing: say so instead of guessing.
+/// A window of zero lines, chars or bytes shows nothing: say so instead of guessing. A window
+/// of more lines than the largest answer could hold (a line costs at least a token) is refused
+/// as its schema's `maximum` says.
 fn check_sizes(request: WindowRequest) -> Result<()> {
+    if let WindowRequest::Lines {
+        limit: Some(limit), ..
+    }
+    | WindowRequest::LastLines { lines: limit } = request
+        && limit > MAX_LINES
+    {
+        return Err(Error::invalid_words(
+            Words::default().arg("read", "limit").then(format!(
+                " must be at most {} lines (got {})",
+                render::thousands(MAX_LINES),
+                render::thousands(limit)
+            )),
+            Words::text("leave ")
+                .arg("read", "limit")
+                .then(" out to get as much as one answer holds"),
+        ));
+    }
     let zero = match request {
         WindowRequest::Lines { limit: Some(0), .. } => Some("limit"),
         WindowRequest::LastLines { lines: 0 } => Some("lines"),

@@ -183,7 +183,9 @@ fn shape(store: &Store, e: &mut Envelope, v: &MapVersion, of: &PageOf<'_>, cap: 
     e.complete = reason.is_none();
     e.reason = reason;
     e.notes = notes(v, &scope);
-    e.next = read_on
+    // A search by the reader's own regex is a template, offered apart from the calls that run
+    // as printed.
+    (e.next_templates, e.next) = read_on
         .into_iter()
         .chain(calls(
             store,
@@ -194,7 +196,7 @@ fn shape(store: &Store, e: &mut Envelope, v: &MapVersion, of: &PageOf<'_>, cap: 
             v,
             &text,
         ))
-        .collect();
+        .partition(NextCall::is_template);
     e.scope = Some(Box::new(scope));
     // The scope states the counts: the source keeps what pins the map.
     e.source.version = Version::Map(v.pin());
@@ -291,7 +293,7 @@ fn calls(
             calls.push(call);
         }
     }
-    calls.push(NextCall::regex_search(("path", Value::from(of.path))));
+    calls.push(NextCall::search_template(("path", Value::from(of.path))));
     // On the last page, a file here that lists part of its definitions: its own map lists
     // them all. (Before it, the next page is the way on, and an answer has little room.)
     if next.is_none()

@@ -2,7 +2,8 @@
 //! long, and how to continue. `tools/list` is snapshot-tested.
 
 pub const INSTRUCTIONS: &str = "spool keeps every tool output whole. Answers that show only part of something say which \
-part was shown, how big the whole is, why they stopped, and the exact next call (in `next`). \
+part was shown, how big the whole is, why they stopped, and the exact next call (in `next`; \
+`next_templates` needs a `pattern` of yours). \
 Outputs are stored as artifacts (refs like sp_...) for 7 days: continue with `read`, and search \
 the whole of one with `search` before concluding that something is absent.";
 
@@ -46,8 +47,8 @@ were and how to make them again.";
 pub const FETCH: &str = "Fetch a web page once and keep it: the page is stored whole (HTML as markdown, JSON \
 pretty-printed) with its version (fetch time, final URL after redirects, status, ETag, \
 Last-Modified, sha256). The answer shows the head and says how long the page is; to find \
-something in it, `search` the ref (the first `next` call) rather than paging, then `read` \
-around the hit. The same URL within 5 minutes reuses the stored copy; `refresh: true` asks the \
+something in it, `search` the ref with your own `pattern` (the template in `next_templates`) \
+rather than paging, then `read` around the hit. The same URL within 5 minutes reuses the stored copy; `refresh: true` asks the \
 server again and says whether the page changed. HTTP errors are answers with their status; \
 private and loopback addresses are refused unless the server allows them.";
 
@@ -65,7 +66,7 @@ line that names it, so `read` opens it. Files are ranked by how much of the code
 (PageRank over references, as Aider's repo map); `focus` (files or symbols the task is about) \
 ranks them and what they use first. The answer fits `max_tokens` (default 1024) and says what it \
 left out: which files of how many it shows, files skipped by why (no grammar, binary, too \
-large, .gitignore), the commit it is pinned to; `next` holds the cursor to the next files, a \
-larger budget, and a search. A `path` to one file maps its outline, every definition listed. \
+large, .gitignore), the commit it is pinned to; `next` holds the cursor to the next files and \
+a larger budget, `next_templates` a search by your own `pattern`. A `path` to one file maps its outline, every definition listed. \
 Rust, Python, JavaScript, TypeScript, Go, Java, C and C++ are parsed; other files are listed \
 by name. The map is stored once; a second map of the unchanged tree is that copy.";

@@ -61,7 +61,7 @@ impl Settings {
             Parts::Both => Forms::Both,
             Parts::TextOnly => Forms::Text,
         };
-        Cap::new(asked.unwrap_or(self.max_tokens))
+        Cap::asked_or(asked, self.max_tokens)
             .with_chars(self.result_chars())
             .sending(forms)
     }

@@ -186,7 +186,7 @@ fn open(
     roots: Option<Vec<PathBuf>>,
     trust: &[String],
 ) -> Result<(spool_core::Store, Roots)> {
-    spool_core::window::check_cap(max_tokens)?;
+    spool_core::window::check_default_cap("serve", max_tokens)?;
     let dirs = match roots {
         Some(dirs) if dirs.is_empty() => {
             return Err(Error::invalid(
@@ -219,7 +219,7 @@ impl Store {
     /// The cap of an answer that asked for `asked` tokens: both forms fit it alone, since a
     /// harness hands the model one of them.
     fn cap(&self, asked: Option<u64>) -> Cap {
-        Cap::new(asked.unwrap_or(self.max_tokens)).sending(Forms::Both)
+        Cap::asked_or(asked, self.max_tokens).sending(Forms::Both)
     }
 
     fn with_context<T>(&self, f: impl FnOnce(&tools::Context<'_>) -> T) -> T {

@@ -107,7 +107,10 @@ pub fn answered_as<P>(
     };
     let roots = everything()?;
     let fallback = default_max_tokens(json);
-    let cap_of = |asked: Option<u64>| cap(asked.unwrap_or(fallback), json);
+    let cap_of = |asked: Option<u64>| spool_core::Cap {
+        given: asked.is_some(),
+        ..cap(asked.unwrap_or(fallback), json)
+    };
     let cx = tools::Context {
         store,
         roots: &roots,
@@ -179,7 +182,7 @@ pub fn note_terminal_size(answer: &mut Answer, asked: Option<u64>, json: bool) {
 /// The cap for a terminal of `rows` rows.
 pub fn terminal_cap(rows: u64) -> u64 {
     (rows * SCREENS * TOKENS_PER_ROW).clamp(
-        spool_core::window::MIN_MAX_TOKENS,
+        spool_core::window::MIN_DEFAULT_TOKENS,
         spool_core::DEFAULT_MAX_TOKENS,
     )
 }

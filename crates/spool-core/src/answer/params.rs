@@ -48,6 +48,7 @@ pub struct RunParams {
     pub preview: Option<PreviewArg>,
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = crate::window::MIN_MAX_TOKENS, max = crate::window::MAX_MAX_TOKENS)))]
     pub max_tokens: Option<u64>,
 }
 
@@ -63,9 +64,11 @@ pub struct ReadParams {
     pub path: Option<String>,
     /// First line to show (1-based).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub line: Option<u64>,
-    /// How many lines to show from `line`.
+    /// How many lines to show from `line` (with `cursor`, items: at most 1000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::window::MAX_LINES)))]
     pub limit: Option<u64>,
     /// First char to show (0-based).
     #[serde(default)]
@@ -110,6 +113,7 @@ pub struct ReadParams {
     pub cursor: Option<String>,
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = crate::window::MIN_MAX_TOKENS, max = crate::window::MAX_MAX_TOKENS)))]
     pub max_tokens: Option<u64>,
 }
 
@@ -152,6 +156,7 @@ pub struct SearchParams {
     pub context: Option<u64>,
     /// Hits per page (default 50, at most 1000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::search::MAX_LIMIT)))]
     pub limit: Option<usize>,
     /// The `next_cursor` of the previous page, unchanged.
     #[serde(default)]
@@ -159,6 +164,7 @@ pub struct SearchParams {
     /// Cap of this answer in tokens (default: the server's cap, 8000). A page that would pass
     /// it holds fewer hits, says so, and its cursor goes on after the last one shown.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = crate::window::MIN_MAX_TOKENS, max = crate::window::MAX_MAX_TOKENS)))]
     pub max_tokens: Option<u64>,
 }
 
@@ -180,12 +186,14 @@ pub struct ListParams {
     pub hidden: bool,
     /// Entries per page (default 200, at most 1000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::listing::MAX_PAGE)))]
     pub limit: Option<usize>,
     /// The `next_cursor` of the previous page, unchanged.
     #[serde(default)]
     pub cursor: Option<String>,
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = crate::window::MIN_MAX_TOKENS, max = crate::window::MAX_MAX_TOKENS)))]
     pub max_tokens: Option<u64>,
 }
 
@@ -198,12 +206,14 @@ pub struct ArtifactsParams {
     pub kind: Option<String>,
     /// Artifacts per page (default 50, at most 1000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::page::ARTIFACTS_MAX_PAGE)))]
     pub limit: Option<usize>,
     /// The `next_cursor` of the previous page, unchanged.
     #[serde(default)]
     pub cursor: Option<String>,
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = crate::window::MIN_MAX_TOKENS, max = crate::window::MAX_MAX_TOKENS)))]
     pub max_tokens: Option<u64>,
 }
 
@@ -218,9 +228,11 @@ pub struct QueryParams {
     pub jq: String,
     /// How many output values to show (default: as many as the cap holds).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::window::MAX_LINES)))]
     pub limit: Option<u64>,
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = crate::window::MIN_MAX_TOKENS, max = crate::window::MAX_MAX_TOKENS)))]
     pub max_tokens: Option<u64>,
 }
 
@@ -263,6 +275,7 @@ pub struct FetchParams {
     pub case_insensitive: bool,
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = crate::window::MIN_MAX_TOKENS, max = crate::window::MAX_MAX_TOKENS)))]
     pub max_tokens: Option<u64>,
 }
 
@@ -283,6 +296,7 @@ pub struct CiLogParams {
     pub job: Option<String>,
     /// Cap of this answer in tokens (default: the server's cap, 8000).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = crate::window::MIN_MAX_TOKENS, max = crate::window::MAX_MAX_TOKENS)))]
     pub max_tokens: Option<u64>,
 }
 
@@ -297,6 +311,7 @@ pub struct MapParams {
     /// Cap of this answer in tokens (default 1024): the files that fit, best first; the rest
     /// by `cursor`.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = crate::window::MIN_MAX_TOKENS, max = crate::window::MAX_MAX_TOKENS)))]
     pub max_tokens: Option<u64>,
     /// Files (paths under `path`) or symbols (names) the task is about: ranked first, and the
     /// code around them ranked up.

@@ -2,7 +2,7 @@
 //! order; what the map covers of the tree (files counted, mapped, skipped by why) and at which
 //! version; and the calls that go on.
 
-use super::{calls_text, plural, thousands, totals_text};
+use super::{calls_text, has_calls, plural, thousands, totals_text};
 use crate::envelope::{Envelope, MapScope};
 use crate::spell::Dialect;
 
@@ -25,7 +25,7 @@ pub(super) fn banner(e: &Envelope, scope: &MapScope, dialect: Dialect) -> String
         for note in &e.notes {
             out.push(format!("[Note: {note}.]"));
         }
-        if !e.next.is_empty() {
+        if has_calls(e) {
             out.push(format!("[Next: {}]", calls_text(e, dialect)));
         }
         return out.join("\n");
@@ -70,7 +70,7 @@ pub(super) fn banner(e: &Envelope, scope: &MapScope, dialect: Dialect) -> String
     for note in &e.notes {
         out.push(format!(" Note: {note}."));
     }
-    if !e.next.is_empty() {
+    if has_calls(e) {
         out.push(format!(" Next: {}", calls_text(e, dialect)));
     }
     out.push(

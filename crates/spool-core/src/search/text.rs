@@ -186,7 +186,7 @@ fn ranked_notice(a: &SearchAnswer, words: &super::WordQuery, dialect: Dialect) -
     let (where_, target) = scope_text(a);
     let at = target.first().cloned().unwrap_or(("ref", Value::Null));
     if a.hit_count == 0 {
-        let regex = NextCall::regex_search(at);
+        let regex = NextCall::search_template(at);
         return format!(
             "[SEARCH: no passage holds any of the words {looked}{left_out}; searched {where_}. Try other words, or a regex: {}]",
             crate::spell::call(&regex, dialect)

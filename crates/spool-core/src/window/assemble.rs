@@ -23,6 +23,7 @@ pub(super) fn assemble(
     let mut blocks = Vec::new();
     let mut notes = Vec::new();
     let mut next = Vec::new();
+    let mut templates = Vec::new();
     for (i, piece) in pieces.iter().enumerate() {
         if i > 0 {
             let prev = &pieces[i - 1];
@@ -135,13 +136,9 @@ pub(super) fn assemble(
                 },
             ));
         }
-        let search = NextCall::regex_search(("ref", json!(reference)));
-        if meta.source.kind() == crate::envelope::SourceKind::Fetch {
-            // "Is X in this page?" is answered by searching the whole copy, not by paging.
-            next.insert(0, search);
-        } else {
-            next.push(search);
-        }
+        // "Is X in this page?" is answered by searching the whole copy, not by paging: a
+        // template, since the regex is the reader's.
+        templates.push(NextCall::search_template(("ref", json!(reference))));
     }
     let capture = match meta.state {
         ArtifactState::Complete | ArtifactState::Expired => None,
@@ -173,6 +170,7 @@ pub(super) fn assemble(
         complete,
         reason,
         next,
+        next_templates: templates,
         capture,
         notes,
         found: None,

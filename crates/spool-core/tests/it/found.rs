@@ -94,7 +94,7 @@ fn the_first_answer_shows_the_row_a_question_describes_beside_the_head() {
         assert_eq!((best.start_line, best.end_line), (line, line));
         let said = banner(&e, Dialect::Mcp);
         assert!(
-            said.contains("Found: 6 passages of the whole copy hold the words skip, connecting, remote, servers, startup (left out as too common: to, at); shown here, best first: lines"),
+            said.contains("Found: 6 passages of the whole copy hold any of the words skip, connecting, remote, servers, startup (left out as too common: to, at); shown here, best first: lines"),
             "{said}"
         );
         // Not all six are shown: the search that lists them all comes first.
@@ -138,7 +138,7 @@ fn a_whole_artifact_that_fits_is_complete_and_says_where_the_passages_are() {
     let said = banner(&e, Dialect::Mcp);
     assert!(said.starts_with("[COMPLETE: 5 lines"), "{said}");
     assert!(
-        said.contains("\n[Found: 2 passages of the whole copy hold the words retry, cache; shown here, best first: lines "),
+        said.contains("\n[Found: 2 passages of the whole copy hold any of the words retry, cache; shown here, best first: lines "),
         "{said}"
     );
 }
@@ -153,7 +153,7 @@ fn nothing_found_says_where_it_looked_and_shows_the_head() {
     assert_eq!(e.shown[0].start, 1);
     let said = banner(&e, Dialect::Cli);
     assert!(
-        said.contains("Found: no passage holds the words zebra, giraffe; searched the whole stored copy (311 lines)"),
+        said.contains("Found: no passage holds any of the words zebra, giraffe; searched the whole stored copy (311 lines)"),
         "{said}"
     );
     let e = found(&s.store, &meta.reference, &literal("NO_SUCH_NAME"), 2_000);

@@ -84,7 +84,7 @@ fn an_object_holding_a_list_pages_that_list_and_says_where_it_is() {
         v["notice"]
             .as_str()
             .unwrap()
-            .starts_with("[PARTIAL: items 0-10 of 40 items")
+            .starts_with("[PARTIAL: items 1-10 of 40 items")
     );
     assert_eq!(
         v["shown"],
@@ -115,7 +115,7 @@ fn an_item_larger_than_one_answer_is_named_and_can_be_stepped_over() {
     let stuck = item_page(&ts.store, &view, PageStart::Cursor(&next), None, 1_000).unwrap();
     assert!(stuck.items.is_empty());
     assert!(
-        stuck.envelope.notes[0].starts_with("item 1 alone is larger than one answer"),
+        stuck.envelope.notes[0].starts_with("item 2 alone is larger than one answer"),
         "{:?}",
         stuck.envelope.notes
     );

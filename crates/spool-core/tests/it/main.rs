@@ -2,6 +2,7 @@
 #![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
 mod by_name;
+mod claims;
 mod escape;
 mod exec;
 mod found;

@@ -170,7 +170,11 @@ fn head_tail_preview_names_the_gap_exactly() {
     let (head, tail) = (e.shown[0], e.shown[1]);
     assert_eq!((head.unit, head.start), (Unit::Lines, 1));
     assert_eq!(tail.end, 3000);
-    let marker = format!("... [lines {}-{} not shown: ", head.end + 1, tail.start - 1);
+    let marker = format!(
+        "... [lines {}-{} not shown: ",
+        spool_core::render::thousands(head.end + 1),
+        spool_core::render::thousands(tail.start - 1)
+    );
     assert!(
         e.content(spool_core::render::Dialect::Mcp)
             .contains(&marker),
@@ -485,7 +489,7 @@ fn a_huge_count_continues_with_one_no_larger_than_the_whole() {
         },
         WindowRequest::Lines {
             line: 1,
-            limit: Some(u64::MAX),
+            limit: Some(spool_core::window::MAX_LINES),
         },
     ] {
         let e = read_window(&s.store, &meta.reference, req, 1_000).unwrap();
@@ -500,6 +504,19 @@ fn a_huge_count_continues_with_one_no_larger_than_the_whole() {
         assert!(cli.starts_with("spool read "), "{cli}");
         envelope_text(&e, Dialect::Cli);
     }
+    // More lines than any answer could hold is refused, as the schema's `maximum` says.
+    let err = read_window(
+        &s.store,
+        &meta.reference,
+        WindowRequest::Lines {
+            line: 1,
+            limit: Some(spool_core::window::MAX_LINES + 1),
+        },
+        1_000,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), spool_core::ErrorCode::InvalidArgument);
+    assert!(err.to_string().contains("at most 1,000,000 lines"), "{err}");
 }
 
 /// Regression: at the smallest cap allowed, a single long line answered "no window of this

@@ -76,8 +76,8 @@ fn a_long_page_is_downloaded_once_and_its_answer_found_by_search() {
             .contains("frobnicate_timeout"),
         "the answer is past the first window"
     );
-    // Following the envelope: its first next call is a search of the whole copy.
-    assert_eq!(first.next[0].tool, "search");
+    // Following the envelope: its search of the whole copy is a template, the regex ours.
+    assert_eq!(first.next_templates[0].tool, "search");
     let q = Query {
         pattern: "frobnicate_timeout".into(),
         literal: true,

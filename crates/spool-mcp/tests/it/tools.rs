@@ -412,8 +412,8 @@ async fn fetch_stores_the_page_and_points_at_search_first() {
     let e = structured(&r).clone();
     assert_eq!(e["complete"], false);
     assert_eq!(e["source"]["kind"], "fetch");
-    assert_eq!(e["next"][0]["tool"], "search");
-    let mut search = e["next"][0]["arguments"].clone();
+    assert_eq!(e["next_templates"][0]["tool"], "search");
+    let mut search = e["next_templates"][0]["arguments"].clone();
     search["pattern"] = json!("ultraviolet");
     let found = h.call("search", search).await;
     assert_eq!(structured(&found)["hit_count"], 1);

@@ -10,22 +10,41 @@ use spool_mcp::Settings;
 
 use crate::support::{start, structured, texts};
 
-/// The `next` calls of a structured answer (an envelope, a search answer or a page).
+/// The `next` calls of a structured answer (an envelope, a search answer or a page), then its
+/// `next_templates` with their blank filled in. A `next` call never holds a blank.
 fn next_calls(v: &Value) -> Vec<(String, Value)> {
-    v.get("next")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|c| {
-            let tool = c.get("tool")?.as_str()?.to_owned();
-            let mut args = c.get("arguments")?.clone();
-            // The one placeholder: the pattern of a search the model chooses.
-            if args.get("pattern").and_then(Value::as_str) == Some("<regex>") {
-                args["pattern"] = json!("status");
-            }
-            Some((tool, args))
-        })
-        .collect()
+    let calls = |key: &str| {
+        v.get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| {
+                Some((
+                    c.get("tool")?.as_str()?.to_owned(),
+                    c.get("arguments")?.clone(),
+                ))
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut out = calls("next");
+    for (tool, args) in &out {
+        assert!(
+            !args
+                .as_object()
+                .is_some_and(|a| a.values().any(|v| v == "<regex>")),
+            "a `next` call of {tool} holds a blank: {args}"
+        );
+    }
+    for (tool, mut args) in calls("next_templates") {
+        // The one blank: the pattern of a search the model chooses.
+        assert_eq!(
+            args["pattern"], "<regex>",
+            "a template without its blank: {args}"
+        );
+        args["pattern"] = json!("status");
+        out.push((tool, args));
+    }
+    out
 }
 
 #[tokio::test]

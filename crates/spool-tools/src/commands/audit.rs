@@ -3,7 +3,8 @@
 use serde_json::Value;
 use spool_core::answer::Answer;
 use spool_core::audit::{AuditRow, Delivered, RefAudit, for_ref, recent};
-use spool_core::render::thousands;
+use spool_core::render::{range_text, thousands};
+use spool_core::words::plural;
 use spool_core::{Error, Store};
 
 use crate::cli::AuditArgs;
@@ -12,8 +13,8 @@ use crate::output;
 fn delivered_text(row: &AuditRow) -> String {
     match &row.delivered {
         Delivered::Error { error } => format!("error {error}"),
-        Delivered::Hits { hits, .. } => format!("{} hits", thousands(*hits)),
-        Delivered::Items { items } => format!("{} items", thousands(*items)),
+        Delivered::Hits { hits, .. } => plural(*hits, "hit", "hits"),
+        Delivered::Items { items } => plural(*items, "item", "items"),
         Delivered::Gc { freed_bytes, .. } => format!("gc freed {} bytes", thousands(*freed_bytes)),
         Delivered::Passed { bytes, .. } => format!("{} bytes, passed through", thousands(*bytes)),
         Delivered::Ranges { ranges, .. } if ranges.is_empty() => "nothing".into(),
@@ -23,10 +24,7 @@ fn delivered_text(row: &AuditRow) -> String {
             tokens,
             ..
         } => {
-            let ranges: Vec<String> = ranges
-                .iter()
-                .map(|r| format!("{} {}-{}", r.unit.as_str(), r.start, r.end))
-                .collect();
+            let ranges: Vec<String> = ranges.iter().map(range_text).collect();
             let sizes = match tokens {
                 Some(tokens) => {
                     format!("{} bytes, {} tokens", thousands(*bytes), thousands(*tokens))
@@ -44,7 +42,7 @@ fn whole_text(row: &AuditRow) -> String {
         return "-".into();
     };
     if let Some(hits) = t.get("hits").and_then(Value::as_u64) {
-        return format!("{} hits", thousands(hits));
+        return plural(hits, "hit", "hits");
     }
     let lines = t.get("lines").and_then(Value::as_u64).unwrap_or(0);
     let bytes = t.get("bytes").and_then(Value::as_u64).unwrap_or(0);
@@ -96,8 +94,8 @@ fn of_ref(report: &RefAudit, json: bool) {
             return;
         }
         let mut out = format!(
-            "{reference}: {} answers; whole: {} lines, {} bytes\n",
-            report.answers.len(),
+            "{reference}: {}; whole: {} lines, {} bytes\n",
+            plural(report.answers.len() as u64, "answer", "answers"),
             thousands(report.total.lines.unwrap_or(0)),
             thousands(report.total.bytes.unwrap_or(0)),
         );
@@ -111,12 +109,18 @@ fn of_ref(report: &RefAudit, json: bool) {
             match &report.never_delivered_lines {
                 Some(lines) => {
                     for ((a, b), (la, lb)) in report.never_delivered_bytes.iter().zip(lines) {
-                        out.push_str(&format!("  lines {la}-{lb} (bytes {a}-{b})\n"));
+                        out.push_str(&format!(
+                            "  lines {}-{} (bytes {}-{})\n",
+                            thousands(*la),
+                            thousands(*lb),
+                            thousands(*a),
+                            thousands(*b)
+                        ));
                     }
                 }
                 None => {
                     for (a, b) in &report.never_delivered_bytes {
-                        out.push_str(&format!("  bytes {a}-{b}\n"));
+                        out.push_str(&format!("  bytes {}-{}\n", thousands(*a), thousands(*b)));
                     }
                 }
             }
