@@ -62,7 +62,10 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     if reads_as_log(&real, &head) {
         new.preview = crate::envelope::Preview::Tail;
     }
-    new.dedup_key = Some(key.clone());
+    // A file changed within a tick of this look may change again keeping its whole stat:
+    // the snapshot is stored, not offered for reuse (git's racily clean rule).
+    let seen = crate::git::SeenStat::of(&stat);
+    new.dedup_key = (!seen.racy(clock::now_ms().saturating_mul(1_000_000))).then(|| key.clone());
     new.redo = Some(NextCall::new(
         "read",
         [("path", real.display().to_string().into())],

@@ -83,8 +83,55 @@ fn is_hex_id(s: &str) -> bool {
     (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// A file's size and modification time (nanoseconds since the epoch) as a walk saw them.
-pub(crate) type SeenStat = (u64, i64);
+/// A file's stat as git's own check compares it with an index entry (`core.trustctime` and
+/// `core.checkStat` at their defaults): size, modification and change times (nanoseconds
+/// since the epoch) and inode. A file rewritten in place with its size and mtime put back has
+/// a new change time, which no one can set; one replaced by another has a new inode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct SeenStat {
+    pub len: u64,
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+    pub ino: u64,
+}
+
+impl SeenStat {
+    pub fn of(m: &fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt as _;
+        // Wrapping, as release builds always computed it: a time past 2262 is no panic.
+        let ns = |s: i64, n: i64| s.wrapping_mul(1_000_000_000).wrapping_add(n);
+        Self {
+            len: m.len(),
+            mtime_ns: ns(m.mtime(), m.mtime_nsec()),
+            ctime_ns: ns(m.ctime(), m.ctime_nsec()),
+            ino: m.ino(),
+        }
+    }
+
+    /// Whether the file changed within one tick of its file system's clock before `now_ns`
+    /// (a time taken before it was seen): its stat cannot vouch that it did not change again
+    /// since, in the same tick, keeping all of it (git's "racily clean" rule, with the time it
+    /// was seen standing in for the index's). Times with nanoseconds come from a clock that
+    /// ticks every few milliseconds (a jiffy); whole seconds, from one that may tick every
+    /// second or two (FAT, HFS+, ext3): 20 ms and 2 s of margin.
+    pub fn racy(&self, now_ns: i64) -> bool {
+        let whole_seconds =
+            self.ctime_ns % 1_000_000_000 == 0 && self.mtime_ns % 1_000_000_000 == 0;
+        let tick = if whole_seconds {
+            2_000_000_000
+        } else {
+            20_000_000
+        };
+        self.ctime_ns.max(self.mtime_ns) > now_ns.saturating_sub(tick)
+    }
+}
+
+/// Nanoseconds since the epoch as the index writes a time: (seconds, nanoseconds); `None`
+/// before the epoch.
+fn index_time(ns: i64) -> Option<(u32, u32)> {
+    let secs = u64::try_from(ns.div_euclid(1_000_000_000)).ok()?;
+    Some((secs as u32, ns.rem_euclid(1_000_000_000) as u32))
+}
 
 /// One entry of the index: the path, its stat data when staged, and its blob id.
 #[derive(Debug, Clone)]
@@ -120,18 +167,17 @@ impl Entry {
         !racy && !smudged
     }
 
-    /// Whether a file of `len` bytes modified at `mtime` (seconds, nanoseconds) is unchanged
-    /// by git's own first check: size and time as staged, of an entry they can vouch for.
-    fn stat_matches(&self, len: u64, mtime: Option<(u32, u32)>) -> bool {
-        self.trusted && len == u64::from(self.size) && mtime == Some(self.mtime)
-    }
-
-    /// [`Entry::stat_matches`] for a file seen with `len` bytes, modified `ns` nanoseconds
-    /// after the epoch (a time before it matches nothing, as [`modified`] finds none).
-    fn seen_matches(&self, (len, ns): SeenStat) -> bool {
-        let secs = u64::try_from(ns.div_euclid(1_000_000_000)).ok();
-        let mtime = secs.map(|s| (s as u32, ns.rem_euclid(1_000_000_000) as u32));
-        mtime.is_some() && self.stat_matches(len, mtime)
+    /// Whether a file seen with `stat` is unchanged by git's own first check: its size, times
+    /// and inode as staged, of an entry they can vouch for. A size and mtime put back after a
+    /// rewrite leave the change time new (regression: such a file was `dirty: false` while
+    /// `git status` said ` M`). A time before the epoch matches nothing.
+    fn stat_matches(&self, stat: &SeenStat) -> bool {
+        self.trusted
+            && stat.len == u64::from(self.size)
+            && index_time(stat.mtime_ns) == Some(self.mtime)
+            && index_time(stat.ctime_ns) == Some(self.ctime)
+            // The index keeps the inode's low 32 bits.
+            && stat.ino as u32 == self.ino
     }
 }
 
@@ -140,7 +186,10 @@ fn index(repo: &Repo) -> Option<Vec<Entry>> {
     use std::io::Read as _;
     let mut file = fs::File::open(repo.git_dir.join("index")).ok()?;
     // The time of the file read: an entry staged within its last tick is checked by content.
-    let index_mtime = file.metadata().ok().as_ref().and_then(modified);
+    let index_mtime = file
+        .metadata()
+        .ok()
+        .and_then(|m| index_time(SeenStat::of(&m).mtime_ns));
     let mut data = Vec::new();
     file.read_to_end(&mut data).ok()?;
     if data.len() < 12 || &data[..4] != b"DIRC" {
@@ -269,22 +318,13 @@ fn entry_changed(repo: &Repo, entry: &Entry) -> Option<bool> {
         // A symlink or submodule: not read here.
         return None;
     }
-    if entry.stat_matches(meta.len(), modified(&meta)) {
+    if entry.stat_matches(&SeenStat::of(&meta)) {
         return Some(false);
     }
     // The open file's own size: what is hashed is what was measured.
     let file = fs::File::open(&path).ok()?;
     let len = file.metadata().ok()?.len();
     Some(blob_id_of(file, len)? != entry.id)
-}
-
-fn modified(meta: &fs::Metadata) -> Option<(u32, u32)> {
-    let since = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
-    Some((since.as_secs() as u32, since.subsec_nanos()))
 }
 
 /// The path of `path` inside the working tree, `/`-separated, as the index names it.
@@ -325,7 +365,6 @@ pub struct IndexSays {
 /// What the index says of `file`, whose open handle's metadata is `stat`; one read of the
 /// index for both (a first read in a 20,000-file repository read it twice, 2.6 ms more).
 pub fn index_says(repo: &Repo, file: &Path, stat: &fs::Metadata) -> IndexSays {
-    use std::os::unix::fs::MetadataExt as _;
     let Some((rel, entries)) = relative(repo, file).zip(index(repo)) else {
         return IndexSays::default();
     };
@@ -335,11 +374,7 @@ pub fn index_says(repo: &Repo, file: &Path, stat: &fs::Metadata) -> IndexSays {
             dirty: Some(true),
         };
     };
-    let ctime = (stat.ctime() as u32, stat.ctime_nsec() as u32);
-    let vouched = entry.stat_matches(stat.len(), modified(stat))
-        && entry.ctime == ctime
-        && entry.ino == stat.ino() as u32;
-    if vouched {
+    if entry.stat_matches(&SeenStat::of(stat)) {
         IndexSays {
             vouched_blob: Some(crate::hex::hex("", &entry.id)),
             dirty: Some(false),
@@ -443,7 +478,7 @@ impl DirtyCheck {
         let mut seen_same = vec![false; self.entries.len()];
         for &(entry, seen) in passed {
             if let (Some(e), Some(same)) = (self.entries.get(entry), seen_same.get_mut(entry)) {
-                *same = e.seen_matches(seen);
+                *same = e.stat_matches(&seen);
             }
         }
         let mut place_of = vec![usize::MAX; self.entries.len()];
@@ -507,7 +542,7 @@ impl DirtyCheck {
             .entries
             .iter()
             .zip(&self.places)
-            .filter(|&(e, &i)| !seen(i).is_some_and(|seen| e.seen_matches(seen)))
+            .filter(|&(e, &i)| !seen(i).is_some_and(|seen| e.stat_matches(&seen)))
             .map(|(e, _)| e)
             .collect();
         let (changed, unknown) = entries_changed(repo, &left);
@@ -628,8 +663,23 @@ mod tests {
             trusted: false,
             ..staged((100, 500), 3, [1; 20])
         };
-        assert!(!racy.stat_matches(3, Some((100, 500))));
-        assert!(staged((100, 499), 3, [1; 20]).stat_matches(3, Some((100, 499))));
+        let seen = |mtime_ns| SeenStat {
+            len: 3,
+            mtime_ns,
+            ..SeenStat::default()
+        };
+        assert!(!racy.stat_matches(&seen(100_000_000_500)));
+        let good = staged((100, 499), 3, [1; 20]);
+        assert!(good.stat_matches(&seen(100_000_000_499)));
+        // The same size and mtime with another change time or inode: not unchanged.
+        assert!(!good.stat_matches(&SeenStat {
+            ctime_ns: 7,
+            ..seen(100_000_000_499)
+        }));
+        assert!(!good.stat_matches(&SeenStat {
+            ino: 9,
+            ..seen(100_000_000_499)
+        }));
     }
 
     #[test]
@@ -688,13 +738,25 @@ mod tests {
             let check = DirtyCheck::of(vec![staged.clone()], String::new()).unwrap();
             check.prepare(&repo, (false, false), [], passed).dirty
         };
-        assert!(!dirty(&[(0, (12, at))]));
+        let seen = |len, mtime_ns| SeenStat {
+            len,
+            mtime_ns,
+            ..SeenStat::default()
+        };
+        assert!(!dirty(&[(0, seen(12, at))]));
         assert!(dirty(&[]));
-        assert!(dirty(&[(0, (13, at))]));
-        assert!(dirty(&[(0, (12, at + 1))]));
-        assert!(dirty(&[(0, (12, -1))]));
+        assert!(dirty(&[(0, seen(13, at))]));
+        assert!(dirty(&[(0, seen(12, at + 1))]));
+        assert!(dirty(&[(0, seen(12, -1))]));
+        assert!(dirty(&[(
+            0,
+            SeenStat {
+                ctime_ns: 1,
+                ..seen(12, at)
+            }
+        )]));
         // An entry number past the entries is ignored.
-        assert!(dirty(&[(1, (12, at))]));
+        assert!(dirty(&[(1, seen(12, at))]));
     }
 
     #[test]

@@ -229,7 +229,8 @@ impl SearchAnswer {
         }
     }
 
-    /// `next` from `repeat` and `next_cursor`.
+    /// `next` from `repeat` and `next_cursor`; for a directory search that found nothing, the
+    /// same search over what it left out (see [`Self::wider`]).
     fn set_next(&mut self) {
         self.next.clear();
         if let Some(c) = &self.next_cursor {
@@ -240,6 +241,65 @@ impl SearchAnswer {
                 arguments,
             });
         }
+        if self.hit_count == 0 && self.scope.first_hit_index() == 0 {
+            let wider = self.wider();
+            self.next.extend(wider.into_iter().map(|(call, _)| call));
+        }
+    }
+
+    /// The same search over the files a directory search left out by a restriction of its
+    /// own (outside its globs, ignored, hidden), each with what it adds: "found nothing here"
+    /// is not "found nothing", and these are the calls that look where it did not.
+    pub fn wider(&self) -> Vec<(NextCall, String)> {
+        let Scope::Tree(t) = &self.scope else {
+            return Vec::new();
+        };
+        if self.repeat.is_empty() {
+            return Vec::new();
+        }
+        let k = &t.files_skipped;
+        let mut out = Vec::new();
+        let mut with = |change: &dyn Fn(&mut Map<String, Value>), adds: &str| {
+            let mut arguments = self.repeat.clone();
+            arguments.shift_remove("cursor");
+            change(&mut arguments);
+            out.push((
+                NextCall {
+                    tool: "search".into(),
+                    arguments,
+                },
+                adds.to_owned(),
+            ));
+        };
+        if !t.globs.is_empty() && k.outside_glob != Some(0) {
+            with(
+                &|a| {
+                    a.shift_remove("glob");
+                },
+                if t.globs.len() == 1 {
+                    "without the glob"
+                } else {
+                    "without the globs"
+                },
+            );
+        }
+        if !t.no_ignore && k.ignored != Some(0) {
+            with(
+                &|a| {
+                    a.insert("no_ignore".into(), Value::Bool(true));
+                },
+                "with the ignored files",
+            );
+        }
+        if !t.hidden && k.hidden.is_some_and(|n| n > 0) {
+            with(
+                &|a| {
+                    a.insert("hidden".into(), Value::Bool(true));
+                },
+                "with the hidden files",
+            );
+        }
+        out
     }
 
     /// Why this answer is not every hit, as its reason code: the search stopping early (its

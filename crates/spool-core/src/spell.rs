@@ -129,6 +129,9 @@ pub fn cli_text(call: &NextCall) -> String {
             if flag("hidden") {
                 out.push_str(" --hidden");
             }
+            if flag("no_ignore") {
+                out.push_str(" --no-ignore");
+            }
             glob_flags(a, &mut out);
             if let Some(limit) = num("limit") {
                 out.push_str(&format!(" --limit {limit}"));
@@ -155,6 +158,9 @@ pub fn cli_text(call: &NextCall) -> String {
             }
             if flag("hidden") {
                 out.push_str(" --hidden");
+            }
+            if flag("no_ignore") {
+                out.push_str(" --no-ignore");
             }
             if let Some(context) = num("context").filter(|c| *c > 0) {
                 out.push_str(&format!(" -C {context}"));

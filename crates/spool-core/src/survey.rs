@@ -36,10 +36,10 @@ impl Tracked<'_> {
 /// What the survey found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Survey {
-    /// Every regular file under the directory (`.git` left out) and how many of them are
-    /// hidden (a name on their path starts with `.`); `None` when not asked for, or not
-    /// counted within the time given.
-    pub counts: Option<(u64, u64)>,
+    /// Every regular file under the directory (`.git` left out), how many of them are hidden
+    /// and how many only the globs left out; `None` when not asked for, or not counted within
+    /// the time given.
+    pub counts: Option<Counts>,
     /// A file (or symlink) neither tracked nor ignored is there.
     pub untracked: bool,
     /// A name the index cannot be asked about (not UTF-8) may be untracked.
@@ -53,7 +53,23 @@ pub(crate) struct Survey {
     pub tracked_passed: Vec<(usize, crate::git::SeenStat)>,
 }
 
+/// The files under a surveyed directory, by what left them out.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counts {
+    /// Every regular file (`.git` left out).
+    pub all: u64,
+    /// Those with a hidden name on their path (a name that starts with `.`).
+    pub hidden: u64,
+    /// Those the walk's rules would have read and only its globs left out: (not hidden,
+    /// hidden).
+    pub outside: (u64, u64),
+}
+
 /// A directory still to read.
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "what the walk knows of a directory on its way, each a fact of its own"
+)]
 pub(crate) struct Pending {
     pub path: PathBuf,
     /// The rules of the directory it is in (for the top, of the one above it).
@@ -67,6 +83,9 @@ pub(crate) struct Pending {
     pub checked: bool,
     /// Git ignores it or a directory it is in.
     pub git_ignored: bool,
+    /// Only the globs left it out: its files are outside them, unless the rules leave them
+    /// out too.
+    pub outside_glob: bool,
 }
 
 /// A directory read: its entries and its rules.
@@ -88,6 +107,7 @@ impl Pending {
             hidden: false,
             checked: true,
             git_ignored: false,
+            outside_glob: false,
         };
         (context, top)
     }
@@ -122,6 +142,13 @@ pub(crate) struct LeftOut {
     /// The hidden files it let through (an ignore rule took them back in, or hidden files were
     /// asked for): counted here, as it walked, not by a look at each walked path after it.
     pub walked_hidden: u64,
+    /// The files of the directories it read that only its globs left out: (not hidden,
+    /// hidden).
+    pub outside: (u64, u64),
+    /// The walk's rules, which the survey applies to the files under a directory only the
+    /// globs left out: hidden names skipped, the ignore files applied.
+    pub skip_hidden: bool,
+    pub ignore_files: bool,
     /// The directories it did not read.
     pub dirs: Vec<Pending>,
     /// Files and symlinks it read past that the dirty check compares with the index, by path
@@ -156,6 +183,8 @@ impl LeftOut {
         self.counted.0 += other.counted.0;
         self.counted.1 += other.counted.1;
         self.walked_hidden += other.walked_hidden;
+        self.outside.0 += other.outside.0;
+        self.outside.1 += other.outside.1;
         self.dirs.extend(other.dirs);
         self.unsearched.extend(other.unsearched);
         self.repos.extend(other.repos);
@@ -173,6 +202,11 @@ struct Shared<'a> {
     counting: AtomicBool,
     all: AtomicU64,
     hidden: AtomicU64,
+    outside: AtomicU64,
+    outside_hidden: AtomicU64,
+    /// The walk's rules (see [`LeftOut::skip_hidden`]).
+    skip_hidden: bool,
+    ignore_files: bool,
     untracked: AtomicBool,
     unknown: AtomicBool,
 }
@@ -214,6 +248,10 @@ pub(crate) fn finish(
         counting: AtomicBool::new(count_within.is_some()),
         all: AtomicU64::new(left.counted.0),
         hidden: AtomicU64::new(left.counted.1),
+        outside: AtomicU64::new(left.outside.0),
+        outside_hidden: AtomicU64::new(left.outside.1),
+        skip_hidden: left.skip_hidden,
+        ignore_files: left.ignore_files,
         untracked: AtomicBool::new(false),
         unknown: AtomicBool::new(git.is_some() && left.unknown),
     };
@@ -249,7 +287,14 @@ pub(crate) fn finish(
     });
     let counted = shared.counting.load(Ordering::Relaxed) && count_within.is_some();
     Survey {
-        counts: counted.then(|| (shared.all.into_inner(), shared.hidden.into_inner())),
+        counts: counted.then(|| Counts {
+            all: shared.all.into_inner(),
+            hidden: shared.hidden.into_inner(),
+            outside: (
+                shared.outside.into_inner(),
+                shared.outside_hidden.into_inner(),
+            ),
+        }),
         untracked: shared.untracked.into_inner(),
         unknown: shared.unknown.into_inner(),
         tracked_walked,
@@ -292,6 +337,17 @@ fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scrat
         checked = false;
     }
     let (mut files, mut hidden_files) = (0u64, 0u64);
+    let mut outside = (0u64, 0u64);
+    // Under a directory only the globs left out, what the walk's rules would leave out anyway
+    // is counted by them, the rest as outside the globs.
+    let rules_out = |path: &Path, is_dir: bool, name: &std::ffi::OsStr| match level
+        .said(path, is_dir, context)
+        .search
+        .filter(|_| shared.ignore_files)
+    {
+        Some(ignored) => ignored,
+        None => shared.skip_hidden && name.as_encoded_bytes().starts_with(b"."),
+    };
     for e in entries.iter() {
         let name = e.name();
         if name == ".git" {
@@ -303,6 +359,7 @@ fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scrat
         if kind.is_dir() {
             let path = level.path.join(name);
             let git_ignored = checked && level.said(&path, true, context).git_ignored;
+            let outside_glob = d.outside_glob && counting && !rules_out(&path, true, name);
             found.push(Pending {
                 rel: rel.map(|(r, n)| format!("{r}{n}/")),
                 path,
@@ -310,12 +367,20 @@ fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scrat
                 hidden,
                 checked,
                 git_ignored,
+                outside_glob,
             });
             continue;
         }
         if kind.is_file() {
             files += 1;
             hidden_files += u64::from(hidden);
+            if d.outside_glob && counting && !rules_out(&level.path.join(name), false, name) {
+                if hidden {
+                    outside.1 += 1;
+                } else {
+                    outside.0 += 1;
+                }
+            }
         }
         if !checked || !(kind.is_file() || kind.is_symlink()) {
             continue;
@@ -342,5 +407,9 @@ fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scrat
     if counting {
         shared.all.fetch_add(files, Ordering::Relaxed);
         shared.hidden.fetch_add(hidden_files, Ordering::Relaxed);
+        shared.outside.fetch_add(outside.0, Ordering::Relaxed);
+        shared
+            .outside_hidden
+            .fetch_add(outside.1, Ordering::Relaxed);
     }
 }

@@ -50,7 +50,7 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         // refused as `read` refuses it, never opened).
         roots.open_file(req.path)?;
     }
-    let walked = if single {
+    let mut walked = if single {
         // A file maps as its outline; it is walked alone, dotfile or not.
         let mut w = walk::walk(&real, &[], true)?;
         for f in &mut w.files {
@@ -155,14 +155,11 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         }
     }
     let mut counts = counted(&gathered.outcomes);
-    let filter = spool_core::search::tree::Filter {
-        globs: &[],
-        hidden: false,
-    };
+    let filter = spool_core::search::tree::Filter::default();
     // A single file's map counts nothing left out; its version is found all the same.
     let within = (!single).then(|| deadline.saturating_duration_since(Instant::now()));
     let ((ignored, hidden), tree) =
-        spool_core::search::tree::left_out_and_version(&real, &filter, &walked, within);
+        spool_core::search::tree::left_out_and_version(&real, &filter, &mut walked, within);
     if !single {
         (counts.ignored, counts.hidden) = (ignored, hidden);
     }
@@ -187,7 +184,13 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         Version::Map(version),
     ));
     new.redo = Some(map_call(req.path, req.focus));
-    new.dedup_key = Some(key);
+    // A file changed within a tick of the walk may change again unseen: stored, not reused
+    // (a key no lookup names, that still names the tree and focus a cursor checks).
+    new.dedup_key = Some(if walked.racy {
+        format!("{key}~racy~{}", spool_core::clock::now_ms())
+    } else {
+        key
+    });
     let meta = store.put(new, text.as_bytes())?;
     if meta.state != ArtifactState::Complete {
         return Err(Error::Unavailable {

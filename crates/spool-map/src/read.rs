@@ -127,8 +127,8 @@ pub fn read_and_parse(
         .iter()
         .map(|lang| lang.is_none().then_some(Outcome::Listed(Why::NoGrammar)))
         .collect();
-    let code = Walked {
-        files: walked
+    let code = Walked::new(
+        walked
             .files
             .iter()
             .filter(|f| langs[f.index].is_some())
@@ -139,8 +139,8 @@ pub fn read_and_parse(
                 index: f.index,
             })
             .collect(),
-        digest: walked.digest.clone(),
-    };
+        walked.digest.clone(),
+    );
     let gather = RefCell::new(Gather {
         outcomes,
         names,

@@ -22,10 +22,11 @@ its sha256, mtime and git commit, so continuations read that same version. Do no
 something is absent from the part you saw: search for it.";
 
 pub const SEARCH: &str = "Search the whole of a stored artifact (`ref`), a file, or every file under a directory \
-(`path`: .gitignore respected, hidden and binary files skipped, `glob` to narrow). Counts every \
-hit (`hit_count`), returns a page (`limit`, default 50) and says whether more exist \
-(`truncated`, `next_cursor`). The scope says what was searched: files searched and skipped, the \
-git commit. Zero hits say where it looked. A directory's hit list is stored, so every page comes \
+(`path`: .gitignore respected unless `no_ignore`, hidden files only with `hidden`, binary files \
+skipped, `glob` to narrow). Counts every hit (`hit_count`), returns a page (`limit`, default 50) \
+and says whether more exist (`truncated`, `next_cursor`). The scope says what was searched: the \
+globs, files searched, files left out counted by why (outside the glob, ignored, hidden), the git \
+commit. Zero hits say where it looked, and `next` holds the searches of what was left out. A directory's hit list is stored, so every page comes \
 from one snapshot. Not sure of the exact word? Give `query` (words) instead of `pattern`: the \
 passages of a `ref` or a file holding any of them, ranked best first, every one counted.";
 

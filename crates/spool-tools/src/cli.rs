@@ -218,6 +218,10 @@ pub struct FindArgs {
 }
 
 #[derive(Debug, Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is a flag of the command, as a person types it"
+)]
 pub struct SearchArgs {
     /// A regular expression (or, with --literal, plain text). With --query, leave it out: the
     /// first argument is then the target.
@@ -237,6 +241,10 @@ pub struct SearchArgs {
     /// For a directory: search hidden files too (`.gitignore`d files stay out).
     #[arg(long)]
     pub hidden: bool,
+    /// For a directory: search the files `.gitignore` and the other ignore files leave out
+    /// too (build output, vendored code).
+    #[arg(long)]
+    pub no_ignore: bool,
     /// Search for the pattern as plain text.
     #[arg(short = 'F', long)]
     pub literal: bool,

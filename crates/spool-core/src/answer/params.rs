@@ -120,6 +120,10 @@ pub struct ReadParams {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is a flag of the tool, as the model sends it"
+)]
 pub struct SearchParams {
     /// A regular expression (Rust regex syntax), or plain text with `literal: true`. Give this
     /// or `query`.
@@ -151,6 +155,10 @@ pub struct SearchParams {
     /// files stay out). Without it they are skipped and counted as hidden.
     #[serde(default)]
     pub hidden: bool,
+    /// For a directory: search the files `.gitignore` and the other ignore files leave out too
+    /// (build output, vendored code). Without it they are skipped and counted as ignored.
+    #[serde(default)]
+    pub no_ignore: bool,
     /// Lines of context around each hit.
     #[serde(default)]
     pub context: Option<u64>,

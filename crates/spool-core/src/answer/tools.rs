@@ -275,6 +275,7 @@ pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
                         &crate::search::tree::Filter {
                             globs: &p.glob,
                             hidden: p.hidden,
+                            no_ignore: p.no_ignore,
                         },
                         &paging,
                         cx.search_budget,
@@ -321,6 +322,7 @@ pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
             &crate::search::tree::Filter {
                 globs: &p.glob,
                 hidden: p.hidden,
+                no_ignore: p.no_ignore,
             },
             &paging,
             cx.search_budget,

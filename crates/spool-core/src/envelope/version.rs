@@ -163,6 +163,9 @@ pub struct SearchVersion {
     pub globs: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hidden: bool,
+    /// The ignore files were not applied.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_ignore: bool,
     #[serde(default, skip_serializing_if = "Value::is_null")]
     pub scope: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -83,7 +83,7 @@ impl<T> PreRead<T> {
 /// large ones, and the ones found once `budget` has passed are read there, in turn.
 pub fn walk_reading<S, T, St, W>(
     dir: &std::path::Path,
-    (globs, hidden): (&[String], bool),
+    filter: &walk::Filter<'_>,
     (roots, max_bytes, budget, held_most): (&Roots, u64, Duration, usize),
     state: &St,
     work: &W,
@@ -96,7 +96,7 @@ where
 {
     let started = Instant::now();
     let held = AtomicUsize::new(0);
-    let (walked, pre, left) = walk::walk_visiting(dir, globs, hidden, &|| {
+    let (walked, pre, left) = walk::walk_visiting(dir, filter, &|| {
         let mut own = state();
         let mut beneath = Opener::new(roots);
         let held = &held;
@@ -369,7 +369,7 @@ mod tests {
         let (walked, pre) = if let Some(most) = held_most {
             walk_reading(
                 dir,
-                (&[], false),
+                &walk::Filter::default(),
                 (&roots, 1 << 20, Duration::from_mins(1), most),
                 &state,
                 &work,

@@ -63,6 +63,7 @@ pub fn search_words_tree(
         &looked_for.join(" "),
         &filter.globs.join("\u{1}"),
         if filter.hidden { "h" } else { "-" },
+        if filter.no_ignore { "n" } else { "-" },
     ]);
     let (copy, first) = match &paging.cursor {
         Some(c) => {
@@ -117,9 +118,7 @@ pub fn search_words_tree(
     if !filter.globs.is_empty() {
         repeat.insert("glob".into(), Value::from(filter.globs.to_vec()));
     }
-    if filter.hidden {
-        repeat.insert("hidden".into(), Value::Bool(true));
-    }
+    super::tree::filter_args(filter, &mut repeat);
     if let Some(l) = paging.limit {
         repeat.insert("limit".into(), l.into());
     }
@@ -219,21 +218,26 @@ fn stored_passages(
     budget: Duration,
 ) -> Result<String> {
     let started = Instant::now();
-    let walked = walk::walk(dir, filter.globs, filter.hidden)?;
+    let mut walked = walk::walk_filtered(dir, filter)?;
     let key = format!(
-        "words-tree:{TREE_INDEX_VERSION}:{}:{}:{}:{}",
+        "words-tree:{TREE_INDEX_VERSION}:{}:{}:{}:{}:{}",
         dir.display(),
         filter.globs.join("\u{1}"),
         filter.hidden,
+        filter.no_ignore,
         walked.digest
     );
     // A build that ran out of time is not reused: the next search tries the whole tree again.
     if let Some(found) = store.find_by_dedup(&key)?
         && !found.source.version.timed_out()
         && store.words_path(&found.reference).exists()
-        && super::tree::states_the_tree_now(&found, dir, &walked.digest)
     {
-        return Ok(found.reference);
+        let within = budget.min(Duration::from_secs(2));
+        if super::tree::still_states(&found, dir, filter, &mut walked, within) {
+            return Ok(found.reference);
+        }
+        // The walk's note of what the globs left out went to that check: walked again.
+        walked = walk::walk_filtered(dir, filter)?;
     }
     let root_shown = if shown_root.is_empty() {
         ".".to_owned()
@@ -244,7 +248,8 @@ fn stored_passages(
         format!("word index of {root_shown}"),
         Version::Search(SearchVersion::default()),
     ));
-    new.dedup_key = Some(key);
+    // A file changed within a tick of the walk may change again unseen: stored, not reused.
+    new.dedup_key = (!walked.racy).then_some(key);
     let mut writer = store.create(new)?;
     let final_path = store.words_path(writer.reference());
     let building = final_path.with_extension(format!("building-{}", std::process::id()));
@@ -303,6 +308,7 @@ fn stored_passages(
             dir,
             root: root_shown,
             filter,
+            left: walked.left.take(),
             walked: &walked,
             started,
             budget: budget * BUILD_BUDGET_FACTOR,

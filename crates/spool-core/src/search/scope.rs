@@ -10,6 +10,10 @@ pub use crate::envelope::TreeVersion;
 /// The scope of a search answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one answer holds one scope; the tree's is the common one"
+)]
 pub enum Scope {
     /// Every file a directory search read (tried first: it alone has `files_searched`).
     Tree(TreeScope),
@@ -111,6 +115,16 @@ pub struct TreeScope {
     #[serde(rename = "ref")]
     pub reference: Option<String>,
     pub version: TreeVersion,
+    /// The globs the files searched match (`!` excludes): the search is not of the whole
+    /// root when there are any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub globs: Vec<String>,
+    /// Hidden files were searched too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
+    /// The ignore files were not applied: ignored files were searched too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_ignore: bool,
     pub files_searched: u64,
     pub files_skipped: Skipped,
     pub duration_ms: u64,
@@ -132,6 +146,10 @@ pub struct Skipped {
     /// Dotfiles (absent when they were searched, or not counted in time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden: Option<u64>,
+    /// Files the ignore rules and the hidden rule would have searched and only the globs left
+    /// out (absent without globs, or when not counted in time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_glob: Option<u64>,
     pub too_large: u64,
     /// Could not be opened or read.
     #[serde(default)]

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use super::{Scope, SearchAnswer};
 use crate::envelope::NextCall;
 use crate::render::{self, Dialect, thousands};
+use crate::words::plural;
 
 /// Where the search looked, in words, and the target a read of a hit names.
 fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
@@ -26,33 +27,14 @@ fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
                     )
                 })
                 .unwrap_or_default();
-            let skipped = &t.files_skipped;
-            let ignored = skipped.ignored.map_or_else(
-                || "ignored: not counted".to_owned(),
-                |n| format!("{} ignored", thousands(n)),
-            );
-            // Counts that are most often zero are named only when they are not.
-            let mut also = String::new();
-            for (n, word) in [
-                (skipped.hidden.unwrap_or(0), "hidden"),
-                (skipped.unreadable, "unreadable"),
-            ] {
-                if n > 0 {
-                    also.push_str(&format!(", {} {word}", thousands(n)));
-                }
-            }
             let files = t.files_searched;
             (
                 format!(
-                    "{} under `{}`{commit} (skipped: {} binary, {ignored}, {} too large{also})",
-                    if files == 1 {
-                        "1 file".to_owned()
-                    } else {
-                        format!("{} files", thousands(files))
-                    },
+                    "{} under `{}`{}{commit} ({})",
+                    plural(files, "file", "files"),
                     t.root,
-                    thousands(skipped.binary),
-                    thousands(skipped.too_large),
+                    globs_text(&t.globs),
+                    not_searched(t),
                 ),
                 vec![("path", Value::from(t.root.clone()))],
             )
@@ -68,6 +50,80 @@ fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
             vec![("ref", Value::from(s.reference.clone()))],
         ),
     }
+}
+
+/// The globs a search's files match, in words (" matching the glob `*.rs`").
+fn globs_text(globs: &[String]) -> String {
+    match globs {
+        [] => String::new(),
+        [one] => format!(" matching the glob `{one}`"),
+        many => format!(
+            " matching the globs {}",
+            many.iter()
+                .map(|g| format!("`{g}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// What a directory search did not read, each restriction counted apart: outside the globs,
+/// ignored by the ignore files, hidden, binary, too large, unreadable.
+fn not_searched(t: &super::TreeScope) -> String {
+    let k = &t.files_skipped;
+    let count = |n: Option<u64>, what: &str| {
+        n.map_or_else(
+            || format!("{what}: not counted"),
+            |n| format!("{} {what}", thousands(n)),
+        )
+    };
+    let mut parts = Vec::new();
+    if !t.globs.is_empty() {
+        let what = if t.globs.len() == 1 {
+            "outside the glob"
+        } else {
+            "outside the globs"
+        };
+        parts.push(count(k.outside_glob, what));
+    }
+    if !t.no_ignore {
+        parts.push(count(k.ignored, "ignored by .gitignore rules"));
+    }
+    // Counts that are most often zero are named only when they are not.
+    if let Some(n) = k.hidden.filter(|n| *n > 0) {
+        parts.push(format!("{} hidden", thousands(n)));
+    }
+    parts.push(format!("{} binary", thousands(k.binary)));
+    parts.push(format!("{} too large", thousands(k.too_large)));
+    if k.unreadable > 0 {
+        parts.push(format!("{} unreadable", thousands(k.unreadable)));
+    }
+    let mut out = format!("not searched: {}", parts.join(", "));
+    if t.no_ignore {
+        out.push_str("; the ignore files were not applied");
+    }
+    out
+}
+
+/// The searches that look where a directory search that found nothing did not (outside its
+/// globs, ignored or hidden files), in words: `search path=. pattern=x (without the globs), or
+/// ...`.
+fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
+    if a.hit_count > 0 {
+        return None;
+    }
+    let wider = a.wider();
+    if wider.is_empty() {
+        return None;
+    }
+    let calls: Vec<String> = wider
+        .iter()
+        .map(|(call, adds)| format!("{} ({adds})", crate::spell::call(call, dialect)))
+        .collect();
+    Some(format!(
+        "\n The files left out were not searched: absent here is not absent there. To look there: {}",
+        calls.join(", or ")
+    ))
 }
 
 /// The search answer in words: counts and scope first, then the hits.
@@ -129,7 +185,10 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
         )
     });
     if a.hit_count == 0 {
-        return format!("[SEARCH: no hits for {pattern}{flags}; searched {where_}.{stopped}]");
+        let wider = wider_text(a, dialect).unwrap_or_default();
+        return format!(
+            "[SEARCH: no hits for {pattern}{flags}; searched {where_}.{stopped}{wider}]"
+        );
     }
     let first = a.scope.first_hit_index();
     let hits_word = if a.hit_count == 1 { "hit" } else { "hits" };
@@ -187,8 +246,9 @@ fn ranked_notice(a: &SearchAnswer, words: &super::WordQuery, dialect: Dialect) -
     let at = target.first().cloned().unwrap_or(("ref", Value::Null));
     if a.hit_count == 0 {
         let regex = NextCall::search_template(at);
+        let wider = wider_text(a, dialect).unwrap_or_default();
         return format!(
-            "[SEARCH: no passage holds any of the words {looked}{left_out}; searched {where_}. Try other words, or a regex: {}]",
+            "[SEARCH: no passage holds any of the words {looked}{left_out}; searched {where_}. Try other words, or a regex: {}{wider}]",
             crate::spell::call(&regex, dialect)
         );
     }

@@ -45,19 +45,12 @@ pub fn search_path(
 ) -> Result<SearchAnswer> {
     let filter = Filter {
         globs,
-        hidden: false,
+        ..Filter::default()
     };
     search_tree(store, roots, path, query, &filter, paging, budget)
 }
 
-/// Which files of a directory a search reads.
-#[derive(Debug, Clone, Copy)]
-pub struct Filter<'a> {
-    /// Only files matching these globs (`!` excludes).
-    pub globs: &'a [String],
-    /// Hidden files too (`.gitignore`d files stay out).
-    pub hidden: bool,
-}
+pub use super::walk::Filter;
 
 /// Searches `path` (a directory, or a file) inside the roots, reading the files `filter` lets
 /// through.
@@ -90,6 +83,7 @@ pub fn search_tree(
         &globs.join("\u{1}"),
         &paging.context.to_string(),
         if filter.hidden { "h" } else { "-" },
+        if filter.no_ignore { "n" } else { "-" },
     ]);
     if let Some(c) = &paging.cursor {
         let p: TreeCursor = cursor::open(store, c)?;
@@ -110,13 +104,22 @@ pub fn search_tree(
     Ok(answer)
 }
 
-/// The arguments that repeat a directory search, `hidden` among them when it was asked for.
+/// The arguments that repeat a directory search, `hidden` and `no_ignore` among them when they
+/// were asked for.
 fn repeat(path: &str, query: &Query, paging: &Paging, filter: &Filter<'_>) -> Map<String, Value> {
     let mut args = super::repeat_args(("path", path), query, paging, filter.globs);
+    filter_args(filter, &mut args);
+    args
+}
+
+/// `hidden` and `no_ignore` as the call that repeats a search gives them, when asked for.
+pub(super) fn filter_args(filter: &Filter<'_>, args: &mut Map<String, Value>) {
     if filter.hidden {
         args.insert("hidden".into(), Value::Bool(true));
     }
-    args
+    if filter.no_ignore {
+        args.insert("no_ignore".into(), Value::Bool(true));
+    }
 }
 
 /// The cursor that continues a stored hit list at hit `at` (0-based).
@@ -153,17 +156,21 @@ fn run_search(
 ) -> Result<String> {
     let matcher = build_matcher(query)?;
     let started = Instant::now();
+    let started_ms = crate::clock::now_ms();
     let key_prefix = format!("tree:{}:{query_digest}:", dir.display());
     let walked_already = if store.has_dedup_prefix(&key_prefix)? {
-        let walked = walk::walk(dir, filter.globs, filter.hidden)?;
+        let mut walked = walk::walk_filtered(dir, filter)?;
+        let within = budget.min(Duration::from_secs(2));
         // A list that ran out of time is not reused: the next search tries the whole tree.
         if let Some(found) = store.find_by_dedup(&format!("{key_prefix}{}", walked.digest))?
             && !found.source.version.timed_out()
-            && states_the_tree_now(&found, dir, &walked.digest)
+            && still_states(&found, dir, filter, &mut walked, within)
         {
             return Ok(found.reference);
         }
-        Some(walked)
+        // The walk's note of what the globs left out went to that check: with globs, the
+        // search walks again to count them.
+        filter.globs.is_empty().then_some(walked)
     } else {
         None
     };
@@ -182,14 +189,15 @@ fn run_search(
         // are walked and read (a walk leaves a core idle part of its time).
         let git_side = outer.spawn(|| GitSide::find(dir));
         let (walked, pre, left_out) = match walked_already {
-            Some(walked) => {
+            Some(mut walked) => {
                 let n = walked.files.len();
-                (walked, parallel::PreRead::none(n), None)
+                let left = walked.left.take();
+                (walked, parallel::PreRead::none(n), left)
             }
             // The walk's own time counts against the budget.
             None => parallel::walk_reading(
                 dir,
-                (filter.globs, filter.hidden),
+                filter,
                 (
                     roots,
                     MAX_FILE_BYTES,
@@ -239,6 +247,7 @@ fn run_search(
             root: root_shown,
             filter,
             walked: &walked,
+            left: None,
             started,
             budget,
         };
@@ -289,11 +298,14 @@ fn run_search(
                 }
                 // Its thread failed: the counts unknown, the version found here.
                 None => Beside {
-                    left_out: (None, None),
+                    left_out: LeftOutCounts::default(),
                     version: tree_version(dir, &digest),
                 },
             });
             let scope = scope_of(walk_info, n, timed_out.as_deref(), "searched", beside);
+            // A file changed within a tick of its look may change again unseen by its stat:
+            // the list is stored, not offered for reuse (git's racily clean rule).
+            let racy = walk::any_racy(&seen, started_ms);
             drop_later(seen);
             let version = SearchVersion {
                 query: serde_json::to_value(query).unwrap_or(Value::Null),
@@ -302,7 +314,7 @@ fn run_search(
             tracing::debug!(ms = ?started.elapsed(), "stated");
             (
                 Some(Version::Search(version)),
-                Some(format!("{key_prefix}{digest}")),
+                (!racy).then(|| format!("{key_prefix}{digest}")),
             )
         };
         let meta = writer.finish_while(ArtifactState::Complete, None, what_it_states)?;
@@ -330,6 +342,7 @@ pub(super) fn walked_version(
     SearchVersion {
         globs: Some(filter.globs.to_vec()),
         hidden: filter.hidden,
+        no_ignore: filter.no_ignore,
         scope: serde_json::to_value(scope).unwrap_or(Value::Null),
         hit_count: Some(found),
         timed_out,
@@ -344,6 +357,8 @@ pub(super) struct Walk<'a> {
     pub root: String,
     pub filter: &'a Filter<'a>,
     pub walked: &'a walk::Walked,
+    /// What the walk left out, when it is known (see [`walk::Walked::left`]).
+    pub left: Option<crate::survey::LeftOut>,
     pub started: Instant,
     pub budget: Duration,
 }
@@ -351,19 +366,30 @@ pub(super) struct Walk<'a> {
 /// The scope of a tree search: the root and its version, the files read and skipped by why,
 /// and, when it ran out of time, the files it covered (`verb`: what was done to them).
 pub(super) fn walked_scope(
-    w: Walk<'_>,
+    mut w: Walk<'_>,
     n: &walk::Counts,
     timed_out: Option<&str>,
     verb: &str,
 ) -> TreeScope {
-    let beside = (timed_out.is_none()).then(|| look_beside(&w));
+    let beside = (timed_out.is_none()).then(|| look_beside(&mut w));
     scope_of(w, n, timed_out, verb, beside)
+}
+
+/// What the walk left out, by why; each `None` when not counted in time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct LeftOutCounts {
+    /// Left out by the ignore files.
+    ignored: Option<u64>,
+    /// Hidden (only when hidden files were not asked for).
+    hidden: Option<u64>,
+    /// Left out by the globs alone (only when there are globs).
+    outside_glob: Option<u64>,
 }
 
 /// What a tree search states beside its hits, found apart from reading the files (so it can
 /// be found while they are read): what the walk left out, by why, and the tree's version.
 pub(super) struct Beside {
-    left_out: (Option<u64>, Option<u64>),
+    left_out: LeftOutCounts,
     version: TreeVersion,
 }
 
@@ -377,8 +403,9 @@ impl Walk<'_> {
 }
 
 /// Counts what the walk left out (within what is left of the budget) and finds the version.
-pub(super) fn look_beside(w: &Walk<'_>) -> Beside {
-    BesideSoFar::find(w.dir, &w.walked.files, Some(w.count_within())).finish(
+pub(super) fn look_beside(w: &mut Walk<'_>) -> Beside {
+    let within = Some(w.count_within());
+    BesideSoFar::find_after(w.dir, w.left.take(), &w.walked.files, within).finish(
         w.filter,
         &w.walked.files,
         &w.walked.digest,
@@ -397,22 +424,29 @@ pub(super) fn scope_of(
 ) -> TreeScope {
     let (left, version) = match beside {
         Some(b) => (b.left_out, b.version),
-        None => ((None, None), tree_version(w.dir, &w.walked.digest)),
+        None => (
+            LeftOutCounts::default(),
+            tree_version(w.dir, &w.walked.digest),
+        ),
     };
-    let (ignored, hidden) = if timed_out.is_none() {
+    let left = if timed_out.is_none() {
         left
     } else {
-        (None, None)
+        LeftOutCounts::default()
     };
     TreeScope {
         root: w.root,
         reference: None,
         version,
+        globs: w.filter.globs.to_vec(),
+        hidden: w.filter.hidden,
+        no_ignore: w.filter.no_ignore,
         files_searched: n.searched,
         files_skipped: Skipped {
             binary: n.binary,
-            ignored,
-            hidden,
+            ignored: left.ignored,
+            hidden: left.hidden,
+            outside_glob: left.outside_glob,
             too_large: n.too_large,
             unreadable: n.unreadable,
         },
@@ -430,46 +464,54 @@ pub(super) fn scope_of(
 pub fn left_out_and_version(
     dir: &Path,
     filter: &Filter<'_>,
-    walked: &walk::Walked,
+    walked: &mut walk::Walked,
     within: Option<Duration>,
 ) -> ((Option<u64>, Option<u64>), TreeVersion) {
     let within = within.map(|w| w.min(Duration::from_secs(2)));
-    let b = BesideSoFar::find(dir, &walked.files, within).finish(
+    let b = BesideSoFar::find_after(dir, walked.left.take(), &walked.files, within).finish(
         filter,
         &walked.files,
         &walked.digest,
         &[],
     );
-    (b.left_out, b.version)
+    ((b.left_out.ignored, b.left_out.hidden), b.version)
 }
 
-/// What the walk left out, from `counted` (every file and the hidden ones, when counted) and
-/// the hidden files among those walked (looked for in `walked` when not given).
+/// What the walk left out, from `counted` (every file, the hidden ones and those only the
+/// globs left out, when counted) and the hidden files among those walked (looked for in
+/// `walked` when not given). A file the ignore files or the hidden rule leave out is counted
+/// by them, globs or not: outside the globs are the files that only the globs left out.
 fn left_out(
     filter: &Filter<'_>,
     walked: &[walk::Candidate],
-    counted: Option<(u64, u64)>,
+    counted: Option<crate::survey::Counts>,
     walked_hidden: Option<u64>,
-) -> (Option<u64>, Option<u64>) {
-    let counted = counted.map(|(all, hidden)| {
-        // A hidden file an ignore rule takes back in (`!.env.example`) is walked, not left out.
-        let hidden = if filter.hidden {
-            0
-        } else {
-            let walked_hidden = walked_hidden.unwrap_or_else(|| {
-                walked
-                    .iter()
-                    .filter(|f| crate::paths::is_hidden(Path::new(&f.rel)))
-                    .count() as u64
-            });
-            hidden.saturating_sub(walked_hidden)
-        };
-        let unwalked = all.saturating_sub(walked.len() as u64);
-        (unwalked.saturating_sub(hidden), hidden.min(unwalked))
-    });
-    match counted {
-        Some((ignored, hidden)) => (Some(ignored), (!filter.hidden).then_some(hidden)),
-        None => (None, None),
+) -> LeftOutCounts {
+    let Some(c) = counted else {
+        return LeftOutCounts::default();
+    };
+    let unwalked = c.all.saturating_sub(walked.len() as u64);
+    let outside = (c.outside.0 + c.outside.1).min(unwalked);
+    // A hidden file an ignore rule takes back in (`!.env.example`) is walked, not left out;
+    // one only the globs left out is outside them.
+    let hidden = if filter.hidden {
+        0
+    } else {
+        let walked_hidden = walked_hidden.unwrap_or_else(|| {
+            walked
+                .iter()
+                .filter(|f| crate::paths::is_hidden(Path::new(&f.rel)))
+                .count() as u64
+        });
+        c.hidden
+            .saturating_sub(walked_hidden)
+            .saturating_sub(c.outside.1)
+            .min(unwalked - outside)
+    };
+    LeftOutCounts {
+        ignored: Some(unwalked - outside - hidden),
+        hidden: (!filter.hidden).then_some(hidden),
+        outside_glob: (!filter.globs.is_empty()).then_some(outside),
     }
 }
 
@@ -543,22 +585,41 @@ fn page_of_hits(
     })
 }
 
-/// Whether a stored search of `dir` (a hit list, a word index) states the repository as it is
-/// now. Its files are the same when this is asked (their digest is its key); the repository's
-/// state may not be (a change to a hidden tracked file, a new commit): what would state it
-/// wrong is not reused (regression: a reused list answered `dirty: false` for a changed tree).
-pub(super) fn states_the_tree_now(
+/// Whether a stored search of `dir` (a hit list, a word index) over the files `walked` states
+/// the tree as it is now: its commit, its dirty flag and every count of what it left out.
+/// Its files are the same when this is asked (their digest is its key); the rest may not be
+/// (a change to a hidden tracked file, a new commit, a new ignored file): what would state it
+/// wrong is not reused (regressions: a reused list answered `dirty: false` for a changed tree,
+/// and "0 ignored" beside a new ignored file). Takes the walk's note of what it left out.
+pub(super) fn still_states(
     meta: &crate::store::ArtifactMeta,
     dir: &Path,
-    digest: &str,
+    filter: &Filter<'_>,
+    walked: &mut walk::Walked,
+    within: Duration,
 ) -> bool {
-    let then = meta
+    let Some(then) = meta
         .source
         .version
         .search()
         .and_then(|v| serde_json::from_value::<TreeScope>(v.scope.clone()).ok())
-        .map(|scope| scope.version);
-    then.is_some_and(|then| is_current(dir, digest, then.commit.as_deref(), then.dirty))
+    else {
+        return false;
+    };
+    let now = BesideSoFar::find_after(dir, walked.left.take(), &walked.files, Some(within)).finish(
+        filter,
+        &walked.files,
+        &walked.digest,
+        &[],
+    );
+    let k = &then.files_skipped;
+    (then.version.commit, then.version.dirty) == (now.version.commit, now.version.dirty)
+        && (k.ignored, k.hidden, k.outside_glob)
+            == (
+                now.left_out.ignored,
+                now.left_out.hidden,
+                now.left_out.outside_glob,
+            )
 }
 
 /// Whether the repository holding `dir` is at `commit` with `dirty` as stated: what a stored
@@ -588,7 +649,7 @@ fn seen_or_look(
 /// they are read: one survey of the tree (every file counted, untracked files looked for),
 /// the commit, the index, and the tracked files the search does not read looked at.
 struct BesideSoFar {
-    counts: Option<(u64, u64)>,
+    counts: Option<crate::survey::Counts>,
     /// The hidden files the walk let through, when it counted them.
     walked_hidden: Option<u64>,
     git: Option<(crate::git::Repo, String, Option<crate::git::DirtyCheck>)>,
@@ -598,7 +659,7 @@ struct BesideSoFar {
 /// counted, untracked files looked for), the commit and the index. It runs while the files
 /// are walked.
 struct Surveyed {
-    counts: Option<(u64, u64)>,
+    counts: Option<crate::survey::Counts>,
     /// The hidden files the walk let through, when it counted them.
     walked_hidden: Option<u64>,
     /// The repository, its commit, and the dirty check with what the survey found for it.
@@ -719,6 +780,19 @@ impl BesideSoFar {
         Surveyed::find(dir, count_within).prepare(walked)
     }
 
+    /// The same, surveying what the walk of `walked` left (`left`) when it is known: only the
+    /// walk knows which files the globs left out.
+    fn find_after(
+        dir: &Path,
+        left: Option<crate::survey::LeftOut>,
+        walked: &[walk::Candidate],
+        count_within: Option<Duration>,
+    ) -> Self {
+        GitSide::find(dir)
+            .survey(dir, left, walked, count_within)
+            .prepare(walked)
+    }
+
     /// What the walk left out and the version, from each file's size and time as the search
     /// found them (by walk index; a file not in `seen` is looked at).
     fn finish(
@@ -737,7 +811,7 @@ impl BesideSoFar {
             v.dirty = check.and_then(|check| {
                 check.finish(&repo, |i| {
                     let s = seen.get(i).copied().flatten()?;
-                    Some((s.len, s.mtime_ns))
+                    Some(s)
                 })
             });
         }
@@ -753,8 +827,8 @@ impl BesideSoFar {
 /// configured programs), and always the digest of the files the search read.
 pub fn tree_version(dir: &Path, digest: &str) -> TreeVersion {
     let no_filter = Filter {
-        globs: &[],
         hidden: true,
+        ..Filter::default()
     };
     BesideSoFar::find(dir, &[], None)
         .finish(&no_filter, &[], digest, &[])

@@ -5,7 +5,6 @@
 //! is not a git repository, and, with the query, the key under which a repeat of the same
 //! search of the same tree reuses the hit list it stored.
 
-use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -31,53 +30,93 @@ pub struct Candidate {
     pub index: usize,
 }
 
+/// Which files of a directory a search reads.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Filter<'a> {
+    /// Only files matching these globs (`!` excludes).
+    pub globs: &'a [String],
+    /// Hidden files too (`.gitignore`d files stay out, unless `no_ignore`).
+    pub hidden: bool,
+    /// The ignore files (`.gitignore`, `.ignore`, `info/exclude`, the user's excludes) are not
+    /// applied: ignored files are read too (hidden ones still only with `hidden`).
+    pub no_ignore: bool,
+}
+
+impl Filter<'_> {
+    /// The rules a walk applies for this filter.
+    fn rules(&self, stat: bool) -> Rules<'_> {
+        Rules {
+            globs: self.globs,
+            skip_hidden: !self.hidden,
+            ignore_files: !self.no_ignore,
+            stat,
+        }
+    }
+}
+
 /// What the walk found.
 pub struct Walked {
     pub files: Vec<Candidate>,
     /// `sha256:` of every file's path, size and modification time, in walk order; empty when
     /// the walk did not look at them (see [`digest_of`]).
     pub digest: String,
+    /// What the walk left out, for the survey that counts it by why (the files outside the
+    /// globs are known only to the walk that applied them); taken by the first survey.
+    pub(crate) left: Option<LeftOut>,
+    /// A file changed within two seconds of the walk (see [`crate::git::SeenStat::racy`]): its
+    /// stat cannot vouch for a later look, so what is stored of this walk is not reused.
+    pub racy: bool,
 }
 
-/// A file's size and modification time (nanoseconds since the epoch), as a version digest
-/// states them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Seen {
-    pub len: u64,
-    pub mtime_ns: i64,
+/// Whether any file was seen changed within two seconds of `since_ms` (unix ms, taken before
+/// the files were looked at).
+pub(crate) fn any_racy(seen: &[Option<Seen>], since_ms: i64) -> bool {
+    seen.iter()
+        .flatten()
+        .any(|s| s.racy(since_ms.saturating_mul(1_000_000)))
 }
 
-impl Seen {
-    pub fn of(m: &std::fs::Metadata) -> Self {
+impl Walked {
+    /// A list of files with their digest, made by hand (a part of another walk's files).
+    pub fn new(files: Vec<Candidate>, digest: String) -> Self {
         Self {
-            len: m.len(),
-            // Wrapping, as release builds always computed it: a time past 2262 is no panic.
-            mtime_ns: m
-                .mtime()
-                .wrapping_mul(1_000_000_000)
-                .wrapping_add(m.mtime_nsec()),
+            files,
+            digest,
+            left: None,
+            racy: false,
         }
     }
 }
+
+/// A file's size, times and inode, as a version digest states them and git's check compares
+/// them.
+pub(crate) use crate::git::SeenStat as Seen;
 
 /// The files under `dir` a search reads, in path order, each with its size and modification
 /// time: `.gitignore` and the other ignore files respected, globs applied, hidden files
 /// skipped unless `hidden`.
 pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
-    let found = gather(
+    walk_filtered(
         dir,
-        &Rules {
+        &Filter {
             globs,
-            skip_hidden: !hidden,
-            stat: true,
+            hidden,
+            no_ignore: false,
         },
-        &|| |_: &Candidate| (),
-    )?
-    .0;
+    )
+}
+
+/// The files under `dir` that `filter` lets through, in path order, each with its size and
+/// modification time.
+pub fn walk_filtered(dir: &Path, filter: &Filter<'_>) -> Result<Walked> {
+    let since = crate::clock::now_ms();
+    let (found, left) = gather(dir, &filter.rules(true), &|| |_: &Candidate| ())?;
     let digest = digest_of(&found.files, &found.seen);
     Ok(Walked {
+        racy: any_racy(&found.seen, since),
         files: found.files,
         digest,
+        left: Some(left),
     })
 }
 
@@ -88,26 +127,19 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
 /// survey needs of what the walk left out.
 pub(crate) fn walk_visiting<P, V>(
     dir: &Path,
-    globs: &[String],
-    hidden: bool,
+    filter: &Filter<'_>,
     visitor: &(impl Fn() -> V + Sync),
 ) -> Result<(Walked, Vec<P>, LeftOut)>
 where
     P: Send,
     V: FnMut(&Candidate) -> P + Send,
 {
-    let (found, left) = gather(
-        dir,
-        &Rules {
-            globs,
-            skip_hidden: !hidden,
-            stat: false,
-        },
-        visitor,
-    )?;
+    let (found, left) = gather(dir, &filter.rules(false), visitor)?;
     let walked = Walked {
         files: found.files,
         digest: String::new(),
+        left: None,
+        racy: false,
     };
     Ok((walked, found.visited, left))
 }
@@ -142,6 +174,10 @@ impl Digest {
         self.pending.push(0);
         self.pending.extend_from_slice(&s.len.to_le_bytes());
         self.pending.extend_from_slice(&s.mtime_ns.to_le_bytes());
+        // A rewrite with its size and mtime put back has a new change time; a file replaced
+        // by another, a new inode: the same search of it is not the stored one.
+        self.pending.extend_from_slice(&s.ctime_ns.to_le_bytes());
+        self.pending.extend_from_slice(&s.ino.to_le_bytes());
         if self.pending.len() >= Self::PENDING {
             self.sha.update(&self.pending);
             self.pending.clear();

@@ -11,6 +11,7 @@ mod git;
 mod integrity;
 mod items;
 mod layers;
+mod oracle;
 mod query;
 mod ranked;
 mod reflink;

@@ -588,6 +588,7 @@ fn a_file_rewritten_with_its_mtime_put_back_is_read_again() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("notes.txt");
     std::fs::write(&path, b"first version\n").unwrap();
+    crate::support::settle();
     let first = spool_core::files::snapshot(&s.store, &path).unwrap();
     let again = spool_core::files::snapshot(&s.store, &path).unwrap();
     assert_eq!(

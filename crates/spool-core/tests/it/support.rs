@@ -102,3 +102,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
             s
         })
 }
+
+/// Waits until files just written are past the racy window: a stored answer over a file
+/// changed within a tick of its look is not reused (git's racily clean rule), so a test of
+/// reuse lets the tick pass first.
+pub fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(30));
+}

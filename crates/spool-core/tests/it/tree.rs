@@ -506,10 +506,12 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
     write(root, "target/out.txt", b"exponential backoff upstream\n");
     write(root, ".env.md", b"exponential backoff upstream\n");
     write(root, "blob.bin", b"exponential\0backoff upstream\n");
+    crate::support::settle();
     let roots = Roots::new(&[root.to_path_buf()]).unwrap();
     let filter = Filter {
         globs: &[],
         hidden: false,
+        no_ignore: false,
     };
     let question = "exponential backoff when upstream times out";
     let a = search_words_tree(
@@ -622,6 +624,7 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
     let hidden = Filter {
         globs: &[],
         hidden: true,
+        no_ignore: false,
     };
     let with_hidden = search_words_tree(
         &s.store,
@@ -650,6 +653,7 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         &Filter {
             globs: &["*.md".to_owned()],
             hidden: true,
+            no_ignore: false,
         },
         &Paging::default(),
         Duration::ZERO,
@@ -670,6 +674,7 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         &Filter {
             globs: &["*.md".to_owned()],
             hidden: true,
+            no_ignore: false,
         },
         &Paging::default(),
         DEFAULT_BUDGET,
@@ -886,6 +891,7 @@ fn a_hidden_file_an_ignore_rule_takes_back_in_is_searched() {
     write(dir.path(), "a.txt", b"needle a\n");
     write(dir.path(), "build/x.txt", b"needle built\n");
     git(dir.path(), &["init", "-q"]);
+    crate::support::settle();
     let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
     let mut refs = Vec::new();
     for _ in 0..2 {
@@ -951,6 +957,7 @@ fn a_word_index_is_not_reused_across_a_commit() {
     let filter = Filter {
         globs: &[],
         hidden: false,
+        no_ignore: false,
     };
     let ask = || {
         search_words_tree(
@@ -967,6 +974,7 @@ fn a_word_index_is_not_reused_across_a_commit() {
     let commit_of = |a: &spool_core::search::SearchAnswer| {
         serde_json::to_value(&a.scope).unwrap()["version"]["commit"].clone()
     };
+    crate::support::settle();
     let first = ask();
     assert_eq!(ask().reference, first.reference, "unchanged: reused");
     git(

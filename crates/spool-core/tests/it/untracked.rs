@@ -47,15 +47,16 @@ fn git_says_dirty(root: &Path, scope: &str) -> bool {
 fn spool_says_dirty(root: &Path, scope: &str) -> (Option<bool>, Option<bool>) {
     let dir = root.canonicalize().unwrap().join(scope);
     let dir = dir.canonicalize().unwrap();
-    let walked = walk::walk(&dir, &[], false).unwrap();
+    let mut walked = walk::walk(&dir, &[], false).unwrap();
     let filter = Filter {
         globs: &[],
         hidden: false,
+        no_ignore: false,
     };
     let (_, counted) = left_out_and_version(
         &dir,
         &filter,
-        &walked,
+        &mut walked,
         Some(std::time::Duration::from_secs(30)),
     );
     let looked = tree_version(&dir, &walked.digest);
@@ -126,15 +127,16 @@ fn the_left_out_counts_cover_ignored_directories() {
     write(root, "build/deep/b.o", "o\n");
     write(root, "src/.env", "hidden\n");
     let real = root.canonicalize().unwrap();
-    let walked = walk::walk(&real, &[], false).unwrap();
+    let mut walked = walk::walk(&real, &[], false).unwrap();
     let filter = Filter {
         globs: &[],
         hidden: false,
+        no_ignore: false,
     };
     let ((ignored, hidden), _) = left_out_and_version(
         &real,
         &filter,
-        &walked,
+        &mut walked,
         Some(std::time::Duration::from_secs(30)),
     );
     // Walked: src/a.rs, sub/x.txt. Hidden: .gitignore, sub/.gitignore, src/.env. Ignored:

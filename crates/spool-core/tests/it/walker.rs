@@ -163,13 +163,14 @@ fn check(t: &Tree) -> Result<(), TestCaseError> {
     let root = tmp.path().canonicalize().unwrap();
     build(t, &root);
     let globs: Vec<String> = GLOBS[t.globs].iter().map(|g| (*g).to_owned()).collect();
-    let walked = walk::walk(&root, &globs, t.hidden).unwrap();
+    let mut walked = walk::walk(&root, &globs, t.hidden).unwrap();
     let ours: Vec<&str> = walked.files.iter().map(|f| f.rel.as_str()).collect();
     prop_assert_eq!(ours, ripgrep_walks(&root, &globs, t.hidden));
 
     let filter = Filter {
         globs: &globs,
         hidden: t.hidden,
+        no_ignore: false,
     };
     let s = store();
     let roots = Roots::new(std::slice::from_ref(&root)).unwrap();
@@ -193,7 +194,7 @@ fn check(t: &Tree) -> Result<(), TestCaseError> {
     let ((ignored, hidden), version) = left_out_and_version(
         &root,
         &filter,
-        &walked,
+        &mut walked,
         Some(std::time::Duration::from_secs(30)),
     );
     prop_assert_eq!(

@@ -106,6 +106,7 @@ fn a_larger_budget_and_a_search_are_offered_and_work() {
             format!("def fn_{i}():\n    return fn_0()\n"),
         );
     }
+    crate::support::settle();
     let e = f.map(json!({ "path": "lib", "max_tokens": 700 })).unwrap();
     let larger = e
         .next

@@ -95,6 +95,8 @@ pub fn codebase(f: &Fixture) {
     );
     f.write("README.md", "# demo\n");
     f.write("assets/logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    // Past the racy window: a map of files changed within a tick of its walk is not reused.
+    settle();
 }
 
 /// The content's block headers: each file's first line.
@@ -108,4 +110,10 @@ pub fn headers(e: &Envelope) -> Vec<String> {
 
 pub fn scope(e: &Envelope) -> &spool_core::envelope::MapScope {
     e.scope.as_deref().expect("a map's scope")
+}
+
+/// Waits until files just written are past the racy window: a stored map of a file changed
+/// within a tick of its walk is not reused (git's racily clean rule).
+pub fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(30));
 }

@@ -35,6 +35,7 @@ fn params(args: &SearchArgs) -> Result<SearchParams, Error> {
         case_insensitive: args.ignore_case,
         glob: args.globs.clone(),
         hidden: args.hidden,
+        no_ignore: args.no_ignore,
         context: Some(args.context),
         limit: args.limit,
         cursor: args.cursor.clone(),

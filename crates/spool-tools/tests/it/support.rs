@@ -48,9 +48,13 @@ impl Home {
         })
     }
 
+    /// Writes a file, then waits until it is past the racy window: a stored copy of a file
+    /// changed within a tick of its look is not reused (git's racily clean rule), and these
+    /// tests read a file as it sits, unchanged.
     pub fn file(&self, name: &str, content: &[u8]) -> PathBuf {
         let p = self.path().join(name);
         std::fs::write(&p, content).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(30));
         p
     }
 }

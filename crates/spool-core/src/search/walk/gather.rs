@@ -47,6 +47,8 @@ impl<P> Default for Gathered<P> {
 pub(super) struct Rules<'a> {
     pub globs: &'a [String],
     pub skip_hidden: bool,
+    /// The ignore files are applied (not with `no_ignore`).
+    pub ignore_files: bool,
     /// Size and modification time of each file (one `stat` each).
     pub stat: bool,
 }
@@ -141,6 +143,8 @@ where
     );
     let mut all = LeftOut {
         context: Some(Arc::clone(&context)),
+        skip_hidden: rules.skip_hidden,
+        ignore_files: rules.ignore_files,
         ..LeftOut::default()
     };
     let mut lists = Vec::with_capacity(states.len());
@@ -273,13 +277,16 @@ impl Walk<'_> {
             } else {
                 self.overrides.matched(&path, kind.is_dir())
             };
-            let searched = match by_glob {
-                ignore::Match::Ignore(_) => false,
-                ignore::Match::Whitelist(_) => true,
-                ignore::Match::None => match said.search {
-                    Some(ignored) => !ignored,
-                    None => !(self.rules.skip_hidden && hidden_name),
-                },
+            // What the rules say without the globs: a file they leave out is counted as
+            // ignored or hidden, one that only a glob leaves out as outside the globs.
+            let rules_out = match said.search.filter(|_| self.rules.ignore_files) {
+                Some(ignored) => ignored,
+                None => self.rules.skip_hidden && hidden_name,
+            };
+            let (searched, outside) = match by_glob {
+                ignore::Match::Ignore(_) => (false, !rules_out),
+                ignore::Match::Whitelist(_) => (true, false),
+                ignore::Match::None => (!rules_out, false),
             };
             let rel = d.rel.as_deref().zip(name.to_str());
             // What the dirty check compares with the index: not what git ignores, not what is
@@ -293,6 +300,7 @@ impl Walk<'_> {
                     hidden,
                     checked,
                     git_ignored: said.git_ignored,
+                    outside_glob: outside,
                 };
                 if searched {
                     next.push(pending);
@@ -306,6 +314,13 @@ impl Walk<'_> {
             }
             if compared && rel.is_none() {
                 left.unknown = true;
+            }
+            if kind.is_file() && outside {
+                if hidden {
+                    left.outside.1 += 1;
+                } else {
+                    left.outside.0 += 1;
+                }
             }
             if kind.is_file() && searched {
                 left.walked_hidden += u64::from(hidden);
@@ -324,10 +339,7 @@ impl Walk<'_> {
                     .then(|| std::fs::symlink_metadata(&path).ok())
                     .flatten()
                     .filter(std::fs::Metadata::is_file)
-                    .map(|m| {
-                        let seen = Seen::of(&m);
-                        (seen.len, seen.mtime_ns)
-                    });
+                    .map(|m| Seen::of(&m));
                 left.unsearched.push((format!("{r}{n}"), seen));
             }
         }

@@ -1,0 +1,451 @@
+//! The claims oracle (issue 38): generated trees, ignore rules, globs, flags and edits, and for
+//! each every claim a directory search answer makes checked against a truth computed apart
+//! from spool: ripgrep (`rg --files`, `rg --count-matches`... `rg -c`) for what a search reads
+//! and finds, a walk of the directory with `std::fs` for every file there is, and
+//! `git status --porcelain` for `dirty`. A claim the truth refutes fails the build.
+//!
+//! Checked: `hit_count` (and that it is exact), `files_searched`, each left-out count
+//! (`outside_glob`, `ignored`, `hidden`), `dirty` before and after an edit (a same-size
+//! rewrite with its mtime put back among them), that a repeat after the edit is not the stored
+//! list of before, that `read` of an edited file states `dirty` as git does, and that every
+//! call a zero-hit answer offers runs and finds what ripgrep finds there.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use spool_core::Cap;
+use spool_core::answer::{Answer, by_name, tools};
+use spool_core::roots::Roots;
+use spool_core::search::{Scope, SearchAnswer};
+
+use crate::support::{git, settle, store};
+
+/// Directories a generated file sits in: plain, deep, ignored by a rule, hidden.
+const DIRS: &[&str] = &["", "src/", "src/deep/", "build/", ".cfg/", "docs/"];
+const NAMES: &[&str] = &["a.txt", "b.rs", "c.md", ".env", "keep.md"];
+/// Ignore rules a tree's `.gitignore` may hold.
+const RULES: &[&str] = &["build/", "*.md", "!keep.md", ".env", "src/deep/"];
+/// The globs a search may be given.
+const GLOBS: &[&[&str]] = &[
+    &[],
+    &["src/**"],
+    &["*.rs"],
+    &["!docs/**"],
+    &["src/**", "*.md"],
+];
+
+/// What is done to the tree after its commit.
+#[derive(Debug, Clone, Copy)]
+enum Edit {
+    None,
+    /// The same size, another byte, the modification time put back.
+    SameSizeMtimeBack(usize),
+    Append(usize),
+    Untracked,
+    IgnoredNew,
+    Delete(usize),
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    /// (directory, name, lines holding the word).
+    files: Vec<(usize, usize, u8)>,
+    rules: Vec<usize>,
+    globs: usize,
+    hidden: bool,
+    no_ignore: bool,
+    edit: Edit,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let file = (0..DIRS.len(), 0..NAMES.len(), 0u8..3);
+    let edit = prop_oneof![
+        Just(Edit::None),
+        (0usize..8).prop_map(Edit::SameSizeMtimeBack),
+        (0usize..8).prop_map(Edit::Append),
+        Just(Edit::Untracked),
+        Just(Edit::IgnoredNew),
+        (0usize..8).prop_map(Edit::Delete),
+    ];
+    (
+        proptest::collection::vec(file, 1..8),
+        proptest::collection::vec(0..RULES.len(), 0..4),
+        0..GLOBS.len(),
+        any::<bool>(),
+        any::<bool>(),
+        edit,
+    )
+        .prop_map(|(files, rules, globs, hidden, no_ignore, edit)| Case {
+            files,
+            rules,
+            globs,
+            hidden,
+            no_ignore,
+            edit,
+        })
+}
+
+/// A file's text: `n` lines holding the word, each line the same length.
+fn text(n: u8) -> String {
+    let mut t = String::from("first line of text\n");
+    for i in 0..n {
+        t.push_str(&format!("the needle number {i}\n"));
+    }
+    t
+}
+
+/// Every regular file under `root` (`.git` left out), by path under it.
+fn every_file(root: &Path) -> BTreeSet<String> {
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeSet<String>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = e.path();
+            let t = e.file_type().unwrap();
+            if e.file_name() == ".git" {
+                continue;
+            }
+            if t.is_dir() {
+                walk(&path, root, out);
+            } else if t.is_file() {
+                out.insert(path.strip_prefix(root).unwrap().to_string_lossy().into());
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// ripgrep's flags for a search's filter.
+fn rg_flags(globs: &[&str], hidden: bool, no_ignore: bool) -> Vec<String> {
+    let mut args = vec!["--no-config".to_owned(), "--no-ignore-global".to_owned()];
+    if hidden {
+        args.push("--hidden".into());
+        // ripgrep searches `.git` with `--hidden`; spool never does.
+        args.push("--glob=!.git".into());
+    }
+    if no_ignore {
+        args.push("--no-ignore".into());
+    }
+    for g in globs {
+        args.push(format!("--glob={g}"));
+    }
+    args
+}
+
+/// The files ripgrep reads under `root` with these flags.
+fn rg_files(root: &Path, flags: &[String]) -> BTreeSet<String> {
+    let out = Command::new("rg")
+        .current_dir(root)
+        .arg("--files")
+        .args(flags)
+        .output()
+        .unwrap_or_else(|e| panic!("ripgrep (`rg`) runs ({e}): scripts/test installs it"));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim_start_matches("./").to_owned())
+        .collect()
+}
+
+/// How many lines ripgrep finds holding `needle` under `root` with these flags.
+fn rg_count(root: &Path, flags: &[String]) -> u64 {
+    let out = Command::new("rg")
+        .current_dir(root)
+        .args(["--count", "--no-messages", "needle"])
+        .args(flags)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.rsplit_once(':')?.1.parse::<u64>().ok())
+        .sum()
+}
+
+fn control() -> spool_core::exec::RunControl {
+    spool_core::exec::RunControl {
+        cancel: std::sync::Arc::default(),
+        progress: None,
+        started: None,
+    }
+}
+
+fn is_hidden(rel: &str) -> bool {
+    rel.split('/').any(|part| part.starts_with('.'))
+}
+
+fn search(cx: &tools::Context<'_>, args: &Value) -> SearchAnswer {
+    match by_name::call(cx, "search", args, control()).unwrap() {
+        Answer::Search(a) => *a,
+        other => panic!("not a search answer: {other:?}"),
+    }
+}
+
+/// The filter a search call's arguments ask for.
+fn filter_of(args: &Value) -> (Vec<String>, bool, bool) {
+    let globs = args["glob"]
+        .as_array()
+        .map(|g| {
+            g.iter()
+                .filter_map(|g| g.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    (
+        globs,
+        args["hidden"].as_bool().unwrap_or(false),
+        args["no_ignore"].as_bool().unwrap_or(false),
+    )
+}
+
+/// Checks every claim `a` (a search of `root` with `args`) makes against the truth.
+fn check_claims(root: &Path, args: &Value, a: &SearchAnswer) -> Result<(), TestCaseError> {
+    let (globs, hidden, no_ignore) = filter_of(args);
+    let globs: Vec<&str> = globs.iter().map(String::as_str).collect();
+    let Scope::Tree(scope) = &a.scope else {
+        return Err(TestCaseError::fail(format!(
+            "not a tree scope: {:?}",
+            a.scope
+        )));
+    };
+    let flags = rg_flags(&globs, hidden, no_ignore);
+    let searched = rg_files(root, &flags);
+    prop_assert_eq!(a.hit_count, rg_count(root, &flags), "hit_count, {}", args);
+    prop_assert!(a.hit_count_exact);
+    prop_assert_eq!(
+        scope.files_searched,
+        searched.len() as u64,
+        "files_searched"
+    );
+    prop_assert_eq!(
+        &scope.globs,
+        &globs.iter().map(|g| (*g).to_owned()).collect::<Vec<_>>()
+    );
+    let all = every_file(root);
+    let without_globs = rg_files(root, &rg_flags(&[], hidden, no_ignore));
+    let outside: BTreeSet<&String> = without_globs.difference(&searched).collect();
+    let k = &scope.files_skipped;
+    if globs.is_empty() {
+        prop_assert_eq!(k.outside_glob, None);
+    } else {
+        prop_assert_eq!(k.outside_glob, Some(outside.len() as u64), "outside_glob");
+    }
+    let left: Vec<&String> = all
+        .iter()
+        .filter(|f| !searched.contains(*f) && !outside.contains(f))
+        .collect();
+    let hidden_left = left.iter().filter(|f| is_hidden(f)).count() as u64;
+    if hidden {
+        prop_assert_eq!(k.hidden, None);
+    } else {
+        prop_assert_eq!(k.hidden, Some(hidden_left), "hidden");
+    }
+    let ignored = left.len() as u64 - if hidden { 0 } else { hidden_left };
+    prop_assert_eq!(k.ignored, Some(ignored), "ignored");
+    // The tree's version: dirty exactly when git says so.
+    let git_says = !git(root, &["status", "--porcelain", "--untracked-files=all"]).is_empty();
+    prop_assert_eq!(scope.version.dirty, Some(git_says), "dirty");
+    Ok(())
+}
+
+fn apply(root: &Path, c: &Case, tracked: &[String]) {
+    let pick = |i: usize| tracked.get(i % tracked.len().max(1)).cloned();
+    match c.edit {
+        Edit::None => {}
+        Edit::SameSizeMtimeBack(i) => {
+            if let Some(rel) = pick(i) {
+                let path = root.join(&rel);
+                let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+                let mut bytes = std::fs::read(&path).unwrap();
+                bytes[0] = if bytes[0] == b'F' { b'f' } else { b'F' };
+                std::fs::write(&path, &bytes).unwrap();
+                std::fs::File::options()
+                    .write(true)
+                    .open(&path)
+                    .unwrap()
+                    .set_modified(before)
+                    .unwrap();
+            }
+        }
+        Edit::Append(i) => {
+            if let Some(rel) = pick(i) {
+                let mut t = std::fs::read_to_string(root.join(&rel)).unwrap();
+                t.push_str("the needle appended\n");
+                std::fs::write(root.join(rel), t).unwrap();
+            }
+        }
+        Edit::Untracked => std::fs::write(root.join("new.txt"), "needle new\n").unwrap(),
+        Edit::IgnoredNew => {
+            std::fs::create_dir_all(root.join("build")).unwrap();
+            std::fs::write(root.join("build/new.txt"), "needle built\n").unwrap();
+        }
+        Edit::Delete(i) => {
+            if let Some(rel) = pick(i) {
+                std::fs::remove_file(root.join(rel)).unwrap();
+            }
+        }
+    }
+}
+
+fn run(c: &Case) -> Result<(), TestCaseError> {
+    let s = store();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    for &(d, n, lines) in &c.files {
+        let rel = format!("{}{}", DIRS[d], NAMES[n]);
+        std::fs::create_dir_all(root.join(&rel).parent().unwrap()).unwrap();
+        std::fs::write(root.join(&rel), text(lines)).unwrap();
+    }
+    if !c.rules.is_empty() {
+        let rules: Vec<&str> = c.rules.iter().map(|&r| RULES[r]).collect();
+        std::fs::write(root.join(".gitignore"), rules.join("\n") + "\n").unwrap();
+    }
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "--allow-empty", "-m", "tree"]);
+    let tracked: Vec<String> = git(&root, &["ls-files"])
+        .lines()
+        .filter(|l| !l.is_empty() && *l != ".gitignore")
+        .map(str::to_owned)
+        .collect();
+    settle();
+    let roots = Roots::new(std::slice::from_ref(&root)).unwrap();
+    let cap = |asked: Option<u64>| Cap::new(asked.unwrap_or(8_000));
+    let cx = tools::Context {
+        store: &s.store,
+        roots: &roots,
+        cap: &cap,
+        run_timeout: None,
+        run_timeout_max: None,
+        search_budget: spool_core::search::tree::DEFAULT_BUDGET,
+    };
+    let mut args = json!({ "path": ".", "pattern": "needle", "limit": 1000 });
+    if !GLOBS[c.globs].is_empty() {
+        args["glob"] = json!(GLOBS[c.globs]);
+    }
+    if c.hidden {
+        args["hidden"] = json!(true);
+    }
+    if c.no_ignore {
+        args["no_ignore"] = json!(true);
+    }
+    let before = search(&cx, &args);
+    check_claims(&root, &args, &before)?;
+    apply(&root, c, &tracked);
+    let after = search(&cx, &args);
+    check_claims(&root, &args, &after)?;
+    // A zero-hit answer offers the searches that look where it did not; each runs as given
+    // and its claims hold too.
+    if after.hit_count == 0 {
+        for call in &after.next {
+            prop_assert_eq!(&call.tool, "search");
+            let wider = Value::Object(call.arguments.clone());
+            let a = search(&cx, &wider);
+            check_claims(&root, &wider, &a)?;
+        }
+        let (globs, hidden, no_ignore) = filter_of(&args);
+        let offered = |want: &dyn Fn(&Value) -> bool| {
+            after
+                .next
+                .iter()
+                .any(|n| want(&Value::Object(n.arguments.clone())))
+        };
+        let Scope::Tree(scope) = &after.scope else {
+            unreachable!()
+        };
+        let k = &scope.files_skipped;
+        if !globs.is_empty() && k.outside_glob.unwrap_or(0) > 0 {
+            prop_assert!(offered(&|a| a.get("glob").is_none()), "without the glob");
+        }
+        if !no_ignore && k.ignored.unwrap_or(0) > 0 {
+            prop_assert!(offered(&|a| a["no_ignore"] == true), "with no_ignore");
+        }
+        if !hidden && k.hidden.unwrap_or(0) > 0 {
+            prop_assert!(offered(&|a| a["hidden"] == true), "with hidden");
+        }
+    }
+    // A file read after the edit states `dirty` as git does for it.
+    if let Some(rel) = tracked.first()
+        && root.join(rel).exists()
+    {
+        let e = match by_name::call(&cx, "read", &json!({ "path": rel }), control()).unwrap() {
+            Answer::Envelope(e) => e,
+            other => panic!("not an envelope: {other:?}"),
+        };
+        let git_says = !git(&root, &["status", "--porcelain", "--", rel]).is_empty();
+        let v = serde_json::to_value(&e.source.version).unwrap();
+        prop_assert_eq!(&v["dirty"], &json!(git_says), "read {}: dirty", rel);
+        let on_disk = std::fs::read_to_string(root.join(rel)).unwrap();
+        prop_assert_eq!(e.content(spool_core::render::Dialect::Mcp), on_disk);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_claim_of_a_directory_search_is_what_ripgrep_and_git_find(c in case()) {
+        run(&c)?;
+    }
+}
+
+/// The case the issue reports: a glob at the repository's root found nothing, answered as if
+/// the whole repository had been searched, with the files outside the glob called ignored,
+/// while the word is in `deploy/helm/`.
+#[test]
+fn a_glob_search_names_its_glob_and_the_files_outside_it() {
+    let s = store();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    for (rel, body) in [
+        ("services/checkout/handler.py", "def handle(): pass\n"),
+        ("deploy/helm/values.yaml", "timeout: 10s\n"),
+        ("build/out.txt", "timeout 3\n"),
+        (".gitignore", "build/\n"),
+    ] {
+        std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+        std::fs::write(root.join(rel), body).unwrap();
+    }
+    git(&root, &["init", "-q"]);
+    let roots = Roots::new(std::slice::from_ref(&root)).unwrap();
+    let cap = |asked: Option<u64>| Cap::new(asked.unwrap_or(8_000));
+    let cx = tools::Context {
+        store: &s.store,
+        roots: &roots,
+        cap: &cap,
+        run_timeout: None,
+        run_timeout_max: None,
+        search_budget: spool_core::search::tree::DEFAULT_BUDGET,
+    };
+    let args = json!({ "path": ".", "pattern": "timeout", "glob": ["services/checkout/**"] });
+    let a = search(&cx, &args);
+    assert_eq!(a.hit_count, 0);
+    let notice = spool_core::search::notice(&a, spool_core::render::Dialect::Mcp);
+    assert!(
+        notice.contains("matching the glob `services/checkout/**`"),
+        "{notice}"
+    );
+    assert!(notice.contains("1 outside the glob"), "{notice}");
+    assert!(notice.contains("1 hidden"), "{notice}");
+    assert!(notice.contains("1 ignored by .gitignore rules"), "{notice}");
+    assert!(
+        notice.contains("absent here is not absent there"),
+        "{notice}"
+    );
+    // The first call it offers is the search without the glob, and it finds the word.
+    let without = Value::Object(a.next[0].arguments.clone());
+    assert!(without.get("glob").is_none(), "{without}");
+    let found = search(&cx, &without);
+    assert_eq!(
+        found.hits[0].path.as_deref(),
+        Some("deploy/helm/values.yaml")
+    );
+    // With the ignored files too, the build output is found as well.
+    let all = search(
+        &cx,
+        &json!({ "path": ".", "pattern": "timeout", "no_ignore": true }),
+    );
+    assert_eq!(all.hit_count, 2);
+}
