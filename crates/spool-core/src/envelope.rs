@@ -3,8 +3,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod coverage;
 mod map_scope;
 mod version;
+pub use coverage::{Coverage, MainContent, UpstreamPage};
 pub use map_scope::{FilesShown, MapScope, MapSkipped};
 pub use version::{
     CiVersion, ExecVersion, FetchVersion, FileVersion, MapFiles, MapVersion, McpVersion,
@@ -87,12 +89,15 @@ impl Preview {
     }
 }
 
-/// Where an artifact came from, and what pins its version. Its JSON is
-/// `{"kind", "desc", "version"}`; the kind is the version's.
+/// Where an artifact came from, what pins its version, and what of it the copy holds. Its JSON
+/// is `{"kind", "desc", "version", "coverage"}`; the kind is the version's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Source {
     pub desc: String,
     pub version: Version,
+    /// What the copy holds of its source, when the maker said; else [`Source::coverage`]
+    /// derives it (a copy stored before coverage was recorded).
+    pub coverage: Option<Coverage>,
 }
 
 impl Source {
@@ -100,21 +105,56 @@ impl Source {
         Self {
             desc: desc.into(),
             version,
+            coverage: None,
         }
+    }
+
+    /// The same source, its copy holding `coverage` of it.
+    #[must_use]
+    pub fn with_coverage(mut self, coverage: Coverage) -> Self {
+        self.coverage = Some(coverage.settled());
+        self
     }
 
     pub fn kind(&self) -> SourceKind {
         self.version.kind()
+    }
+
+    /// What the stored copy holds of its source: as recorded, or for a copy stored before it
+    /// was, what its version says (a page kept as its main content), else the whole.
+    pub fn coverage(&self) -> Coverage {
+        if let Some(c) = &self.coverage {
+            return c.clone();
+        }
+        match self.version.fetch() {
+            Some(f) if f.main_content.is_some() => Coverage {
+                main_content: f.main_content.clone().map(|element| MainContent {
+                    element,
+                    text_percent: f.main_text_percent.unwrap_or(0),
+                }),
+                rest: Some(NextCall::new(
+                    "fetch",
+                    [
+                        ("url", Value::from(self.desc.clone())),
+                        ("format", Value::from("raw")),
+                    ],
+                )),
+                ..Coverage::whole()
+            }
+            .settled(),
+            _ => Coverage::whole(),
+        }
     }
 }
 
 impl Serialize for Source {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut out = s.serialize_struct("Source", 3)?;
+        let mut out = s.serialize_struct("Source", 4)?;
         out.serialize_field("kind", &self.kind())?;
         out.serialize_field("desc", &self.desc)?;
         out.serialize_field("version", &self.version)?;
+        out.serialize_field("coverage", &self.coverage())?;
         out.end()
     }
 }
@@ -127,11 +167,15 @@ impl<'de> Deserialize<'de> for Source {
             desc: String,
             #[serde(default)]
             version: Map<String, Value>,
+            #[serde(default)]
+            coverage: Option<Value>,
         }
         let s = Stored::deserialize(d)?;
         Ok(Self {
             desc: s.desc,
             version: Version::from_fields(s.kind, s.version),
+            // A coverage that does not read is derived again, not the row lost.
+            coverage: s.coverage.and_then(|c| serde_json::from_value(c).ok()),
         })
     }
 }

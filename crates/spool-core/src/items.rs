@@ -41,7 +41,10 @@ pub fn store_items(
         items_at: Some(path.map(str::to_owned)),
         stream: None,
     });
-    let mut new = NewArtifact::new(Source::new(whole.source.desc.clone(), version));
+    // A view holds what its artifact holds of the source (one upstream page of several).
+    let mut new = NewArtifact::new(
+        Source::new(whole.source.desc.clone(), version).with_coverage(whole.source.coverage()),
+    );
     new.redo.clone_from(&whole.redo);
     let mut writer = store.create(new)?;
     let mut line = Vec::new();

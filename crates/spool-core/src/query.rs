@@ -221,10 +221,14 @@ pub fn run_query(store: &Store, reference: &str, program: &str) -> Result<Artifa
         ran_at: clock::rfc3339(clock::now_ms()),
         ..QueryVersion::default()
     };
-    let mut new = NewArtifact::new(Source::new(
-        format!("jq {program} over {reference}"),
-        Version::Query(version),
-    ));
+    // The output is of the stored copy: what the copy holds of its source, it holds of it.
+    let mut new = NewArtifact::new(
+        Source::new(
+            format!("jq {program} over {reference}"),
+            Version::Query(version),
+        )
+        .with_coverage(meta.source.coverage()),
+    );
     new.dedup_key = Some(key);
     new.redo = Some(NextCall::new(
         "query",

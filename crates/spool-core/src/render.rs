@@ -3,6 +3,7 @@
 //! One marker format everywhere; units always named; totals given when known; thousands
 //! separated; the literal next call always given.
 
+mod coverage;
 mod map;
 
 use crate::clock;
@@ -10,6 +11,7 @@ use crate::envelope::{Block, Envelope, Found, Gap, Range, SourceKind, Unit};
 use crate::error::Error;
 
 pub use crate::spell::{Dialect, call_text, cli_text, shell_word};
+pub use coverage::{coverage_words, held_words};
 
 pub use crate::words::{describe_source, human_bytes, thousands};
 use crate::words::{human_tokens, plural};
@@ -211,6 +213,9 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
             totals_text(e),
             e.reference
         ));
+        if let Some(words) = coverage_words(&e.source.coverage(), dialect) {
+            lines.push(format!("[Coverage: {words}.]"));
+        }
         if let Some(found) = &e.found {
             lines.push(format!("[{}]", found_text(found, e)));
         }
@@ -255,6 +260,9 @@ pub fn banner(e: &Envelope, dialect: Dialect) -> String {
             capture.state.as_str(),
             capture.detail
         ));
+    }
+    if let Some(words) = coverage_words(&e.source.coverage(), dialect) {
+        lines.push(format!(" Coverage: {words}."));
     }
     if let Some(found) = &e.found {
         lines.push(format!(" {}.", found_text(found, e)));
@@ -325,7 +333,11 @@ fn found_text(f: &Found, e: &Envelope) -> String {
         } else {
             "matches"
         };
-        return format!("Found: no {one} {verb} {what}; searched the whole stored copy{lines}");
+        let held = held_words(&e.source.coverage())
+            .map_or_else(String::new, |h| format!(", which holds {h}"));
+        return format!(
+            "Found: no {one} {verb} {what}; searched the whole stored copy{lines}{held}"
+        );
     }
     let count = plural(f.hit_count, one, many);
     let verb = match (f.hit_count, f.query.is_some()) {

@@ -244,6 +244,16 @@ impl SearchAnswer {
         if self.hit_count == 0 && self.scope.first_hit_index() == 0 {
             let wider = self.wider();
             self.next.extend(wider.into_iter().map(|(call, _)| call));
+            // Nothing in a copy that holds part of its source: the call to the rest.
+            if let Scope::Artifact(a) = &self.scope
+                && let Some(rest) = a
+                    .source
+                    .coverage()
+                    .rest
+                    .filter(|_| a.source.coverage().leaves_out())
+            {
+                self.next.push(rest);
+            }
         }
     }
 

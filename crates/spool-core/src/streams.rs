@@ -66,10 +66,14 @@ pub fn stream_view(store: &Store, reference: &str, stream: Stream) -> Result<Art
         items_at: None,
         stream: Some(stream.name().to_owned()),
     });
-    let mut new = NewArtifact::new(Source::new(
-        format!("{} of {}", stream.name(), meta.source.desc),
-        version,
-    ));
+    // A view holds what its artifact holds of the source.
+    let mut new = NewArtifact::new(
+        Source::new(
+            format!("{} of {}", stream.name(), meta.source.desc),
+            version,
+        )
+        .with_coverage(meta.source.coverage()),
+    );
     new.preview = meta.preview;
     new.dedup_key = Some(key);
     new.redo = Some(NextCall::new(

@@ -122,12 +122,8 @@ fn html_to_text(text: &str, format: Format, charset: Option<&'static str>) -> Co
             ),
         );
     }
-    if let Some(main) = cleaned.main {
-        notes.push(format!(
-            "only the page's main content is stored (its `{main}`, {}% of the page's text): the navigation and the rest around it are left out; the raw format stores the whole page",
-            cleaned.main_percent
-        ));
-    }
+    // What the copy holds of the page (its main content only, hidden parts kept) is its
+    // coverage, said by every answer about it (`Source::coverage`), not a note of this one.
     Converted {
         bytes: out.into_bytes(),
         form,

@@ -411,7 +411,25 @@ fn download(
         redirects: redirects.lock().map(|r| r.clone()).unwrap_or_default(),
         ..FetchVersion::default()
     };
-    let mut new = NewArtifact::new(Source::new(shown, Version::Fetch(version.clone())));
+    // What the copy holds of the page, said by every answer about it: the main content only
+    // (the raw format holds the rest), the hidden parts kept and marked.
+    let coverage = spool_core::envelope::Coverage {
+        main_content: cleaned.and_then(|c| {
+            c.main.map(|element| spool_core::envelope::MainContent {
+                element: element.to_owned(),
+                text_percent: c.main_percent,
+            })
+        }),
+        hidden_kept: cleaned.map_or(0, |c| c.hidden_kept as u64),
+        rest: Some(NextCall::new(
+            "fetch",
+            [("url", json!(shown)), ("format", json!("raw"))],
+        )),
+        ..spool_core::envelope::Coverage::whole()
+    };
+    let mut new = NewArtifact::new(
+        Source::new(shown, Version::Fetch(version.clone())).with_coverage(coverage),
+    );
     new.dedup_key = Some(key);
     new.redo = Some(NextCall::new(
         "fetch",

@@ -1,12 +1,20 @@
 //! A page's HTML made into what is stored and searched: what a reader never sees (scripts,
-//! styles, templates, hidden elements) left out, the main content kept alone when the page
-//! marks it and it holds most of the text, and every word as it stands on the page.
+//! styles, templates) left out, what the page hides until a reader opens it (tab panels,
+//! accordions: `hidden`, `display:none`, `aria-hidden` text) kept and marked, the main content
+//! kept alone when the page marks it and it holds most of the text, and every word as it
+//! stands on the page.
+//!
+//! Regression (issue 38): hidden tab panels were left out, and a search of the copy answered
+//! "no hits; searched all 1,055 lines" for a word in the second tab of a docs page.
 //!
 //! Regression: markdown escaping wrote `MCP_DISCOVERY_CACHE` in a table cell as
 //! `MCP\_DISCOVERY\_CACHE`, so a literal search for the name answered "no hits": a false
 //! absence. The stored markdown keeps the page's characters (see [`unescape`]).
 
 use std::rc::Rc;
+
+#[cfg(test)]
+mod oracle;
 
 use html5ever::serialize::{SerializeOpts, TraversalScope};
 use markup5ever_rcdom::{Handle, Node, NodeData, SerializableHandle};
@@ -18,11 +26,18 @@ const UNSEEN: [&str; 5] = ["script", "style", "noscript", "template", "iframe"];
 /// (one part in `MAIN_SHARE`): a `<main>` that is a shell filled by script is not the page.
 const MAIN_SHARE: usize = 4;
 
+/// The marks around what the page hides until a reader opens it, kept in the copy: a search
+/// finds them, and a reader knows the text between them was not on the screen at first.
+pub const HIDDEN_START: &str = "[hidden on the page]";
+pub const HIDDEN_END: &str = "[end of hidden part]";
+
 /// What cleaning a page did, for the answer and the version.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Cleaned {
     /// Elements left out because no reader sees them.
     pub unseen: usize,
+    /// Elements the page hides until opened, kept and marked (the outermost of each).
+    pub hidden_kept: usize,
     /// The element kept as the main content (`main`, `[role=main]`, `article`), when one was.
     pub main: Option<&'static str>,
     /// The share of the page's text the main content holds, in percent.
@@ -47,15 +62,26 @@ fn attr(node: &Node, wanted: &str) -> Option<String> {
         .map(|a| a.value.to_string())
 }
 
-/// Whether a reader of the page never sees `node`.
-fn unseen(node: &Node) -> bool {
+/// Whether a reader of the page never sees `node`: a script, a style, a template; or an
+/// element hidden from assistive technology that holds no word (an icon, a `¶` anchor).
+fn unseen(node: &Handle) -> bool {
     let Some(name) = element_name(node) else {
         return false;
     };
-    if UNSEEN.contains(&name) || attr(node, "hidden").is_some() {
-        return true;
+    UNSEEN.contains(&name) || aria_hidden(node) && !has_words(node)
+}
+
+fn aria_hidden(node: &Node) -> bool {
+    attr(node, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
+/// Whether the page hides `node` until a reader opens it (a tab panel, an accordion, a
+/// dialog): `hidden`, `display:none`, `visibility:hidden`, or `aria-hidden` with words in it.
+fn hidden(node: &Node) -> bool {
+    if element_name(node).is_none() {
+        return false;
     }
-    if attr(node, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+    if attr(node, "hidden").is_some() || aria_hidden(node) {
         return true;
     }
     attr(node, "style").is_some_and(|s| {
@@ -66,6 +92,40 @@ fn unseen(node: &Node) -> bool {
             .to_ascii_lowercase();
         s.contains("display:none") || s.contains("visibility:hidden")
     })
+}
+
+/// Whether there is a letter or a digit in the text under `node`.
+fn has_words(node: &Handle) -> bool {
+    match &node.data {
+        NodeData::Text { contents } => contents.borrow().chars().any(char::is_alphanumeric),
+        _ => node.children.borrow().iter().any(has_words),
+    }
+}
+
+/// A text node holding `text`, a child of `parent`.
+fn text_node(parent: &Handle, text: &str) -> Handle {
+    let node = Node::new(NodeData::Text {
+        contents: std::cell::RefCell::new(text.into()),
+    });
+    node.parent.set(Some(Rc::downgrade(parent)));
+    node
+}
+
+/// Marks each outermost element under `node` that the page hides: its text stays, between
+/// [`HIDDEN_START`] and [`HIDDEN_END`]. How many it marked.
+fn mark_hidden(node: &Handle) -> usize {
+    let mut marked = 0;
+    for child in node.children.borrow().iter() {
+        if hidden(child) {
+            let mut kids = child.children.borrow_mut();
+            kids.insert(0, text_node(child, &format!("{HIDDEN_START} ")));
+            kids.push(text_node(child, &format!(" {HIDDEN_END}")));
+            marked += 1;
+        } else {
+            marked += mark_hidden(child);
+        }
+    }
+    marked
 }
 
 /// Takes what no reader sees out of the tree under `node`; how many elements it took.
@@ -127,22 +187,33 @@ fn main_element(document: &Handle) -> Option<(Handle, &'static str)> {
         .flatten()
 }
 
-/// Cleans the parsed page and picks what is converted: the main content, or the document.
+/// Cleans the parsed page and picks what is converted: the main content, or the document. The
+/// hidden parts of what is converted are marked last, so the marks count in no share.
 pub fn clean(document: &Handle) -> (Handle, Cleaned) {
     let mut cleaned = Cleaned {
         unseen: drop_unseen(document),
         ..Cleaned::default()
     };
     let whole = text_len(document);
+    let mut root = Rc::clone(document);
     if let Some((main, how)) = main_element(document) {
         let kept = text_len(&main);
         if whole > 0 && kept * MAIN_SHARE >= whole && kept < whole {
             cleaned.main = Some(how);
             cleaned.main_percent = u8::try_from(kept * 100 / whole).unwrap_or(100);
-            return (main, cleaned);
+            root = main;
         }
     }
-    (Rc::clone(document), cleaned)
+    cleaned.hidden_kept = if hidden(&root) {
+        // The main content itself hidden: all of it is marked.
+        let mut kids = root.children.borrow_mut();
+        kids.insert(0, text_node(&root, &format!("{HIDDEN_START} ")));
+        kids.push(text_node(&root, &format!(" {HIDDEN_END}")));
+        1
+    } else {
+        mark_hidden(&root)
+    };
+    (root, cleaned)
 }
 
 /// The page as markdown (or plain text, wrapped at 100 columns), cleaned, and what cleaning
@@ -285,29 +356,35 @@ mod tests {
         format!("<html><head><style>p{{color:red}}</style></head><body>{body}</body></html>")
     }
 
+    /// What no reader sees is left out; what the page hides until opened (a tab, an
+    /// accordion) is kept, between marks (regression, issue 38: it was left out).
     #[test]
-    fn what_no_reader_sees_is_left_out_in_both_forms() {
+    fn what_no_reader_sees_is_left_out_and_what_the_page_hides_is_kept_marked() {
         let html = page(
             "<script>var t='secret_tracking';</script><p>shown_text</p>\
              <div hidden>h1dden</div><span aria-hidden=\"true\">ar1a</span>\
+             <span aria-hidden=\"true\">\u{b6}</span>\
              <p style=\"DISPLAY : none\">n0ne</p><template><p>t3mplate</p></template>\
              <noscript>n0script</noscript>",
         );
         for plain in [false, true] {
             let (out, cleaned) = convert(&html, plain).unwrap();
             assert!(out.contains("shown_text"), "{out}");
-            for gone in [
-                "secret_tracking",
-                "color",
-                "h1dden",
-                "ar1a",
-                "n0ne",
-                "t3mplate",
-                "n0script",
-            ] {
+            for gone in ["secret_tracking", "color", "t3mplate", "n0script", "\u{b6}"] {
                 assert!(!out.contains(gone), "{gone} in {out}");
             }
-            assert_eq!(cleaned.unseen, 7);
+            for kept in ["h1dden", "ar1a", "n0ne"] {
+                let at = out
+                    .find(kept)
+                    .unwrap_or_else(|| panic!("{kept} not in {out}"));
+                let before = out[..at].rfind(HIDDEN_START).unwrap();
+                let end = out[at..].find(HIDDEN_END).unwrap();
+                assert!(before < at && end > 0, "{kept} is not marked: {out}");
+                assert!(!out[before..at].contains(HIDDEN_END), "{out}");
+            }
+            // script, style, template, noscript and the wordless icon.
+            assert_eq!(cleaned.unseen, 5);
+            assert_eq!(cleaned.hidden_kept, 3);
             assert_eq!(cleaned.main, None);
         }
     }

@@ -41,11 +41,14 @@ fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
         }
         Scope::Artifact(s) => (
             format!(
-                "all {} lines ({}) of {} ({})",
+                "all {} lines ({}) of {} ({}){}",
                 thousands(s.lines_searched),
                 render::human_bytes(s.bytes_searched),
                 s.reference,
-                render::describe_source(&s.source)
+                render::describe_source(&s.source),
+                // "All" is of the stored copy: what the copy is of its source is said with it.
+                render::held_words(&s.source.coverage())
+                    .map_or_else(String::new, |h| format!(", a stored copy that holds {h}"))
             ),
             vec![("ref", Value::from(s.reference.clone()))],
         ),
@@ -111,6 +114,15 @@ fn not_searched(t: &super::TreeScope) -> String {
 fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
     if a.hit_count > 0 {
         return None;
+    }
+    if let Scope::Artifact(s) = &a.scope {
+        // A copy that holds part of its source: the call that reaches the rest.
+        let c = s.source.coverage();
+        let rest = c.rest.as_ref().filter(|_| c.leaves_out())?;
+        return Some(format!(
+            "\n The stored copy holds part of its source: absent here is not absent there. The rest: {}",
+            crate::spell::call(rest, dialect)
+        ));
     }
     let wider = a.wider();
     if wider.is_empty() {

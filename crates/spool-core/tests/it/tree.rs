@@ -75,6 +75,9 @@ fn repo() -> tempfile::TempDir {
     git(root, &["init", "-q"]);
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "init"]);
+    // Past the racy window: a stored search over files changed within a tick of its look
+    // is not reused.
+    crate::support::settle();
     dir
 }
 

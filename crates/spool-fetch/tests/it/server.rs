@@ -156,6 +156,7 @@ fn app(log: Log) -> Router {
     Router::new()
         .route("/doc", get(|| async { with_type("text/html; charset=utf-8", long_doc().into_bytes()) }))
         .route("/settings", get(|| async { with_type("text/html; charset=utf-8", settings_page().into_bytes()) }))
+        .route("/tabs", get(|| async { with_type("text/html; charset=utf-8", TABS_PAGE.as_bytes().to_vec()) }))
         .route("/redirect", get(|| async { (StatusCode::FOUND, [(header::LOCATION, "/doc")]).into_response() }))
         .route("/big5", get(|| async {
             let (bytes, _, _) = encoding_rs::BIG5.encode("繁體中文測試：設定說明\n");
@@ -229,3 +230,15 @@ pub fn start() -> (SocketAddr, Log) {
     });
     (rx.recv().unwrap(), log)
 }
+
+/// A docs page whose install steps sit in tabs: the first tab shown, the others hidden until
+/// a reader opens them, each in the way real docs sites hide them.
+pub const TABS_PAGE: &str = "<html><head><title>Install</title></head><body>\
+<nav><a href=\"/\">Home</a></nav><main><h1>Install</h1>\
+<p>Pick your platform. Every platform needs the same widget package.</p>\
+<div role=\"tablist\"><button>Linux</button><button>macOS</button><button>Windows</button></div>\
+<div role=\"tabpanel\"><p>On Linux run apt install widget.</p></div>\
+<div role=\"tabpanel\" hidden><p>On macOS set WIDGET_HOME_MAC before brew install widget.</p></div>\
+<div role=\"tabpanel\" style=\"display:none\"><p>On Windows set WIDGET_HOME_WIN in the registry.</p></div>\
+<details><summary>Troubleshooting</summary><p>If WIDGET_SOCKET is busy, restart.</p></details>\
+</main></body></html>";
