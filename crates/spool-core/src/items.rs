@@ -270,8 +270,15 @@ fn fill(
         items.push(item);
     }
     let end = at + items.len() as u64;
-    let has_more = end < total;
-    let next_cursor = has_more.then(|| items_cursor(store, &reference, end.max(at + 1).min(total)));
+    let more_stored = end < total;
+    // An upstream that said its list goes on: more exists after the last stored item, and
+    // the way to it is the upstream's own call with its cursor (regression: the last page of
+    // an upstream's first page of five said `has_more: false`).
+    let coverage = meta.source.coverage();
+    let upstream_more = coverage.upstream_page.is_some();
+    let has_more = more_stored || upstream_more;
+    let next_cursor =
+        more_stored.then(|| items_cursor(store, &reference, end.max(at + 1).min(total)));
     let mut notes = Vec::new();
     let mut next = Vec::new();
     let mut templates = Vec::new();
@@ -292,6 +299,9 @@ fn fill(
             "read",
             [("ref", json!(reference)), ("cursor", json!(c))],
         ));
+    }
+    if upstream_more && let Some(rest) = &coverage.rest {
+        next.push(rest.clone());
     }
     let complete = at == 0 && !has_more;
     if !complete {
@@ -314,17 +324,22 @@ fn fill(
     }
     let reason = if complete {
         None
-    } else if has_more && stopped_by_tokens {
+    } else if upstream_more && !more_stored {
+        Some(Reason {
+            code: ReasonCode::UpstreamPartial,
+            detail: "the upstream sent one page of its list and says more exist".into(),
+        })
+    } else if more_stored && stopped_by_tokens {
         Some(Reason {
             code: ReasonCode::TokenCap,
             detail: Cap::new(max_tokens).detail(false),
         })
-    } else if has_more && limited {
+    } else if more_stored && limited {
         Some(Reason {
             code: ReasonCode::RequestedRange,
             detail: format!("the page holds at most {wanted} items, as asked"),
         })
-    } else if has_more {
+    } else if more_stored {
         Some(Reason {
             code: ReasonCode::SizeCap,
             detail: format!("pages hold at most {ITEMS_MAX_PAGE} items"),

@@ -138,6 +138,15 @@ fn whole_text(e: &Envelope) -> String {
         Unit::Items => t.items.map(|n| plural(n, "item", "items")),
         _ => t.lines.map(|l| plural(l, "line", "lines")),
     };
+    // Items of one upstream page are not the upstream's whole list: said where they are
+    // counted (its coverage line says what more).
+    let count = count.map(|c| {
+        if unit == Unit::Items && e.source.coverage().upstream_page.is_some() {
+            format!("{c} stored, one page of the upstream's list")
+        } else {
+            c
+        }
+    });
     match count {
         Some(count) if unit == Unit::Bytes && t.bytes.unwrap_or(0) < 1024 => count,
         Some(count) if unit == Unit::Bytes => {

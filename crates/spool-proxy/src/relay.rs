@@ -14,8 +14,10 @@ use spool_core::{Cap, Preview, Result, Store};
 use spool_mcp::answer::{Parts, envelope_result, items_result};
 
 mod media;
+mod paging;
 mod resource;
 use media::{LARGE_MEDIA, media_notes, store_large_blobs};
+pub use paging::Pages;
 pub use resource::honest_resource;
 
 /// Text past this many bytes is over any cap without counting its tokens.
@@ -39,6 +41,10 @@ pub struct Call<'a> {
     pub cap: Cap,
     /// Which parts a replaced answer carries.
     pub parts: Parts,
+    /// The tool's input schema, as the upstream listed it: which argument takes a cursor.
+    pub input_schema: Option<&'a serde_json::Map<String, Value>>,
+    /// Where the pages of upstream lists that spool built calls for stand.
+    pub pages: &'a Pages,
 }
 
 /// The text the model would read: text blocks and embedded text resources, in order. One
@@ -188,7 +194,20 @@ pub fn honest(
         let bytes = text.len() + beside.as_ref().map_or(0, |(b, _)| b.len());
         return Ok(pass_through(store, call, result, bytes, ms));
     }
-    let mut new = NewArtifact::new(source(call));
+    // A JSON answer is read before it is stored: what it says of more after it (its own
+    // cursor) is what the copy holds of the upstream's list.
+    let doc = json_doc(&text);
+    let list = doc.as_ref().filter(|d| mostly_a_list(d));
+    let coverage = doc.as_ref().and_then(|d| {
+        let (path, items) =
+            find_list(d).map_or((None, None), |(p, items)| (p, Some(items.len() as u64)));
+        paging::coverage(call, d, path.as_deref(), items.filter(|_| list.is_some()))
+    });
+    let mut src = source(call);
+    if let Some(c) = coverage {
+        src = src.with_coverage(c);
+    }
+    let mut new = NewArtifact::new(src);
     new.redo = Some(redo(call));
     new.preview = call.preview;
     let whole = store.put(new, text.as_bytes())?;
@@ -211,8 +230,8 @@ pub fn honest(
             meta.reference
         ));
     }
-    let mut answer = match json_list(&text) {
-        Some(doc) => items_answer(store, call, &whole, &doc, &notes, ms)?,
+    let mut answer = match list {
+        Some(doc) => items_answer(store, call, &whole, doc, &notes, ms)?,
         None => window_answer(store, call, &whole, &notes, ms)?,
     };
     // Media, links and binary resources travel as the upstream sent them, after the text.
@@ -263,19 +282,14 @@ fn items_answer(
         "the upstream's answer is stored whole, as it came, as {}",
         whole.reference
     )];
-    if let (Some(path), Value::Object(fields)) = (&path, doc) {
+    if let Some(path) = &path {
         // The rest of the answer is context for the rows: shown whole, the list in it named.
+        // What it says of more after it is the copy's coverage, said by every page.
         notes.push(format!(
             "the list is `{path}` ({} items) in the upstream's answer, which reads, the list left out: {}",
             spool_core::render::thousands(items.len() as u64),
             spool_core::items::without_list(doc, path, items.len())
         ));
-        if let Some(more) = upstream_more(fields) {
-            notes.push(format!(
-                "the upstream says its own list goes on ({more}): call `{}` again with it for the items after these",
-                call.exposed
-            ));
-        }
     }
     notes.extend(media.iter().cloned());
     let page = item_page_with_notes(
@@ -348,49 +362,33 @@ fn preview_of(
     })
 }
 
-/// The document when `text` is a JSON list, or an object that is mostly one list, however deep
-/// (the rest of it, shown in full in the banner, must be small), else `None`.
-fn json_list(text: &str) -> Option<Value> {
-    /// The most the rest of the document may take to be shown beside its list.
-    const OTHER_FIELDS: usize = 2 << 10;
-    /// Past this a document is not parsed whole to find its list (a tree of values takes
-    /// several times the text's size): it is paged by lines instead.
-    const JSON_LIST_LIMIT: usize = 64 << 20;
+/// The document when `text` is JSON (an array or an object), else `None`.
+fn json_doc(text: &str) -> Option<Value> {
+    /// Past this a document is not parsed whole (a tree of values takes several times the
+    /// text's size): it is paged by lines instead.
+    const JSON_LIMIT: usize = 64 << 20;
     let trimmed = text.trim_start();
     if !(trimmed.starts_with('[') || trimmed.starts_with('{')) {
         return None;
     }
-    if text.len() > JSON_LIST_LIMIT {
+    if text.len() > JSON_LIMIT {
         return None;
     }
-    let doc: Value = serde_json::from_str(text).ok()?;
-    let (path, items) = find_list(&doc)?;
-    if let Some(path) = path {
-        let others = spool_core::items::without_list(&doc, &path, items.len())
-            .to_string()
-            .len();
-        if others > OTHER_FIELDS {
-            return None;
-        }
-    }
-    Some(doc)
+    serde_json::from_str(text).ok()
 }
 
-/// A field by which an upstream says its list goes on past this answer.
-fn upstream_more(fields: &serde_json::Map<String, Value>) -> Option<String> {
-    const MORE: [&str; 8] = [
-        "next_cursor",
-        "nextCursor",
-        "next_page_token",
-        "nextPageToken",
-        "cursor",
-        "next",
-        "has_more",
-        "hasMore",
-    ];
-    MORE.iter().find_map(|k| match fields.get(*k) {
-        None | Some(Value::Null | Value::Bool(false)) => None,
-        Some(Value::String(s)) if s.is_empty() => None,
-        Some(v) => Some(format!("{k}: {v}")),
+/// Whether `doc` is a JSON list, or an object that is mostly one list, however deep (the rest
+/// of it, shown in full in the banner, must be small): it then pages as items.
+fn mostly_a_list(doc: &Value) -> bool {
+    /// The most the rest of the document may take to be shown beside its list.
+    const OTHER_FIELDS: usize = 2 << 10;
+    let Some((path, items)) = find_list(doc) else {
+        return false;
+    };
+    path.is_none_or(|path| {
+        spool_core::items::without_list(doc, &path, items.len())
+            .to_string()
+            .len()
+            <= OTHER_FIELDS
     })
 }

@@ -44,6 +44,8 @@ struct Inner {
     tools: RwLock<HashMap<String, (Route, Tool)>>,
     prompts: RwLock<HashMap<String, Route>>,
     resources: RwLock<HashMap<String, usize>>,
+    /// Where the pages of upstream lists spool offered calls for stand.
+    pages: Arc<relay::Pages>,
 }
 
 /// The proxy. Cheap to clone: one per HTTP session shares the upstreams and the store.
@@ -108,6 +110,7 @@ impl ProxyServer {
                 tools: RwLock::new(HashMap::new()),
                 prompts: RwLock::new(HashMap::new()),
                 resources: RwLock::new(HashMap::new()),
+                pages: Arc::default(),
             }),
         })
     }
@@ -217,6 +220,7 @@ impl ProxyServer {
         let cap = self.inner.spool.settings().cap(None);
         let parts = self.inner.spool.settings().parts();
         let exposed = name.to_owned();
+        let pages = Arc::clone(&self.inner.pages);
         let honest = tokio::task::spawn_blocking(move || {
             let call = Call {
                 server: &server,
@@ -228,6 +232,8 @@ impl ProxyServer {
                 preview_configured,
                 cap,
                 parts,
+                input_schema: Some(&tool.input_schema),
+                pages: &pages,
             };
             match relay::honest(&store, &call, result, ms) {
                 Ok(r) => r,

@@ -33,11 +33,14 @@ pub(super) fn assemble(
         blocks.push(Block::Shown(piece.text.clone()));
         notes.extend(piece.note.clone());
     }
-    let complete = whole && meta.state == ArtifactState::Complete
-        || meta.bytes == 0
-            && pieces.is_empty()
-            && !meta.binary
-            && meta.state == ArtifactState::Complete;
+    // A copy of one page of an upstream's answer that says more exist is never all of it.
+    let upstream_more = meta.source.coverage().upstream_page.is_some();
+    let complete = !upstream_more
+        && (whole && meta.state == ArtifactState::Complete
+            || meta.bytes == 0
+                && pieces.is_empty()
+                && !meta.binary
+                && meta.state == ArtifactState::Complete);
     let reached_end = pieces.last().is_some_and(|p| p.span.1 == meta.bytes);
     let cap = || Reason {
         code: ReasonCode::TokenCap,
@@ -57,6 +60,11 @@ pub(super) fn assemble(
         Some(cap())
     } else if meta.state != ArtifactState::Complete && (whole || reached_end) {
         Some(state_reason(meta))
+    } else if upstream_more && (whole || reached_end) {
+        Some(Reason {
+            code: ReasonCode::UpstreamPartial,
+            detail: "the upstream sent one page of its answer and says more exist".into(),
+        })
     } else if requested || whole {
         Some(Reason {
             code: ReasonCode::RequestedRange,
@@ -139,6 +147,10 @@ pub(super) fn assemble(
         // "Is X in this page?" is answered by searching the whole copy, not by paging: a
         // template, since the regex is the reader's.
         templates.push(NextCall::search_template(("ref", json!(reference))));
+        // The upstream's next page, by its own call.
+        if upstream_more && let Some(rest) = meta.source.coverage().rest {
+            next.push(rest);
+        }
     }
     let capture = match meta.state {
         ArtifactState::Complete | ArtifactState::Expired => None,

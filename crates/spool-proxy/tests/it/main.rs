@@ -7,6 +7,7 @@ mod asks;
 mod faults;
 mod fidelity;
 mod hosts;
+mod paging;
 mod passthrough;
 mod relay;
 mod support;

@@ -97,6 +97,56 @@ fn git_log(count: u64) -> String {
     out
 }
 
+/// One page of `n` rows, `per_page` a page, from the position the arguments name, saying what
+/// is left in the convention `style` names (see the tool's description).
+fn paged_list(p: &CallToolRequestParams) -> Value {
+    let n = arg(p, "n", 50);
+    let per = arg(p, "per_page", 10).max(1);
+    let style = p
+        .arguments
+        .as_ref()
+        .and_then(|a| a.get("style"))
+        .and_then(Value::as_str)
+        .unwrap_or("mcp")
+        .to_owned();
+    let text_arg = |name: &str| {
+        p.arguments
+            .as_ref()
+            .and_then(|a| a.get(name))
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse::<u64>().ok())
+    };
+    let from = match style.as_str() {
+        "github" => (arg(p, "page", 1).max(1) - 1) * per,
+        "total" => arg(p, "offset", 0),
+        "token" => text_arg("pageToken").unwrap_or(0),
+        _ => text_arg("cursor").unwrap_or(0),
+    }
+    .min(n);
+    let to = (from + per).min(n);
+    let rows: Vec<Value> = (from..to)
+        .map(|i| json!({ "id": i, "name": format!("row {i}") }))
+        .collect();
+    let more = to < n;
+    let next = more.then(|| to.to_string());
+    match style.as_str() {
+        "snake" => json!({ "items": rows, "next_cursor": next, "has_more": more }),
+        "token" => json!({ "items": rows, "nextPageToken": next.unwrap_or_default() }),
+        "links" => json!({
+            "data": rows,
+            "links": { "next": next.map(|c| format!("http://127.0.0.1/rows?cursor={c}")) }
+        }),
+        "github" => json!({ "total_count": n, "incomplete_results": false, "items": rows }),
+        // A search that timed out upstream: every page it could give, and it says so.
+        "incomplete" => {
+            json!({ "total_count": to - from, "incomplete_results": true, "items": rows })
+        }
+        "truncated" => json!({ "items": rows, "truncated": more }),
+        "total" => json!({ "total": n, "items": rows }),
+        _ => json!({ "items": rows, "nextCursor": next, "hasMore": more }),
+    }
+}
+
 fn arg(p: &CallToolRequestParams, name: &str, default: u64) -> u64 {
     p.arguments
         .as_ref()
@@ -297,6 +347,7 @@ impl ServerHandler for Fake {
                 r
             }
             "doc_with_tags" => text(json!({ "body": "x".repeat(200_000), "tags": ["a", "b"] }).to_string()),
+            "paged_list" => text(paged_list(&p).to_string()),
             "paged_rows" => text(
                 json!({ "rows": spool_test_support::rows(arg(&p, "n", 10)), "next_cursor": "page-2" })
                     .to_string(),

@@ -84,6 +84,25 @@ pub(super) fn tools() -> Vec<Tool> {
             int_arg("n"),
         ),
         Tool::new(
+            "paged_list",
+            "`per_page` of `n` rows from `cursor` (or `page`, or `offset`), saying more exist in \
+             the convention `style` names: mcp (nextCursor, hasMore), snake (next_cursor, \
+             has_more), token (nextPageToken, by pageToken), links (links.next), github \
+             (total_count, incomplete_results; by page), truncated, total (by offset).",
+            schema(&json!({
+                "type": "object",
+                "properties": {
+                    "n": { "type": "integer" },
+                    "per_page": { "type": "integer" },
+                    "style": { "type": "string" },
+                    "cursor": { "type": "string" },
+                    "pageToken": { "type": "string" },
+                    "page": { "type": "integer" },
+                    "offset": { "type": "integer" }
+                }
+            })),
+        ),
+        Tool::new(
             "blob_and_text",
             "A small embedded blob beside a large text.",
             none.clone(),
