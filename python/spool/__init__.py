@@ -256,6 +256,8 @@ class Store:
         case_insensitive: bool = False,
         glob: Optional[Sequence[str]] = None,
         hidden: bool = False,
+        no_ignore: bool = False,
+        count: bool = False,
         context: Optional[int] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
@@ -264,7 +266,10 @@ class Store:
         """Searches the whole of an artifact (``ref``), a file or a directory (``path``) for a
         regex ``pattern`` (a string with ``literal``), or ranks passages by the words of
         ``query``. Every hit is counted; ``truncated`` says more exist than were returned, and
-        ``next`` holds the search that continues. Zero hits say where it looked."""
+        ``next`` holds the search that continues. Zero hits say where it looked, and ``next``
+        holds the searches of what was left out (outside the globs, ignored, hidden files).
+        ``no_ignore`` searches the files ``.gitignore`` leaves out too; ``count`` gives hits
+        per file (``files``) instead of the hits."""
         return self.call(
             "search",
             _args(
@@ -276,6 +281,8 @@ class Store:
                 case_insensitive=case_insensitive,
                 glob=None if glob is None else _many(glob),
                 hidden=hidden,
+                no_ignore=no_ignore,
+                count=count,
                 context=context,
                 limit=limit,
                 cursor=cursor,

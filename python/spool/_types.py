@@ -110,7 +110,9 @@ class SearchAnswer(TypedDict):
     query: Dict[str, Any]
     scope: Dict[str, Any]
     ref: Optional[str]
-    hits: List[Hit]
+    hits: NotRequired[List[Hit]]
+    files: NotRequired[List[Dict[str, Any]]]
+    files_with_hits: NotRequired[int]
     text: str
 
 

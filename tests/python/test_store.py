@@ -25,6 +25,8 @@ def test_put_stores_the_whole_output_and_says_what_it_showed(store):
         "kind": "text",
         "desc": "my_tool q=rows",
         "version": {"called_at": "2026-12-01T09:00:00Z"},
+        # What the stored copy holds of its source: all of it.
+        "coverage": {"whole": True},
     }
     (start, end), = shown_lines(a)
     assert start == 1 and 1 < end < 5000
@@ -352,10 +354,11 @@ def test_map_ranks_what_the_code_uses_first_and_its_pages_reach_every_file_once(
     page = first
     for _ in range(100):
         seen += [l.split(" (")[0] for l in page["content"].splitlines() if not l.startswith(" ")]
-        step = page["next"][0]
-        if "cursor" not in step["arguments"]:
+        # The last page offers no cursor (its search is a template, not a `next` call).
+        steps = page["next"]
+        if not steps or "cursor" not in steps[0]["arguments"]:
             break
-        page = store.follow(step)
+        page = store.follow(steps[0])
     assert sorted(seen) == sorted(
         ["src/core.py", "src/notes.md"] + [f"src/user_{i:02}.py" for i in range(40)]
     )
@@ -370,3 +373,31 @@ def test_map_ranks_what_the_code_uses_first_and_its_pages_reach_every_file_once(
     with pytest.raises(spool.SpoolError) as e:
         store.map("src", cursor="forged")
     assert e.value.code == "invalid_argument"
+
+
+def test_a_search_names_its_glob_counts_per_file_and_reaches_ignored_files(store, root):
+    (root / "src").mkdir()
+    (root / "build").mkdir()
+    (root / "src" / "a.py").write_text("timeout = 3\ntimeout += 1\n")
+    (root / "src" / "b.py").write_text("retries = 2\n")
+    (root / "build" / "out.txt").write_text("timeout 9\n")
+    (root / "docs.md").write_text("the timeout is 3 seconds\n")
+    (root / ".gitignore").write_text("build/\n")
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    inside = store.search("timeout", path=root, glob=["src/**"])
+    assert inside["scope"]["globs"] == ["src/**"]
+    assert inside["scope"]["files_skipped"]["outside_glob"] == 1  # docs.md
+    assert inside["scope"]["files_skipped"]["ignored"] == 1  # build/out.txt
+    assert inside["hit_count"] == 2
+    counts = store.search("timeout", path=root, count=True)
+    assert counts["files"] == [{"path": "docs.md", "hits": 1}, {"path": "src/a.py", "hits": 2}]
+    assert counts["files_with_hits"] == 2 and counts["hit_count"] == 3
+    everything = store.search("timeout", path=root, no_ignore=True)
+    assert everything["hit_count"] == 4
+    # A search that finds nothing inside the glob offers the one without it, which runs.
+    none = store.search("seconds", path=root, glob=["src/**"])
+    assert none["hit_count"] == 0
+    wider = next(n for n in none["next"] if "glob" not in n["arguments"])
+    assert store.follow(wider)["hit_count"] == 1

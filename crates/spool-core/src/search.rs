@@ -3,6 +3,7 @@
 mod artifact;
 mod artifact_parts;
 mod blocks;
+mod counts;
 mod file_hits;
 mod find;
 mod hitlist;
@@ -17,6 +18,7 @@ mod text;
 pub mod tree;
 pub mod walk;
 
+pub use counts::FileCount;
 pub use scope::{ArtifactScope, Scope, Skipped, TreeScope, TreeVersion};
 
 pub use artifact::search_artifact;
@@ -37,6 +39,23 @@ use crate::render::Dialect;
 use crate::spell::Words;
 
 use crate::store::Store;
+
+/// Hits per file of artifact `reference` (`count`): the artifact is its one entry.
+pub fn count_of_ref(
+    store: &Store,
+    reference: &str,
+    query: &Query,
+    paging: &Paging,
+) -> Result<SearchAnswer> {
+    page_limit(paging)?;
+    let one = Paging {
+        context: 0,
+        limit: Some(1),
+        cursor: None,
+    };
+    let answer = search_artifact(store, reference, query, &one)?;
+    Ok(counts::of_one(answer, reference))
+}
 
 /// Default and largest page of hits.
 pub const DEFAULT_LIMIT: usize = 50;
@@ -135,12 +154,29 @@ pub struct SearchAnswer {
     /// Why this page holds fewer hits than asked for (the answer's cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_reason: Option<Reason>,
+    /// Hits per file (`count`), a page of them, in path order: then `hits` is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<FileCount>>,
+    /// How many files hold a hit, all of them (`count`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_with_hits: Option<u64>,
+    /// How many files came before this page (`count`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub first_file_index: u64,
     /// The arguments that repeat this search, without its cursor.
     #[serde(skip)]
     pub repeat: Map<String, Value>,
     /// How to make a cursor that continues after any hit of this page.
     #[serde(skip)]
     resume: Resume,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What a cursor continuing a page needs besides the position.
@@ -169,6 +205,12 @@ enum Resume {
     /// After a hit of a stored hit list.
     Tree {
         hits: String,
+        digest: String,
+        first: u64,
+    },
+    /// After a file of stored hits per file; `first` files came before this page.
+    Counts {
+        counts: String,
         digest: String,
         first: u64,
     },
@@ -201,6 +243,11 @@ impl SearchAnswer {
                 digest,
                 first,
             } => Some(tree::cursor(store, hits, digest, first + kept as u64)),
+            Resume::Counts {
+                counts,
+                digest,
+                first,
+            } => Some(counts::cursor(store, counts, digest, first + kept as u64)),
             Resume::RankedTree {
                 passages,
                 digest,
@@ -333,13 +380,22 @@ impl SearchAnswer {
         })
     }
 
-    /// Keeps the first `kept` hits (at least one), saying why and continuing after them.
+    /// How many entries this page holds: hits, or files with their counts.
+    fn entries(&self) -> usize {
+        self.files.as_ref().map_or(self.hits.len(), Vec::len)
+    }
+
+    /// Keeps the first `kept` hits (or files, for counts; at least one), saying why and
+    /// continuing after them.
     fn keep_first(&mut self, store: &Store, kept: usize, why: Reason) {
-        if kept >= self.hits.len() || kept == 0 {
+        if kept >= self.entries() || kept == 0 {
             return;
         }
         self.next_cursor = self.cursor_after(store, kept);
         self.hits.truncate(kept);
+        if let Some(files) = &mut self.files {
+            files.truncate(kept);
+        }
         self.truncated = true;
         self.page_reason = Some(why);
         self.set_next();
@@ -392,10 +448,15 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
                     },
                     || {
                         let mut v = text::structured(answer, d);
-                        if let Some(hits) = v.get_mut("hits") {
-                            *hits = Value::Array(Vec::new());
+                        for key in ["hits", "files"] {
+                            if let Some(entries) = v.get_mut(key) {
+                                *entries = Value::Array(Vec::new());
+                            }
                         }
-                        let hits = serde_json::to_string(&answer.hits).unwrap_or_default();
+                        let hits = match &answer.files {
+                            Some(files) => serde_json::to_string(files).unwrap_or_default(),
+                            None => serde_json::to_string(&answer.hits).unwrap_or_default(),
+                        };
                         let facts = crate::wire::compact(&v);
                         fit::facts_and_content(&facts, &hits, &reference, cap, 4)
                     },
@@ -419,7 +480,7 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
         } else {
             "one hit"
         };
-        let (kept, why) = fit::fewer(answer.hits.len(), size, cap, one, hint)?;
+        let (kept, why) = fit::fewer(answer.entries(), size, cap, one, hint)?;
         answer.keep_first(store, kept, why);
     }
     Ok(())

@@ -29,8 +29,12 @@ pub fn call(call: &NextCall, dialect: Dialect) -> String {
 fn arg_text(v: &Value) -> String {
     match v {
         Value::String(s) if s == "<regex>" => "...".into(),
+        // Bare only where a reader cannot take it for another type: `cursor=200` would be the
+        // number 200, which a tool taking a string refuses (regression: an upstream's cursor).
         Value::String(s)
-            if !s.is_empty() && !s.contains(|c: char| c.is_whitespace() || c == '"') =>
+            if !s.is_empty()
+                && !s.contains(|c: char| c.is_whitespace() || c == '"')
+                && serde_json::from_str::<Value>(s).is_err() =>
         {
             s.clone()
         }
@@ -161,6 +165,9 @@ pub fn cli_text(call: &NextCall) -> String {
             }
             if flag("no_ignore") {
                 out.push_str(" --no-ignore");
+            }
+            if flag("count") {
+                out.push_str(" --count");
             }
             if let Some(context) = num("context").filter(|c| *c > 0) {
                 out.push_str(&format!(" -C {context}"));

@@ -26,7 +26,8 @@ pub const SEARCH: &str = "Search the whole of a stored artifact (`ref`), a file,
 skipped, `glob` to narrow). Counts every hit (`hit_count`), returns a page (`limit`, default 50) \
 and says whether more exist (`truncated`, `next_cursor`). The scope says what was searched: the \
 globs, files searched, files left out counted by why (outside the glob, ignored, hidden), the git \
-commit. Zero hits say where it looked, and `next` holds the searches of what was left out. A directory's hit list is stored, so every page comes \
+commit. Zero hits say where it looked, and `next` holds the searches of what was left out. \
+`count: true` gives hits per file instead (which files, how often), every file counted. A directory's hit list is stored, so every page comes \
 from one snapshot. Not sure of the exact word? Give `query` (words) instead of `pattern`: the \
 passages of a `ref` or a file holding any of them, ranked best first, every one counted.";
 

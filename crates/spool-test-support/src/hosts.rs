@@ -255,6 +255,13 @@ pub fn snapshot_settings() -> insta::Settings {
         r#""$1":[N]"#,
     );
     settings.add_filter(r"cursor=[A-Za-z0-9_.\-]{20,}", "cursor=[CURSOR]");
+    // A loopback server's port is chosen at run time.
+    settings.add_filter(r"127\.0\.0\.1:\d+", "[HOST]");
+    // A tree's digest holds its files' change times and inodes: new each run.
+    settings.add_filter(
+        r#""files_digest":"sha256:[0-9a-f]+""#,
+        r#""files_digest":"[DIGEST]""#,
+    );
     settings.add_filter(
         r#""(next_cursor|cursor)":"[A-Za-z0-9_.\-]{20,}""#,
         r#""$1":"[CURSOR]""#,

@@ -245,6 +245,10 @@ pub struct SearchArgs {
     /// too (build output, vendored code).
     #[arg(long)]
     pub no_ignore: bool,
+    /// Hits per file instead of the hits (as `rg --count`): every file counted, a page at a
+    /// time.
+    #[arg(short = 'c', long, conflicts_with_all = ["query", "context"])]
+    pub count: bool,
     /// Search for the pattern as plain text.
     #[arg(short = 'F', long)]
     pub literal: bool,

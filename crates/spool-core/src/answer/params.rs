@@ -159,6 +159,10 @@ pub struct SearchParams {
     /// (build output, vendored code). Without it they are skipped and counted as ignored.
     #[serde(default)]
     pub no_ignore: bool,
+    /// Hits per file instead of the hits, as `rg --count` gives them: which files hold the
+    /// pattern and how often, every file counted, `limit` files a page.
+    #[serde(default)]
+    pub count: bool,
     /// Lines of context around each hit.
     #[serde(default)]
     pub context: Option<u64>,

@@ -253,6 +253,41 @@ fn read_request(p: &ReadParams) -> Result<WindowRequest> {
     })
 }
 
+/// `search` with `count`: hits per file.
+fn count(
+    cx: &Context<'_>,
+    p: &SearchParams,
+    target: &Target<'_>,
+    query: &Query,
+    paging: &Paging,
+) -> Result<crate::search::SearchAnswer> {
+    if p.context.is_some_and(|c| c > 0) {
+        return Err(Error::invalid_words(
+            Words::default()
+                .arg("search", "count")
+                .then(" counts hits per file; it shows no lines, so no ")
+                .arg("search", "context"),
+            Words::text("leave ").arg("search", "context").then(" out"),
+        ));
+    }
+    match target {
+        Target::Ref(r) => Ok(crate::search::count_of_ref(cx.store, r, query, paging)?),
+        Target::Path(path) => crate::search::tree::count_tree(
+            cx.store,
+            cx.roots,
+            path,
+            query,
+            &crate::search::tree::Filter {
+                globs: &p.glob,
+                hidden: p.hidden,
+                no_ignore: p.no_ignore,
+            },
+            paging,
+            cx.search_budget,
+        ),
+    }
+}
+
 /// `search`: the whole of an artifact, a file, or every file under a directory.
 pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
     let paging = Paging {
@@ -261,6 +296,20 @@ pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
         cursor: p.cursor.clone(),
     };
     let target = one_of(p.reference.as_deref(), p.path.as_deref(), "search")?;
+    if p.count && p.query.is_some() {
+        return Err(Error::invalid_words(
+            Words::default()
+                .arg("search", "count")
+                .then(" counts the lines a ")
+                .arg("search", "pattern")
+                .then(" matches in each file; ranked passages are not counted per file"),
+            Words::text("give a ")
+                .arg("search", "pattern")
+                .then(", or leave ")
+                .arg("search", "count")
+                .then(" out"),
+        ));
+    }
     let pattern = match (&p.pattern, &p.query) {
         (Some(pattern), None) => pattern.clone(),
         (None, Some(words)) => {
@@ -312,6 +361,11 @@ pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
         case_insensitive: p.case_insensitive,
         words: None,
     };
+    if p.count {
+        let mut answer = count(cx, p, &target, &query, &paging)?;
+        crate::search::fit(&mut answer, cx.store, (cx.cap)(p.max_tokens))?;
+        return Ok(Answer::Search(Box::new(answer)));
+    }
     let mut answer = match target {
         Target::Ref(r) => crate::search::search_artifact(cx.store, r, &query, &paging)?,
         Target::Path(path) => crate::search::tree::search_tree(

@@ -149,6 +149,9 @@ pub fn search_artifact(
         reason: incomplete_copy(&meta),
         next: Vec::new(),
         page_reason: None,
+        files: None,
+        files_with_hits: None,
+        first_file_index: 0,
         repeat: repeat_args(("ref", reference), query, paging, &[]),
         resume: Resume::Artifact {
             reference: reference.to_owned(),

@@ -270,6 +270,9 @@ pub fn search_words(
         reason: super::artifact::incomplete_copy(&meta),
         next: Vec::new(),
         page_reason: None,
+        files: None,
+        files_with_hits: None,
+        first_file_index: 0,
         repeat,
         resume: Resume::Ranked {
             reference: reference.to_owned(),

@@ -150,6 +150,9 @@ pub fn search_words_tree(
         reason,
         next: Vec::new(),
         page_reason: None,
+        files: None,
+        files_with_hits: None,
+        first_file_index: 0,
         repeat,
         resume: Resume::RankedTree {
             passages: copy,

@@ -41,8 +41,8 @@ fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
         }
         Scope::Artifact(s) => (
             format!(
-                "all {} lines ({}) of {} ({}){}",
-                thousands(s.lines_searched),
+                "all {} ({}) of {} ({}){}",
+                plural(s.lines_searched, "line", "lines"),
                 render::human_bytes(s.bytes_searched),
                 s.reference,
                 render::describe_source(&s.source),
@@ -120,7 +120,7 @@ fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
         let c = s.source.coverage();
         let rest = c.rest.as_ref().filter(|_| c.leaves_out())?;
         return Some(format!(
-            "\n The stored copy holds part of its source: absent here is not absent there. The rest: {}",
+            "\n The rest of the source:\n Next: {}\n The stored copy holds part of its source: absent here is not absent there.",
             crate::spell::call(rest, dialect)
         ));
     }
@@ -128,12 +128,16 @@ fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
     if wider.is_empty() {
         return None;
     }
+    // What each call adds is said first; the calls stand alone on the `Next:` line, as every
+    // answer's do, so a reader of the words can run them as printed.
+    let adds: Vec<&str> = wider.iter().map(|(_, adds)| adds.as_str()).collect();
     let calls: Vec<String> = wider
         .iter()
-        .map(|(call, adds)| format!("{} ({adds})", crate::spell::call(call, dialect)))
+        .map(|(call, _)| crate::spell::call(call, dialect))
         .collect();
     Some(format!(
-        "\n The files left out were not searched: absent here is not absent there. To look there: {}",
+        "\n The same search {}:\n Next: {}\n The files left out were not searched: absent here is not absent there.",
+        adds.join(", or "),
         calls.join(", or ")
     ))
 }
@@ -154,9 +158,14 @@ pub fn structured(a: &SearchAnswer, dialect: Dialect) -> Value {
     };
     let mut out = Map::new();
     out.insert("notice".into(), Value::String(notice(a, dialect)));
+    if a.files.is_some() {
+        // Hits per file: the files are the content, and there are no hits beside them.
+        fields.shift_remove("hits");
+    }
     for key in [
         "hit_count",
         "hit_count_exact",
+        "files_with_hits",
         "truncated",
         "next_cursor",
         "next",
@@ -202,6 +211,9 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
             "[SEARCH: no hits for {pattern}{flags}; searched {where_}.{stopped}{wider}]"
         );
     }
+    if let Some(files) = &a.files {
+        return counts_notice(a, files, (&pattern, flags), &where_, &stopped, dialect);
+    }
     let first = a.scope.first_hit_index();
     let hits_word = if a.hit_count == 1 { "hit" } else { "hits" };
     let count = format!("{} {hits_word} (matching lines)", thousands(a.hit_count));
@@ -242,6 +254,51 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
     } else {
         out.push(']');
     }
+    out
+}
+
+/// The banner of hits per file (`count`): every hit and every file with one counted, which
+/// files this page shows, and how to go on.
+fn counts_notice(
+    a: &SearchAnswer,
+    files: &[super::FileCount],
+    (pattern, flags): (&str, &str),
+    where_: &str,
+    stopped: &str,
+    dialect: Dialect,
+) -> String {
+    let with = a.files_with_hits.unwrap_or(files.len() as u64);
+    let count = format!(
+        "{} (matching lines) for {pattern}{flags} in {}",
+        plural(a.hit_count, "hit", "hits"),
+        plural(with, "file", "files")
+    );
+    let first = a.first_file_index;
+    if files.is_empty() {
+        return format!(
+            "[SEARCH: {count}, counted per file; no files after this position; searched {where_}.{stopped}]"
+        );
+    }
+    let shown = format!(
+        "files {}-{}",
+        thousands(first + 1),
+        thousands(first + files.len() as u64)
+    );
+    if !a.truncated && first == 0 {
+        return format!(
+            "[SEARCH: {count}, counted per file, all shown in path order; searched {where_}.{stopped}\n Each line below is a file and how many of its lines match.]"
+        );
+    }
+    let cut = a.page_reason.as_ref().map_or(String::new(), |r| {
+        format!(" (this page is cut short: {})", r.detail)
+    });
+    let mut out = format!(
+        "[SEARCH: {count}, counted per file; searched {where_}. Showing {shown} in path order{cut}.{stopped}"
+    );
+    if let Some(next) = a.next.first() {
+        out.push_str(&format!("\n Next: {}", crate::spell::call(next, dialect)));
+    }
+    out.push_str("\n Each line below is a file and how many of its lines match.]");
     out
 }
 
@@ -370,6 +427,13 @@ fn first_in_context(a: &SearchAnswer, target: &[(&'static str, Value)]) -> Optio
 /// The hits, one line each (`path:line:text`), context lines with `-`.
 pub(crate) fn hit_lines(a: &SearchAnswer) -> String {
     let mut out = String::new();
+    if let Some(files) = &a.files {
+        // As `rg --count` writes them: the path, then the lines in it that match.
+        for f in files {
+            out.push_str(&format!("{}:{}\n", f.path, f.hits));
+        }
+        return out;
+    }
     for hit in &a.hits {
         if let Some(end) = hit.end_line {
             // A ranked passage: where it is and its score, then its text as stored.

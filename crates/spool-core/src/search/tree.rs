@@ -63,7 +63,6 @@ pub fn search_tree(
     paging: &Paging,
     budget: Duration,
 ) -> Result<SearchAnswer> {
-    let globs = filter.globs;
     let real = roots.resolve(path)?;
     if !real.is_dir() {
         let (file, real) = roots.open_file(path)?;
@@ -75,16 +74,7 @@ pub fn search_tree(
         return Ok(answer);
     }
     let limit = page_limit(paging)?;
-    let digest = cursor::digest(&[
-        &real.display().to_string(),
-        &query.pattern,
-        if query.literal { "l" } else { "r" },
-        if query.case_insensitive { "i" } else { "s" },
-        &globs.join("\u{1}"),
-        &paging.context.to_string(),
-        if filter.hidden { "h" } else { "-" },
-        if filter.no_ignore { "n" } else { "-" },
-    ]);
+    let digest = tree_digest(&real, query, filter, paging);
     if let Some(c) = &paging.cursor {
         let p: TreeCursor = cursor::open(store, c)?;
         if p.k != "tree" || p.q != digest {
@@ -100,6 +90,58 @@ pub fn search_tree(
     )?;
     let mut answer = page_of_hits(store, &fresh, query, &digest, 0, limit)?;
     answer.repeat = repeat(path, query, paging, filter);
+    answer.set_next();
+    Ok(answer)
+}
+
+/// What names one search of one tree: its cursors are good for it alone.
+fn tree_digest(real: &Path, query: &Query, filter: &Filter<'_>, paging: &Paging) -> String {
+    cursor::digest(&[
+        &real.display().to_string(),
+        &query.pattern,
+        if query.literal { "l" } else { "r" },
+        if query.case_insensitive { "i" } else { "s" },
+        &filter.globs.join("\u{1}"),
+        &paging.context.to_string(),
+        if filter.hidden { "h" } else { "-" },
+        if filter.no_ignore { "n" } else { "-" },
+    ])
+}
+
+/// Hits per file of a search of `path` (`count`): which files hold the pattern and how often,
+/// a page of files at a time, every one counted. A file (not a directory) is its one entry.
+pub fn count_tree(
+    store: &Store,
+    roots: &Roots,
+    path: &str,
+    query: &Query,
+    filter: &Filter<'_>,
+    paging: &Paging,
+    budget: Duration,
+) -> Result<SearchAnswer> {
+    let real = roots.resolve(path)?;
+    let limit = page_limit(paging)?;
+    let one_page = Paging {
+        context: 0,
+        limit: Some(1),
+        cursor: None,
+    };
+    if !real.is_dir() {
+        let answer = search_tree(store, roots, path, query, filter, &one_page, budget)?;
+        return Ok(super::counts::of_one(answer, path));
+    }
+    let digest = format!("{}:count", tree_digest(&real, query, filter, &one_page));
+    let (counts, first) = if let Some(c) = &paging.cursor {
+        super::counts::open_cursor(store, c, &digest)?
+    } else {
+        let answer = search_tree(store, roots, path, query, filter, &one_page, budget)?;
+        let hits = answer.reference.clone().unwrap_or_default();
+        (super::counts::counts_of(store, &hits)?, 0)
+    };
+    let mut answer = super::counts::page_of_counts(store, &counts, query, &digest, first, limit)?;
+    answer.repeat = repeat(path, query, paging, filter);
+    answer.repeat.shift_remove("context");
+    answer.repeat.insert("count".into(), Value::Bool(true));
     answer.set_next();
     Ok(answer)
 }
@@ -576,6 +618,9 @@ fn page_of_hits(
         reason,
         next: Vec::new(),
         page_reason: None,
+        files: None,
+        files_with_hits: None,
+        first_file_index: 0,
         repeat: Map::new(),
         resume: super::Resume::Tree {
             hits: hits_ref.to_owned(),

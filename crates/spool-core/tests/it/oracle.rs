@@ -149,6 +149,23 @@ fn rg_files(root: &Path, flags: &[String]) -> BTreeSet<String> {
         .collect()
 }
 
+/// The lines ripgrep finds holding `needle` in each file under `root` with these flags.
+fn rg_counts(root: &Path, flags: &[String]) -> Vec<(String, u64)> {
+    let out = Command::new("rg")
+        .current_dir(root)
+        .args(["--count", "--no-messages", "--sort=path", "needle"])
+        .args(flags)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let (path, n) = l.rsplit_once(':')?;
+            Some((path.trim_start_matches("./").to_owned(), n.parse().ok()?))
+        })
+        .collect()
+}
+
 /// How many lines ripgrep finds holding `needle` under `root` with these flags.
 fn rg_count(root: &Path, flags: &[String]) -> u64 {
     let out = Command::new("rg")
@@ -335,6 +352,28 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     apply(&root, c, &tracked);
     let after = search(&cx, &args);
     check_claims(&root, &args, &after)?;
+    // Hits per file, every page of them, are ripgrep's `--count`, file for file.
+    let mut counted = Vec::new();
+    let mut count_args = args.clone();
+    count_args["count"] = json!(true);
+    count_args["limit"] = json!(2);
+    loop {
+        let page = search(&cx, &count_args);
+        check_claims(&root, &count_args, &page)?;
+        let files = page.files.clone().unwrap_or_default();
+        counted.extend(files.into_iter().map(|f| (f.path, f.hits)));
+        prop_assert_eq!(page.files_with_hits.is_some(), true);
+        match page.next_cursor {
+            Some(c) => count_args["cursor"] = json!(c),
+            None => break,
+        }
+    }
+    let (globs, hidden, no_ignore) = filter_of(&args);
+    let globs: Vec<&str> = globs.iter().map(String::as_str).collect();
+    prop_assert_eq!(
+        counted,
+        rg_counts(&root, &rg_flags(&globs, hidden, no_ignore))
+    );
     // A zero-hit answer offers the searches that look where it did not; each runs as given
     // and its claims hold too.
     if after.hit_count == 0 {

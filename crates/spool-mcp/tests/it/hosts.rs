@@ -402,3 +402,108 @@ async fn a_ci_log_in_every_host() {
     assert_eq!(err.is_error, Some(true));
     assert_eq!(structured(&err)["error"]["code"], "not_found");
 }
+
+/// Issue 38: a search inside a glob that finds nothing, in every host: it names the glob, the
+/// files outside it, and its first call is the same search without the glob, which finds the
+/// word where it is.
+#[tokio::test]
+async fn a_glob_search_that_finds_nothing_names_its_glob_in_every_host() {
+    let h = harness(true).await;
+    h.write("services/checkout/handler.py", b"def handle():\n    pass\n");
+    h.write("deploy/helm/values.yaml", b"timeout: 10s\n");
+    let r = h
+        .call(
+            "search",
+            json!({ "path": ".", "pattern": "timeout", "glob": ["services/checkout/**"] }),
+        )
+        .await;
+    let views = check(
+        &r,
+        &[
+            "no hits for /timeout/",
+            "matching the glob `services/checkout/**`",
+            "1 outside the glob",
+            "absent here is not absent there",
+        ],
+        &[],
+    );
+    snapshot("search_glob_none", &views);
+    for next in follow_each(&h, &views).await {
+        let n = structured(&next);
+        assert_eq!(n["hit_count"], 1);
+        assert_eq!(n["hits"][0]["path"], "deploy/helm/values.yaml");
+    }
+}
+
+/// Issue 38: a search of a page kept as its main content that finds nothing, in every host:
+/// it says what the copy holds, and its first call is the raw page, where the word is.
+#[tokio::test]
+async fn a_search_of_a_main_content_copy_offers_the_raw_page_in_every_host() {
+    let h = harness(true).await;
+    let nav = "<nav>".to_owned() + &"<a href=\"/x\">Navigation entry</a> ".repeat(10) + "</nav>";
+    let body = "<p>A paragraph of the real content of this page.</p>".repeat(30);
+    let base = spool_test_support::pages::serve(
+        "text/html",
+        format!("<html><body>{nav}<main><h1>Guide</h1>{body}</main></body></html>"),
+    )
+    .await
+    .unwrap();
+    let fetched = h
+        .call("fetch", json!({ "url": format!("{base}/guide.html") }))
+        .await;
+    let reference = structured(&fetched)["ref"].clone();
+    let r = h
+        .call(
+            "search",
+            json!({ "ref": reference, "pattern": "Navigation entry", "literal": true }),
+        )
+        .await;
+    let views = check(
+        &r,
+        &[
+            "no hits for \"Navigation entry\"",
+            "a stored copy that holds the page's main content only",
+            "absent here is not absent there",
+            "format=raw",
+        ],
+        &[],
+    );
+    snapshot("search_main_content_none", &views);
+    for next in follow_each(&h, &views).await {
+        let n = structured(&next);
+        assert_eq!(n["source"]["coverage"]["whole"], true, "{n}");
+        assert!(n["content"].as_str().unwrap().contains("Navigation entry"));
+    }
+}
+
+/// Issue 38: hits per file (`count`) in every host: every hit and every file counted, one line
+/// a file, and the next page of files read off each view.
+#[tokio::test]
+async fn hits_per_file_in_every_host() {
+    let h = harness(true).await;
+    for i in 0..30 {
+        let body = "timeout here\n".repeat(i % 4 + 1);
+        h.write(&format!("src/m{i:02}.rs"), body.as_bytes());
+    }
+    let r = h
+        .call(
+            "search",
+            json!({ "path": "src", "pattern": "timeout", "count": true, "limit": 10 }),
+        )
+        .await;
+    let e = structured(&r);
+    assert_eq!(e["hit_count"], 73);
+    assert_eq!(e["files_with_hits"], 30);
+    let views = check(
+        &r,
+        &[
+            "73 hits (matching lines) for /timeout/ in 30 files",
+            "files 1-10",
+        ],
+        &["m00.rs"],
+    );
+    snapshot("search_count", &views);
+    for next in follow_each(&h, &views).await {
+        assert_eq!(structured(&next)["files"][0]["path"], "m10.rs");
+    }
+}

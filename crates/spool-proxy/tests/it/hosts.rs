@@ -187,3 +187,62 @@ async fn structured_off_replaces_answers_with_text_alone() {
     assert!(r.structured_content.is_none());
     view(Host::TextOnly, &r).assert_within(CAP);
 }
+
+/// Issue 38: the last stored page of one upstream page of a longer list, in every host: it
+/// says the upstream has more (`upstream_partial`), and its first call for more is the
+/// upstream's own, with its cursor, read off the view and run.
+#[tokio::test]
+async fn the_last_page_of_an_upstream_page_says_more_exist_in_every_host() {
+    let p = proxy(true).await;
+    let first = p
+        .call(
+            "paged_list",
+            json!({ "n": 3_000, "per_page": 200, "style": "mcp" }),
+        )
+        .await;
+    let mut page = first;
+    while let Some(cursor) = structured(&page)["next_cursor"].as_str().map(str::to_owned) {
+        page = p
+            .call(
+                "read",
+                json!({ "ref": structured(&page)["ref"], "cursor": cursor }),
+            )
+            .await;
+    }
+    let views = check(
+        &page,
+        &[
+            "one page of the upstream's list",
+            "the upstream sent one page of its list and says more exist",
+            "`nextCursor`: \"200\"",
+            "paged_list",
+        ],
+    );
+    // The facts each host shows (the banner, and the structured fields before the items):
+    // where this page starts moves by an item with the ref's tokens, so it is filtered.
+    let mut settings = spool_test_support::hosts::snapshot_settings();
+    settings.add_filter(r"items \d+-200 of", "items [N]-200 of");
+    settings.bind(|| {
+        for v in &views {
+            let facts = match v.json() {
+                Some(j) => {
+                    let mut j = j.clone();
+                    for noise in ["items", "shown", "page_size", "total"] {
+                        j.as_object_mut().unwrap().remove(noise);
+                    }
+                    serde_json::to_string_pretty(&j).unwrap()
+                }
+                None => v.text.split("]\n").next().unwrap().to_owned(),
+            };
+            insta::assert_snapshot!(format!("upstream_page_last__{}", v.host.name()), facts);
+        }
+    });
+    for next in follow_each(&p, &views).await {
+        let v = structured(&next);
+        assert_eq!(
+            v["items"][0]["id"], 200,
+            "the upstream's next page follows on"
+        );
+        assert_eq!(v["source"]["coverage"]["upstream_page"]["page"], 2);
+    }
+}
