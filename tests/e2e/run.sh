@@ -14,6 +14,7 @@ echo "== python sdk"; python3 python_client.py "$SPOOL" || status=1
 echo "== spool wrap + filesystem server"; python3 wrap_filesystem.py "$SPOOL" || status=1
 echo "== spool wrap + everything server"; python3 wrap_everything.py "$SPOOL" || status=1
 echo "== spool wrap + a server that pages its own lists"; python3 wrap_paging.py "$SPOOL" || status=1
+echo "== spool wrap relays the client's roots (filesystem server)"; python3 wrap_roots.py "$SPOOL" || status=1
 echo "== inspector cli"; ./inspector.sh "$SPOOL" || status=1
 echo "== spool ci-log against a GitHub Actions stand-in"; node actions.mjs "$SPOOL" || status=1
 echo "== fetch address guard (unshare -n)"; ./guard.sh "$SPOOL" || status=1

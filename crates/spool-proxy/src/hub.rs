@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use rmcp::model::{
-    ClientCapabilities, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    ResourceUpdatedNotificationParam,
+    ClientCapabilities, ListRootsResult, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam,
 };
 use rmcp::{Peer, RoleServer};
 
@@ -38,9 +38,25 @@ pub struct Hub {
     /// Upstream progress token -> the client and the token it asked with. rmcp numbers tokens
     /// per connection from 0, so the key names the upstream and its connection too.
     progress: Mutex<HashMap<ProgressKey, (Peer<RoleServer>, ProgressToken)>>,
+    /// The roots a client on the protocol without a handshake (2026-07-28) gave, asked for
+    /// before its first relayed call: it cannot be asked while an upstream waits on it.
+    roots: std::sync::RwLock<Option<ListRootsResult>>,
 }
 
 impl Hub {
+    /// The roots a client without a handshake gave, when it did.
+    pub fn given_roots(&self) -> Option<ListRootsResult> {
+        self.roots.read().ok().and_then(|r| r.clone())
+    }
+
+    /// Keeps the roots a client without a handshake gave (`None`: forgets them, when its
+    /// roots changed).
+    pub fn set_given_roots(&self, roots: Option<ListRootsResult>) {
+        if let Ok(mut r) = self.roots.write() {
+            *r = roots;
+        }
+    }
+
     /// What upstreams are told the client answers.
     pub fn asks(&self) -> ClientCapabilities {
         self.asks

@@ -29,6 +29,9 @@ use crate::hub::Hub;
 use crate::relay::{self, Call};
 use crate::upstream::{Failure, Upstream};
 
+/// The key of the roots a client without a handshake is asked for before a relayed call.
+const ROOTS_INPUT: &str = "spool_roots";
+
 /// spool's own tools, offered beside the upstream's.
 pub const SPOOL_TOOLS: [&str; 4] = ["read", "search", "query", "artifacts"];
 
@@ -46,6 +49,9 @@ struct Inner {
     resources: RwLock<HashMap<String, usize>>,
     /// Where the pages of upstream lists spool offered calls for stand.
     pages: Arc<relay::Pages>,
+    /// The upstreams started again at a handshake, told what the client offers: the client
+    /// hears that their tools may have changed once it is initialized.
+    asks_changed: std::sync::atomic::AtomicBool,
 }
 
 /// The proxy. Cheap to clone: one per HTTP session shares the upstreams and the store.
@@ -111,6 +117,7 @@ impl ProxyServer {
                 prompts: RwLock::new(HashMap::new()),
                 resources: RwLock::new(HashMap::new()),
                 pages: Arc::default(),
+                asks_changed: std::sync::atomic::AtomicBool::new(false),
             }),
         })
     }
@@ -248,6 +255,65 @@ impl ProxyServer {
         let mut honest = honest;
         honest.result_type.get_or_insert(ResultType::COMPLETE);
         Ok(CallToolResponse::Complete(honest))
+    }
+
+    /// A client on the protocol without a handshake (2026-07-28) that offers roots: the
+    /// server may not ask it while an upstream waits on the answer, so before its first
+    /// relayed call it is asked the protocol's own way, an `input_required` result; its
+    /// answer (on the retry) is kept for every upstream that asks, and the upstreams are told
+    /// it offers roots. Regression (issue 38): such a client's roots never reached the
+    /// upstream, which listed outside them. `None`: relay the call.
+    #[expect(
+        deprecated,
+        reason = "roots are a legacy feature (SEP-2577), still relayed for clients that offer them"
+    )]
+    async fn roots_first(
+        &self,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Option<CallToolResponse> {
+        if ctx.peer.peer_info().is_some() {
+            // A handshake: the client is asked by a request, as the protocol has it.
+            return None;
+        }
+        let caps = ctx.client_capabilities()?;
+        caps.roots.as_ref()?;
+        if let Some(answer) = request
+            .input_responses
+            .as_ref()
+            .and_then(|r| r.get(ROOTS_INPUT))
+            && let Ok(roots) =
+                serde_json::from_value::<rmcp::model::ListRootsResult>(answer.clone())
+        {
+            let changed = self.inner.hub.given_roots().as_ref() != Some(&roots);
+            self.inner.hub.set_given_roots(Some(roots));
+            // Upstreams start again told the client offers roots, and ask for them as they
+            // start: the roots are known by then. Ones told before hear that they changed.
+            if self.inner.hub.take_asks(&caps) {
+                for u in &self.inner.upstreams {
+                    u.restart().await;
+                }
+            } else if changed {
+                for u in &self.inner.upstreams {
+                    if let Ok(peer) = u.peer().await {
+                        let _ = peer.notify_roots_list_changed().await;
+                    }
+                }
+            }
+        }
+        if self.inner.hub.given_roots().is_some() {
+            return None;
+        }
+        let ask = rmcp::model::InputRequest::ListRoots(rmcp::model::ListRootsRequest::default());
+        Some(CallToolResponse::InputRequired(
+            rmcp::model::InputRequiredResult::new(
+                Some(std::collections::BTreeMap::from([(
+                    ROOTS_INPUT.to_owned(),
+                    ask,
+                )])),
+                None,
+            ),
+        ))
     }
 
     /// A tool error the model can act on, audited.

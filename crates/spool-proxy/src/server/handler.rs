@@ -10,11 +10,12 @@ use std::collections::HashMap;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientRequest, CompleteRequest, CompleteRequestParams,
-    CompleteResult, GetPromptRequest, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference, ResultType,
-    ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams, SubscribeRequest,
-    SubscribeRequestParams, UnsubscribeRequest, UnsubscribeRequestParams,
+    CompleteResult, GetPromptRequest, GetPromptRequestParams, GetPromptResponse,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequest,
+    ReadResourceRequestParams, ReadResourceResponse, Reference, ResultType, ServerConfig,
+    ServerResult, SetLevelRequest, SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams,
+    UnsubscribeRequest, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -28,22 +29,44 @@ impl ServerHandler for ProxyServer {
         self.inner.info.clone()
     }
 
-    async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
+    /// The handshake (2025-11-25): upstreams started before any client connected, told of no
+    /// sampling, elicitation or roots. The first client that offers them: they start again,
+    /// told what it offers, before the handshake is answered. Regression (issue 38): this ran
+    /// on `initialized`, which rmcp handles beside the client's first requests, so a first
+    /// call could reach an upstream still told of no roots.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        ctx.peer.set_peer_info(request.clone());
         self.inner.hub.add_client(ctx.peer.clone());
-        // Upstreams started before any client connected, told of no sampling, elicitation or
-        // roots. The first client that offers them: they start again, told what it offers, and
-        // the client hears that their tools may have changed (some show tools only then).
-        if let Some(info) = ctx.peer.peer_info()
-            && self.inner.hub.take_asks(&info.capabilities)
-        {
+        if self.inner.hub.take_asks(&request.capabilities) {
             for u in &self.inner.upstreams {
                 u.restart().await;
             }
+            self.inner
+                .asks_changed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
+        // The upstreams' tools may have changed when they started again (some show tools only
+        // to a client that offers what they ask for).
+        if self
+            .inner
+            .asks_changed
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
             let _ = ctx.peer.notify_tool_list_changed().await;
         }
     }
 
     async fn on_roots_list_changed(&self, _ctx: NotificationContext<RoleServer>) {
+        // Roots a client without a handshake gave are asked for again on its next call.
+        self.inner.hub.set_given_roots(None);
         for u in &self.inner.upstreams {
             if let Ok(peer) = u.peer().await {
                 let _ = peer.notify_roots_list_changed().await;
@@ -72,6 +95,9 @@ impl ServerHandler for ProxyServer {
         let name = request.name.to_string();
         if SPOOL_TOOLS.contains(&name.as_str()) {
             return self.inner.spool.call_tool(request, ctx).await;
+        }
+        if let Some(asked) = self.roots_first(&request, &ctx).await {
+            return Ok(asked);
         }
         if self.inner.lazy && name == lazy::DESCRIBE_TOOL {
             let wanted = request

@@ -116,6 +116,17 @@ impl ClientHandler for UpstreamClient {
         &self,
         ctx: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
+        // A client without a handshake (2026-07-28) cannot be asked while this upstream waits:
+        // it gave its roots before the call was relayed (`ProxyServer::roots_first`).
+        let legacy_caller = self
+            .caller(&ctx, Ask::Roots)
+            .ok()
+            .filter(|c| c.peer.peer_info().is_some());
+        if legacy_caller.is_none()
+            && let Some(roots) = self.hub.given_roots()
+        {
+            return Ok(roots);
+        }
         // Roots are asked for at any time, not only during a call: the latest client then.
         let caller = match self.caller(&ctx, Ask::Roots) {
             Ok(caller) => caller,
