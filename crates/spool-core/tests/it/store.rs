@@ -90,6 +90,10 @@ fn gc_evicts_least_recently_read_over_the_quota() {
     );
     let err = read_window(&s.store, &b.reference, WindowRequest::Preview(None), 8000).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Expired);
+    // The words agree with the code (regression, issue 38: "(not expired)" under `expired`).
+    let said = err.to_string();
+    assert!(said.contains("is gone: it was evicted at"), "{said}");
+    assert!(!said.contains("not expired"), "{said}");
 }
 
 #[test]

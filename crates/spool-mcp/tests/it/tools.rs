@@ -6,6 +6,48 @@ use spool_mcp::Settings;
 
 use crate::support::{start, structured, texts};
 
+/// Regression (issue 38): `limit` maxima lived only in descriptions, and schemas said
+/// `minimum: 0` where 0 was refused. Every `limit` and `max_tokens` states both bounds, and
+/// the server refuses a value past either with `invalid_argument`.
+#[tokio::test]
+async fn every_limit_states_its_bounds_and_they_are_the_ones_enforced() {
+    let h = start(Settings::default()).await;
+    let tools = h.client.list_all_tools().await.unwrap();
+    let mut checked = 0;
+    for t in &tools {
+        let props = t.input_schema["properties"].as_object().unwrap();
+        for key in ["limit", "max_tokens"] {
+            let Some(p) = props.get(key) else { continue };
+            let (min, max) = (p["minimum"].as_u64(), p["maximum"].as_u64());
+            assert!(min.is_some_and(|m| m >= 1), "{} {key}: {p}", t.name);
+            assert!(max.is_some(), "{} {key}: {p}", t.name);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "{checked}");
+    for (tool, args) in [
+        ("search", json!({ "path": ".", "pattern": "x", "limit": 0 })),
+        (
+            "search",
+            json!({ "path": ".", "pattern": "x", "limit": 1_001 }),
+        ),
+        ("list", json!({ "limit": 1_001 })),
+        ("artifacts", json!({ "limit": 0 })),
+        (
+            "search",
+            json!({ "path": ".", "pattern": "x", "max_tokens": 1_000_001 }),
+        ),
+    ] {
+        let r = h.call(tool, args.clone()).await;
+        assert_eq!(r.is_error, Some(true), "{tool} {args}");
+        assert_eq!(
+            structured(&r)["error"]["code"],
+            "invalid_argument",
+            "{tool} {args}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn tools_list_is_the_product_copy() {
     let h = start(Settings::default()).await;

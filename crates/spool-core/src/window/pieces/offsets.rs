@@ -79,6 +79,10 @@ pub fn bytes_forward(
     let meta = reader.meta();
     let size = meta.bytes;
     let want = max.unwrap_or(u64::MAX).min(budget.max_bytes as u64) as usize;
+    // Cut by the cap only when the budget, not the caller's `max_bytes` or the snap to whole
+    // characters, ended the window (regression, issue 38: a window moved to the next
+    // character's start was said to be cut by `token_cap`).
+    let mut by_budget = (want as u64) < max.unwrap_or(u64::MAX);
     let mut block = reader.read_at(offset, want)?;
     let mut start = offset;
     let mut note = None;
@@ -122,6 +126,7 @@ pub fn bytes_forward(
     let mut text = show(&block);
     let mut used = tokens::count(&text);
     while used > budget.tokens && block.len() > 1 {
+        by_budget = true;
         let keep = (block.len() as u64 * budget.tokens * 95 / (used * 100)).max(1) as usize;
         block.truncate(keep);
         if !meta.binary {
@@ -152,7 +157,7 @@ pub fn bytes_forward(
         text,
         tokens: used,
         tokens_exact: true,
-        cut_by_cap: (block.len() as u64) < max.unwrap_or(u64::MAX) && end < size,
+        cut_by_cap: by_budget && end < size,
         note,
         per_answer: max.unwrap_or(block.len() as u64).min(size).max(1),
     })
