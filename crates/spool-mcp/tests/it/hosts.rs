@@ -507,3 +507,56 @@ async fn hits_per_file_in_every_host() {
         assert_eq!(structured(&next)["files"][0]["path"], "m10.rs");
     }
 }
+
+/// Issue 38: a template's blank followed as printed, in every host: refused, nothing searched,
+/// and the hint says to put a regex in its place.
+#[tokio::test]
+async fn a_blank_pattern_followed_as_printed_is_refused_in_every_host() {
+    let h = harness(true).await;
+    h.write("big.txt", numbered(3_000).as_bytes());
+    let first = h.call("read", json!({ "path": "big.txt" })).await;
+    let template = structured(&first)["next_templates"][0]["arguments"].clone();
+    assert_eq!(template["pattern"], "<regex>");
+    let r = h.call("search", template).await;
+    assert_eq!(r.is_error, Some(true));
+    let views = check(
+        &r,
+        &["invalid_argument", "nothing was searched", "in its place"],
+        &[],
+    );
+    snapshot("error_blank_pattern", &views);
+}
+
+/// Issue 38: a page whose tabs hide content, fetched, in every host: the hidden tabs are kept
+/// and the banner says so.
+#[tokio::test]
+async fn a_page_with_hidden_tabs_says_they_are_kept_in_every_host() {
+    let h = harness(true).await;
+    let body = "<p>Pick your platform; every platform installs the same widget.</p>".repeat(20);
+    let base = spool_test_support::pages::serve(
+        "text/html",
+        format!(
+            "<html><body><h1>Install</h1>{body}\
+             <div role=\"tabpanel\"><p>On Linux run apt install widget.</p></div>\
+             <div role=\"tabpanel\" hidden><p>On macOS set WIDGET_HOME_MAC first.</p></div>\
+             </body></html>"
+        ),
+    )
+    .await
+    .unwrap();
+    let r = h
+        .call(
+            "fetch",
+            json!({ "url": format!("{base}/install.html"), "pattern": "WIDGET_HOME_MAC" }),
+        )
+        .await;
+    let views = check(
+        &r,
+        &[
+            "1 element the page hides until opened (tabs, accordions) is kept",
+            "Found: 1 line of the whole copy matches",
+        ],
+        &[],
+    );
+    snapshot("fetch_hidden_tabs", &views);
+}
