@@ -348,7 +348,7 @@ impl SearchAnswer {
                 "with the ignored files",
             );
         }
-        if !t.hidden && k.hidden.is_some_and(|n| n > 0) {
+        if !t.hidden && k.hidden != Some(0) {
             with(
                 &|a| {
                     a.insert("hidden".into(), Value::Bool(true));
@@ -366,7 +366,7 @@ impl SearchAnswer {
         if let Some(r) = &self.reason {
             return Some(r.code);
         }
-        if !self.truncated && self.scope.first_hit_index() == 0 {
+        if !self.truncated && self.scope.first_hit_index() == 0 && self.first_file_index == 0 {
             return None;
         }
         if let Some(r) = &self.page_reason {

@@ -62,19 +62,39 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
     };
     let key = format!("{}{}", key_prefix(&real, req), walked.digest);
     // The same files (their digest is in the key); a map that would state the repository's
-    // commit or dirty flag as they no longer are is made again.
+    // commit, dirty flag or left-out counts as they no longer are is made again (review,
+    // issue 38: a new ignored file left a reused map saying "0 ignored").
     if let Some(found) = store.find_by_dedup(&key)?
         && !found.source.version.timed_out()
-        && found.source.version.map().is_some_and(|then| {
+        && let Some(then) = found.source.version.map()
+    {
+        let current = if single {
             spool_core::search::tree::is_current(
                 &real,
                 &walked.digest,
                 then.commit.as_deref(),
                 then.dirty,
             )
-        })
-    {
-        return Ok(found);
+        } else {
+            let within = started
+                .checked_add(req.budget)
+                .map(|d| d.saturating_duration_since(Instant::now()));
+            let ((ignored, hidden), now) = spool_core::search::tree::left_out_and_version(
+                &real,
+                &spool_core::search::tree::Filter::default(),
+                &mut walked,
+                within,
+            );
+            (
+                then.commit.as_deref(),
+                then.dirty,
+                then.files.ignored,
+                then.files.hidden,
+            ) == (now.commit.as_deref(), now.dirty, ignored, hidden)
+        };
+        if current {
+            return Ok(found);
+        }
     }
     let deadline = started + req.budget;
     let mut names = Names::default();

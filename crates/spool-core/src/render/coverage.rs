@@ -25,6 +25,13 @@ pub fn held_words(c: &Coverage) -> Option<String> {
     }
     if let Some(up) = &c.upstream_page {
         parts.push(upstream_words(up));
+        if c.rest.is_none() {
+            // More exist and no call reaches them: said, so `has_more` is never a dead end
+            // the reader cannot see.
+            parts.push(
+                "no call for the upstream's next page can be made from its tool's arguments: its own words above say where the rest is".into(),
+            );
+        }
     }
     Some(parts.join("; "))
 }
@@ -36,11 +43,13 @@ fn upstream_words(up: &UpstreamPage) -> String {
         at.push(format!("page {}", thousands(page)));
     }
     match (up.items_before, up.items) {
-        (Some(before), Some(n)) if n > 0 => at.push(format!(
-            "items {}-{} of its list",
-            thousands(before + 1),
-            thousands(before + n)
-        )),
+        (Some(before), Some(n)) if n > 0 && before.checked_add(n).is_some() => {
+            at.push(format!(
+                "items {}-{} of its list",
+                thousands(before + 1),
+                thousands(before + n)
+            ));
+        }
         (_, Some(n)) => at.push(plural(n, "item", "items")),
         _ => {}
     }

@@ -92,9 +92,11 @@ fn not_searched(t: &super::TreeScope) -> String {
     if !t.no_ignore {
         parts.push(count(k.ignored, "ignored by .gitignore rules"));
     }
-    // Counts that are most often zero are named only when they are not.
-    if let Some(n) = k.hidden.filter(|n| *n > 0) {
-        parts.push(format!("{} hidden", thousands(n)));
+    // Counts that are most often zero are named only when they are not (or not counted).
+    match k.hidden {
+        Some(n) if n > 0 => parts.push(format!("{} hidden", thousands(n))),
+        None if !t.hidden => parts.push("hidden: not counted".into()),
+        _ => {}
     }
     parts.push(format!("{} binary", thousands(k.binary)));
     parts.push(format!("{} too large", thousands(k.too_large)));

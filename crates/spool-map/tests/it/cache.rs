@@ -74,3 +74,35 @@ fn a_map_out_of_time_lists_what_it_did_not_parse_and_the_same_call_goes_on() {
         "a map out of time is not reused"
     );
 }
+
+/// Review (issue 38): a stored map was reused for the same mapped files whatever else changed
+/// beside them: a new ignored file left it saying the count of before. It is reused only
+/// while its left-out counts still hold.
+#[test]
+fn a_map_is_not_reused_once_what_it_left_out_changed() {
+    let f = Fixture::new();
+    codebase(&f);
+    f.write(".gitignore", "build/\n");
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(f.path("."))
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    crate::support::settle();
+    let first = f.map(json!({ "path": "." })).unwrap();
+    assert_eq!(scope(&first).files_skipped.ignored, Some(0));
+    let again = f.map(json!({ "path": "." })).unwrap();
+    assert_eq!(again.reference, first.reference, "nothing changed: reused");
+    f.write("build/out.rs", "fn generated() {}\n");
+    crate::support::settle();
+    let after = f.map(json!({ "path": "." })).unwrap();
+    assert_ne!(after.reference, first.reference);
+    assert_eq!(scope(&after).files_skipped.ignored, Some(1));
+}

@@ -43,6 +43,15 @@ const MORE_KEYS: [&str; 10] = [
     "isTruncated",
     "is_truncated",
 ];
+/// Keys whose `true` or `false` says whether more exist, the `false` believed over a cursor.
+const FLAG_KEYS: [&str; 6] = [
+    "hasMore",
+    "has_more",
+    "hasNextPage",
+    "has_next_page",
+    "moreResults",
+    "more_results",
+];
 /// Keys whose number is the size of the whole list.
 const TOTAL_KEYS: [&str; 7] = [
     "total",
@@ -120,14 +129,20 @@ struct Said {
 }
 
 impl Said {
-    /// Reads the paging facts of one object; `at` names where it is (`links.`).
+    /// Reads the paging facts of one object; `at` names where it is (`links.`). An object
+    /// that says there is no more (`has_more: false`) is believed over a cursor beside it, and
+    /// a cursor of 0 is the end (as Twitter's API writes it).
     fn read(&mut self, o: &Map<String, Value>, at: &str) {
+        let says_no_more = FLAG_KEYS
+            .iter()
+            .any(|k| o.get(*k) == Some(&Value::Bool(false)));
         for (k, v) in o {
             let key = format!("{at}{k}");
             if CURSOR_KEYS.contains(&k.as_str()) {
                 let cursor = match v {
-                    Value::String(s) if !s.is_empty() => Some(v.clone()),
-                    Value::Number(_) => Some(v.clone()),
+                    _ if says_no_more => None,
+                    Value::String(s) if !s.is_empty() && s != "0" => Some(v.clone()),
+                    Value::Number(n) if n.as_u64() != Some(0) => Some(v.clone()),
                     _ => None,
                 };
                 // A GraphQL `endCursor` is the end of this page; it says more only beside
@@ -148,12 +163,13 @@ impl Said {
             {
                 self.total.get_or_insert(n);
             } else if matches!(k.as_str(), "next_page" | "nextPage")
+                && !says_no_more
                 && let Some(n) = v.as_u64()
             {
                 self.facts.insert(key, v.clone());
                 self.next_page = Some(n);
                 self.more = true;
-            } else if k == "next" && !at.is_empty() {
+            } else if k == "next" && !at.is_empty() && !says_no_more {
                 // `links.next`: a URL (or a token) of the next page.
                 let present = match v {
                     Value::String(s) => !s.is_empty(),
@@ -215,11 +231,13 @@ pub(super) fn coverage(
         said.read(o, &at);
     }
     let args = call.arguments.as_object().cloned().unwrap_or_default();
-    let (page, items_before) = position(call, &args, items);
-    // A total beyond the items says more only where this page's place is known: a last
-    // short page asked for by number alone is not "more".
+    let (page, items_before) = position(call, &args);
+    // A total beyond the items says more only of a tool that pages (it takes a page, an
+    // offset or a cursor: a cart's `total` is a price), and only where this page's place is
+    // known (a last short page asked for by number alone is not "more").
     if let (Some(total), Some(n), Some(before)) = (said.total, items, items_before)
-        && total > before + n
+        && pages_by_argument(call, &args)
+        && before.checked_add(n).is_some_and(|seen| total > seen)
     {
         let key = TOTAL_KEYS
             .iter()
@@ -237,9 +255,13 @@ pub(super) fn coverage(
         return None;
     }
     let next = next_call(call, &args, &said, items);
-    if let (Some(next), Some(page), Some(n)) = (&next, page, items) {
-        call.pages
-            .note(next, (page + 1, items_before.unwrap_or(0) + n));
+    if let (Some(next), Some(page), Some(n)) = (&next, page, items)
+        && let (Some(after), Some(before)) = (
+            page.checked_add(1),
+            items_before.unwrap_or(0).checked_add(n),
+        )
+    {
+        call.pages.note(next, (after, before));
     }
     Some(
         Coverage {
@@ -257,13 +279,22 @@ pub(super) fn coverage(
     )
 }
 
+/// Whether the tool pages by an argument: its schema takes (or this call gave) a page, an
+/// offset or a cursor.
+fn pages_by_argument(call: &Call<'_>, args: &Map<String, Value>) -> bool {
+    let props = call
+        .input_schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object);
+    ["page", "offset", "skip"]
+        .into_iter()
+        .chain(CURSOR_ARGS)
+        .any(|k| args.contains_key(k) || props.is_some_and(|p| p.contains_key(k)))
+}
+
 /// Where this page stands in the upstream's list: (its number, the items before it). The
 /// first page is the one asked for without a cursor, page or offset.
-fn position(
-    call: &Call<'_>,
-    args: &Map<String, Value>,
-    items: Option<u64>,
-) -> (Option<u64>, Option<u64>) {
+fn position(call: &Call<'_>, args: &Map<String, Value>) -> (Option<u64>, Option<u64>) {
     if let Some((page, before)) = call.pages.at(call.exposed, args) {
         return (Some(page), Some(before));
     }
@@ -276,21 +307,36 @@ fn position(
             .and_then(|p| p.get("default"))
             .and_then(Value::as_u64)
     };
-    if let Some(page) = num("page").filter(|p| *p >= 1) {
-        let per = ["per_page", "page_size", "perPage", "pageSize", "limit"]
-            .into_iter()
-            .find_map(|k| num(k).or_else(|| default(k)));
-        let before = if page == 1 {
-            Some(0)
-        } else {
-            per.map(|per| per * (page - 1))
+    let per = ["per_page", "page_size", "perPage", "pageSize", "limit"]
+        .into_iter()
+        .find_map(|k| num(k).or_else(|| default(k)));
+    if let Some(page) = num("page") {
+        // The first page's number, as the schema states it (`default` or `minimum`): a page
+        // number whose base is not stated places the page nowhere.
+        let stated = |k: &str| {
+            call.input_schema
+                .and_then(|s| s.get("properties"))
+                .and_then(|p| p.get("page"))
+                .and_then(|p| p.get(k))
+                .and_then(Value::as_u64)
         };
-        return (Some(page), before);
+        let Some(base) = stated("minimum")
+            .or_else(|| stated("default"))
+            .filter(|b| *b <= 1)
+        else {
+            return (None, None);
+        };
+        let Some(nth) = page.checked_sub(base) else {
+            return (None, None);
+        };
+        let before = per.and_then(|per| per.checked_mul(nth));
+        return (before.and(nth.checked_add(1)), before);
     }
     if let Some(offset) = num("offset").or_else(|| num("skip")) {
-        let page = items
-            .filter(|n| *n > 0 && offset % n == 0)
-            .map(|n| offset / n + 1);
+        // Its page's number only where the page size is known and the offset falls on one.
+        let page = per
+            .filter(|p| *p > 0 && offset % p == 0)
+            .and_then(|p| (offset / p).checked_add(1));
         return (page, Some(offset));
     }
     let cursored = CURSOR_ARGS
@@ -373,17 +419,22 @@ fn next_call(
     let by = |name: &str| {
         args.contains_key(name) || takes(name) && !takes_a_cursor && said.total.is_some()
     };
-    if said.next_page.is_some() || by("page") {
+    // A `next_page` the upstream named goes to a `page` the tool takes, never one made up.
+    if (said.next_page.is_some() && (takes("page") || args.contains_key("page"))) || by("page") {
         let page = said
             .next_page
-            .or_else(|| args.get("page").and_then(Value::as_u64).map(|p| p + 1))
+            .or_else(|| {
+                args.get("page")
+                    .and_then(Value::as_u64)
+                    .and_then(|p| p.checked_add(1))
+            })
             .unwrap_or(2);
         next.insert("page".into(), Value::from(page));
     } else if let Some(n) = items
         && let Some(name) = ["offset", "skip"].into_iter().find(|a| by(a))
     {
         let offset = args.get(name).and_then(Value::as_u64).unwrap_or(0);
-        next.insert(name.into(), Value::from(offset + n));
+        next.insert(name.into(), Value::from(offset.checked_add(n)?));
     } else {
         return None;
     }
@@ -391,4 +442,87 @@ fn next_call(
         tool: call.exposed.to_owned(),
         arguments: next,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn coverage_of(schema: &Value, args: &Value, doc: &Value, items: u64) -> Option<Coverage> {
+        let pages = Pages::default();
+        let schema = schema.as_object().cloned().unwrap_or_default();
+        let call = Call {
+            server: "s",
+            tool: "t",
+            exposed: "t",
+            arguments: args,
+            called_at: "2026-12-04T00:00:00Z",
+            preview: spool_core::Preview::Head,
+            preview_configured: false,
+            cap: spool_core::Cap::new(2_000),
+            parts: spool_mcp::answer::Parts::Both,
+            input_schema: Some(&schema),
+            pages: &pages,
+        };
+        let path = spool_core::items::find_list(doc).and_then(|(p, _)| p);
+        coverage(&call, doc, path.as_deref(), Some(items))
+    }
+
+    fn rows(n: u64) -> Vec<Value> {
+        (0..n).map(|i| json!({ "id": i })).collect()
+    }
+
+    /// Review: what says there is no more is believed, and what is not paging is not read
+    /// as paging.
+    #[test]
+    fn no_more_is_believed_and_a_price_is_no_total() {
+        let cursor_schema = json!({ "properties": { "cursor": {} } });
+        let none = json!({});
+        // A cursor beside an explicit `has_more: false`.
+        let doc = json!({ "items": rows(5), "next_cursor": "abc", "has_more": false });
+        assert!(coverage_of(&cursor_schema, &none, &doc, 5).is_none());
+        // A cursor of 0 is the end.
+        let doc = json!({ "items": rows(5), "next_cursor": 0 });
+        assert!(coverage_of(&cursor_schema, &none, &doc, 5).is_none());
+        let doc = json!({ "items": rows(5), "next_cursor": "0" });
+        assert!(coverage_of(&cursor_schema, &none, &doc, 5).is_none());
+        // A `total` of a tool that takes no paging argument is not the list's size.
+        let cart = json!({ "items": rows(2), "total": 4_999 });
+        assert!(coverage_of(&json!({ "properties": {} }), &none, &cart, 2).is_none());
+        // The same of a tool that pages by cursor is.
+        let c = coverage_of(&cursor_schema, &none, &cart, 2).unwrap();
+        assert_eq!(c.upstream_page.unwrap().total, Some(4_999));
+    }
+
+    /// Review: a page number whose base the schema does not state places the page nowhere,
+    /// and an upstream's `next_page` goes only to a `page` the tool takes.
+    #[test]
+    fn a_page_is_placed_only_where_its_base_is_known_and_no_argument_is_made_up() {
+        let doc = json!({ "items": rows(5), "total": 25 });
+        // 0-based pages: page 2 of 10 a page is items 21-25, the last.
+        let zero = json!({ "properties": { "page": { "minimum": 0 }, "per_page": {} } });
+        assert!(coverage_of(&zero, &json!({ "page": 2, "per_page": 10 }), &doc, 5).is_none());
+        // A base not stated: no place, so the total says nothing.
+        let unstated = json!({ "properties": { "page": {}, "per_page": {} } });
+        assert!(coverage_of(&unstated, &json!({ "page": 2, "per_page": 10 }), &doc, 5).is_none());
+        // 1-based: page 2 is items 11-15, and page 3 follows.
+        let one = json!({ "properties": { "page": { "default": 1 }, "per_page": {} } });
+        let c = coverage_of(&one, &json!({ "page": 2, "per_page": 10 }), &doc, 5).unwrap();
+        let up = c.upstream_page.unwrap();
+        assert_eq!((up.page, up.items_before), (Some(2), Some(10)));
+        assert_eq!(c.rest.unwrap().arguments["page"], 3);
+        // `next_page` named by the upstream, no `page` argument: said, not called.
+        let other = json!({ "properties": { "pageNumber": {} } });
+        let doc = json!({ "results": rows(5), "next_page": 2 });
+        let c = coverage_of(&other, &json!({}), &doc, 5).unwrap();
+        assert!(c.rest.is_none() && !c.whole);
+        // Arguments past any page size do not overflow.
+        let huge = json!({ "page": u64::MAX, "per_page": u64::MAX });
+        let _ = coverage_of(&one, &huge, &json!({ "items": rows(5), "total": 25 }), 5);
+        let huge = json!({ "offset": u64::MAX });
+        let offset = json!({ "properties": { "offset": {} } });
+        let _ = coverage_of(&offset, &huge, &json!({ "items": rows(5), "total": 25 }), 5);
+    }
 }

@@ -155,3 +155,25 @@ async fn a_page_that_fits_passes_through_with_the_upstream_s_own_cursor() {
     let text = texts(&r).join("\n");
     assert!(text.contains("\"nextCursor\":\"5\""), "{text}");
 }
+
+/// Review (issue 38): what is not paging is not read as paging. A `has_more: false` beside a
+/// cursor, a cursor of 0 (the end, as Twitter writes it), a `total` of a tool that takes no
+/// paging argument: none says more exist.
+#[tokio::test]
+async fn what_says_no_more_is_believed() {
+    let p = start(Options::default()).await;
+    for (style, said) in [("mcp", "hasMore"), ("snake", "has_more")] {
+        // The last upstream page: its cursor is null and its flag false.
+        let last = p
+            .call(
+                "paged_list",
+                json!({ "n": 2_000, "per_page": 1_000, "style": style, "cursor": "1000" }),
+            )
+            .await;
+        let (_, v) = stored_pages(&p, last, false).await;
+        assert_eq!(
+            v["source"]["coverage"]["whole"], true,
+            "{style} ({said}): {v}"
+        );
+    }
+}

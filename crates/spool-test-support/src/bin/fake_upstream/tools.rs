@@ -93,12 +93,12 @@ pub(super) fn tools() -> Vec<Tool> {
                 "type": "object",
                 "properties": {
                     "n": { "type": "integer" },
-                    "per_page": { "type": "integer" },
+                    "per_page": { "type": "integer", "default": 10 },
                     "style": { "type": "string" },
                     "cursor": { "type": "string" },
                     "pageToken": { "type": "string" },
-                    "page": { "type": "integer" },
-                    "offset": { "type": "integer" }
+                    "page": { "type": "integer", "minimum": 1, "default": 1 },
+                    "offset": { "type": "integer", "minimum": 0, "default": 0 }
                 }
             })),
         ),
