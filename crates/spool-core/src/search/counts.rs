@@ -9,9 +9,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Query, Scope, SearchAnswer, TreeScope};
+use super::{Query, Scope, SearchAnswer};
 use crate::cursor;
-use crate::envelope::{ArtifactState, Reason, ReasonCode, SearchVersion, Source, Version};
+use crate::envelope::{ArtifactState, SearchVersion, Source, Version};
 use crate::error::{Error, Result};
 use crate::store::{NewArtifact, Store};
 
@@ -125,44 +125,30 @@ pub(super) fn page_of_counts(
 ) -> Result<SearchAnswer> {
     let reader = store.open_artifact(counts_ref)?;
     let meta = reader.meta();
-    let v = meta.source.version.search();
-    let hit_count = v.and_then(|v| v.hit_count).unwrap_or(0);
-    let mut scope: TreeScope = v
-        .and_then(|v| serde_json::from_value(v.scope.clone()).ok())
-        .ok_or_else(|| Error::Corrupt {
-            reference: counts_ref.to_owned(),
-            expected: "hits per file that name their scope".into(),
-            actual: "no scope in its version".into(),
-        })?;
+    let hit_count = meta
+        .source
+        .version
+        .search()
+        .and_then(|v| v.hit_count)
+        .unwrap_or(0);
+    let (mut scope, reason) =
+        super::tree::stored_scope(meta, "hits per file that name their scope")?;
     scope.first_hit_index = 0;
     let mut files = Vec::new();
-    if first < meta.lines {
-        let start = reader.line_start(first + 1)?;
-        let end = if first + limit as u64 >= meta.lines {
-            meta.bytes
-        } else {
-            reader.line_start(first + limit as u64 + 1)?.byte
-        };
-        let bytes = reader.read_at(start.byte, (end - start.byte) as usize)?;
-        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            let (path, hits): (String, u64) =
-                serde_json::from_slice(line).map_err(|e| Error::Corrupt {
-                    reference: counts_ref.to_owned(),
-                    expected: "one [path, hits] a line".into(),
-                    actual: e.to_string(),
-                })?;
-            files.push(FileCount { path, hits });
+    for line in super::tree::page_lines(&reader, first, limit)?.split(|&b| b == b'\n') {
+        if line.is_empty() {
+            continue;
         }
+        let (path, hits): (String, u64) =
+            serde_json::from_slice(line).map_err(|e| Error::Corrupt {
+                reference: counts_ref.to_owned(),
+                expected: "one [path, hits] a line".into(),
+                actual: e.to_string(),
+            })?;
+        files.push(FileCount { path, hits });
     }
     let shown_to = first + files.len() as u64;
     let truncated = shown_to < meta.lines;
-    let reason = v.is_some_and(|v| v.timed_out).then(|| Reason {
-        code: ReasonCode::Timeout,
-        detail: scope.covered.as_deref().map_or_else(
-            || "the search ran out of time".to_owned(),
-            |c| format!("the search ran out of time; it covered {c}"),
-        ),
-    });
     Ok(SearchAnswer {
         query: query.clone(),
         scope: Scope::Tree(scope),

@@ -557,6 +557,49 @@ fn left_out(
     }
 }
 
+/// The scope a tree search's stored list (a hit list, its counts per file) states, and the
+/// reason it gives when the search ran out of time; `expected` names what it should be.
+pub(super) fn stored_scope(
+    meta: &crate::store::ArtifactMeta,
+    expected: &str,
+) -> Result<(TreeScope, Option<Reason>)> {
+    let v = meta.source.version.search();
+    let scope: TreeScope = v
+        .and_then(|v| serde_json::from_value(v.scope.clone()).ok())
+        .ok_or_else(|| Error::Corrupt {
+            reference: meta.reference.clone(),
+            expected: expected.into(),
+            actual: "no scope in its version".into(),
+        })?;
+    let reason = v.is_some_and(|v| v.timed_out).then(|| Reason {
+        code: ReasonCode::Timeout,
+        detail: scope.covered.as_deref().map_or_else(
+            || "the search ran out of time".to_owned(),
+            |c| format!("the search ran out of time; it covered {c}"),
+        ),
+    });
+    Ok((scope, reason))
+}
+
+/// The bytes of lines `first + 1` to `first + limit` of a stored list (one entry a line).
+pub(super) fn page_lines(
+    reader: &crate::store::ArtifactReader,
+    first: u64,
+    limit: usize,
+) -> Result<Vec<u8>> {
+    let meta = reader.meta();
+    if first >= meta.lines {
+        return Ok(Vec::new());
+    }
+    let start = reader.line_start(first + 1)?;
+    let end = if first + limit as u64 >= meta.lines {
+        meta.bytes
+    } else {
+        reader.line_start(first + limit as u64 + 1)?.byte
+    };
+    reader.read_at(start.byte, (end - start.byte) as usize)
+}
+
 /// Answers one page of a stored hit list, starting at hit `first` (0-based).
 fn page_of_hits(
     store: &Store,
@@ -568,44 +611,29 @@ fn page_of_hits(
 ) -> Result<SearchAnswer> {
     let reader = store.open_artifact(hits_ref)?;
     let meta = reader.meta();
-    let v = meta.source.version.search();
-    let hit_count = v.and_then(|v| v.hit_count).unwrap_or(meta.lines);
-    let mut scope: TreeScope = v
-        .and_then(|v| serde_json::from_value(v.scope.clone()).ok())
-        .ok_or_else(|| Error::Corrupt {
-            reference: hits_ref.to_owned(),
-            expected: "a hit list that names its scope".into(),
-            actual: "no scope in its version".into(),
-        })?;
+    let hit_count = meta
+        .source
+        .version
+        .search()
+        .and_then(|v| v.hit_count)
+        .unwrap_or(meta.lines);
+    let (mut scope, reason) = stored_scope(meta, "a hit list that names its scope")?;
     scope.first_hit_index = first;
     let mut hits: Vec<Hit> = Vec::new();
-    if first < meta.lines {
-        let start = reader.line_start(first + 1)?;
-        let end = if first + limit as u64 >= meta.lines {
-            meta.bytes
-        } else {
-            reader.line_start(first + limit as u64 + 1)?.byte
-        };
-        let bytes = reader.read_at(start.byte, (end - start.byte) as usize)?;
-        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            let hit = hitlist::decode(line).map_err(|e| Error::Corrupt {
-                reference: hits_ref.to_owned(),
-                expected: "one JSON hit per line".into(),
-                actual: e,
-            })?;
-            hits.push(hit);
+    for line in page_lines(&reader, first, limit)?.split(|&b| b == b'\n') {
+        if line.is_empty() {
+            continue;
         }
+        let hit = hitlist::decode(line).map_err(|e| Error::Corrupt {
+            reference: hits_ref.to_owned(),
+            expected: "one JSON hit per line".into(),
+            actual: e,
+        })?;
+        hits.push(hit);
     }
     let shown_to = first + hits.len() as u64;
     let truncated = shown_to < hit_count;
     let next_cursor = truncated.then(|| cursor(store, hits_ref, digest, shown_to));
-    let reason = v.is_some_and(|v| v.timed_out).then(|| Reason {
-        code: ReasonCode::Timeout,
-        detail: scope.covered.as_deref().map_or_else(
-            || "the search ran out of time".to_owned(),
-            |c| format!("the search ran out of time; it covered {c}"),
-        ),
-    });
     Ok(SearchAnswer {
         query: query.clone(),
         scope: Scope::Tree(scope),

@@ -1,13 +1,11 @@
 //! Tools called by name with JSON arguments (the Python package's path), and `put`.
 
 use serde_json::{Value, json};
-use spool_core::Cap;
 use spool_core::answer::by_name::{self, CORE_TOOLS};
 use spool_core::answer::params::PutParams;
 use spool_core::answer::{Answer, rendered, tools};
 use spool_core::exec::RunControl;
 use spool_core::render::Dialect;
-use spool_core::roots::Roots;
 
 use crate::support;
 
@@ -20,17 +18,7 @@ fn control() -> RunControl {
 }
 
 fn with_cx<T>(t: &support::TestStore, f: impl FnOnce(&tools::Context<'_>) -> T) -> T {
-    let roots = Roots::new(&[t.dir.path().to_path_buf()]).unwrap();
-    let cap = |asked: Option<u64>| Cap::new(asked.unwrap_or(1000));
-    let cx = tools::Context {
-        store: &t.store,
-        roots: &roots,
-        cap: &cap,
-        run_timeout: None,
-        run_timeout_max: None,
-        search_budget: spool_core::search::tree::DEFAULT_BUDGET,
-    };
-    f(&cx)
+    support::with_cx(&t.store, t.dir.path(), 1_000, f)
 }
 
 fn envelope(a: Answer) -> spool_core::Envelope {

@@ -16,12 +16,10 @@ use std::process::Command;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use spool_core::Cap;
 use spool_core::answer::{Answer, by_name, tools};
-use spool_core::roots::Roots;
 use spool_core::search::{Scope, SearchAnswer};
 
-use crate::support::{git, settle, store};
+use crate::support::{git, settle, store, with_cx};
 
 /// Directories a generated file sits in: plain, deep, ignored by a rule, hidden.
 const DIRS: &[&str] = &["", "src/", "src/deep/", "build/", ".cfg/", "docs/"];
@@ -327,16 +325,16 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
         .map(str::to_owned)
         .collect();
     settle();
-    let roots = Roots::new(std::slice::from_ref(&root)).unwrap();
-    let cap = |asked: Option<u64>| Cap::new(asked.unwrap_or(8_000));
-    let cx = tools::Context {
-        store: &s.store,
-        roots: &roots,
-        cap: &cap,
-        run_timeout: None,
-        run_timeout_max: None,
-        search_budget: spool_core::search::tree::DEFAULT_BUDGET,
-    };
+    with_cx(&s.store, &root, 8_000, |cx| run_in(cx, c, &root, &tracked))
+}
+
+fn run_in(
+    cx: &tools::Context<'_>,
+    c: &Case,
+    root: &Path,
+    tracked: &[String],
+) -> Result<(), TestCaseError> {
+    let root = root.to_owned();
     let mut args = json!({ "path": ".", "pattern": "needle", "limit": 1000 });
     if !GLOBS[c.globs].is_empty() {
         args["glob"] = json!(GLOBS[c.globs]);
@@ -347,10 +345,10 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     if c.no_ignore {
         args["no_ignore"] = json!(true);
     }
-    let before = search(&cx, &args);
+    let before = search(cx, &args);
     check_claims(&root, &args, &before)?;
-    apply(&root, c, &tracked);
-    let after = search(&cx, &args);
+    apply(&root, c, tracked);
+    let after = search(cx, &args);
     check_claims(&root, &args, &after)?;
     // Hits per file, every page of them, are ripgrep's `--count`, file for file.
     let mut counted = Vec::new();
@@ -358,7 +356,7 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     count_args["count"] = json!(true);
     count_args["limit"] = json!(2);
     loop {
-        let page = search(&cx, &count_args);
+        let page = search(cx, &count_args);
         check_claims(&root, &count_args, &page)?;
         let files = page.files.clone().unwrap_or_default();
         counted.extend(files.into_iter().map(|f| (f.path, f.hits)));
@@ -380,7 +378,7 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
         for call in &after.next {
             prop_assert_eq!(&call.tool, "search");
             let wider = Value::Object(call.arguments.clone());
-            let a = search(&cx, &wider);
+            let a = search(cx, &wider);
             check_claims(&root, &wider, &a)?;
         }
         let (globs, hidden, no_ignore) = filter_of(&args);
@@ -408,7 +406,7 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     if let Some(rel) = tracked.first()
         && root.join(rel).exists()
     {
-        let e = match by_name::call(&cx, "read", &json!({ "path": rel }), control()).unwrap() {
+        let e = match by_name::call(cx, "read", &json!({ "path": rel }), control()).unwrap() {
             Answer::Envelope(e) => e,
             other => panic!("not an envelope: {other:?}"),
         };
@@ -448,18 +446,12 @@ fn a_glob_search_names_its_glob_and_the_files_outside_it() {
         std::fs::write(root.join(rel), body).unwrap();
     }
     git(&root, &["init", "-q"]);
-    let roots = Roots::new(std::slice::from_ref(&root)).unwrap();
-    let cap = |asked: Option<u64>| Cap::new(asked.unwrap_or(8_000));
-    let cx = tools::Context {
-        store: &s.store,
-        roots: &roots,
-        cap: &cap,
-        run_timeout: None,
-        run_timeout_max: None,
-        search_budget: spool_core::search::tree::DEFAULT_BUDGET,
-    };
+    with_cx(&s.store, &root, 8_000, glob_case);
+}
+
+fn glob_case(cx: &tools::Context<'_>) {
     let args = json!({ "path": ".", "pattern": "timeout", "glob": ["services/checkout/**"] });
-    let a = search(&cx, &args);
+    let a = search(cx, &args);
     assert_eq!(a.hit_count, 0);
     let notice = spool_core::search::notice(&a, spool_core::render::Dialect::Mcp);
     assert!(
@@ -476,14 +468,14 @@ fn a_glob_search_names_its_glob_and_the_files_outside_it() {
     // The first call it offers is the search without the glob, and it finds the word.
     let without = Value::Object(a.next[0].arguments.clone());
     assert!(without.get("glob").is_none(), "{without}");
-    let found = search(&cx, &without);
+    let found = search(cx, &without);
     assert_eq!(
         found.hits[0].path.as_deref(),
         Some("deploy/helm/values.yaml")
     );
     // With the ignored files too, the build output is found as well.
     let all = search(
-        &cx,
+        cx,
         &json!({ "path": ".", "pattern": "timeout", "no_ignore": true }),
     );
     assert_eq!(all.hit_count, 2);

@@ -109,3 +109,24 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub fn settle() {
     std::thread::sleep(std::time::Duration::from_millis(30));
 }
+
+/// The tools over `store` with `root` as the one root, answers capped at `cap` tokens unless
+/// they ask for another.
+pub fn with_cx<T>(
+    store: &Store,
+    root: &std::path::Path,
+    cap: u64,
+    f: impl FnOnce(&spool_core::answer::tools::Context<'_>) -> T,
+) -> T {
+    let roots = spool_core::roots::Roots::new(&[root.to_owned()]).unwrap();
+    let cap_of = |asked: Option<u64>| spool_core::Cap::new(asked.unwrap_or(cap));
+    let cx = spool_core::answer::tools::Context {
+        store,
+        roots: &roots,
+        cap: &cap_of,
+        run_timeout: None,
+        run_timeout_max: None,
+        search_budget: spool_core::search::tree::DEFAULT_BUDGET,
+    };
+    f(&cx)
+}
