@@ -5,9 +5,10 @@
 //! `git status --porcelain` for `dirty`. A claim the truth refutes fails the build.
 //!
 //! Checked: `hit_count` (and that it is exact), `files_searched`, each left-out count
-//! (`outside_glob`, `ignored`, `hidden`), `dirty` before and after an edit (a same-size
-//! rewrite with its mtime put back among them), that a repeat after the edit is not the stored
-//! list of before, that `read` of an edited file states `dirty` as git does, and that every
+//! (`outside_glob`, `ignored`, `hidden`), `dirty` before and after each edit of a sequence (a
+//! same-size rewrite with its mtime put back among them), that a repeat after an edit is not
+//! the stored list of before, that `read` of an edited file states `dirty` as git does, and
+//! that every
 //! call a zero-hit answer offers runs and finds what ripgrep finds there.
 
 use std::collections::BTreeSet;
@@ -55,7 +56,8 @@ struct Case {
     globs: usize,
     hidden: bool,
     no_ignore: bool,
-    edit: Edit,
+    /// Done in turn, every claim checked after each.
+    edits: Vec<Edit>,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -74,15 +76,15 @@ fn case() -> impl Strategy<Value = Case> {
         0..GLOBS.len(),
         any::<bool>(),
         any::<bool>(),
-        edit,
+        proptest::collection::vec(edit, 1..4),
     )
-        .prop_map(|(files, rules, globs, hidden, no_ignore, edit)| Case {
+        .prop_map(|(files, rules, globs, hidden, no_ignore, edits)| Case {
             files,
             rules,
             globs,
             hidden,
             no_ignore,
-            edit,
+            edits,
         })
 }
 
@@ -264,9 +266,15 @@ fn check_claims(root: &Path, args: &Value, a: &SearchAnswer) -> Result<(), TestC
     Ok(())
 }
 
-fn apply(root: &Path, c: &Case, tracked: &[String]) {
-    let pick = |i: usize| tracked.get(i % tracked.len().max(1)).cloned();
-    match c.edit {
+fn apply(root: &Path, edit: Edit, tracked: &[String]) {
+    // A file an earlier edit deleted is not edited again.
+    let pick = |i: usize| {
+        tracked
+            .get(i % tracked.len().max(1))
+            .filter(|rel| root.join(rel).exists())
+            .cloned()
+    };
+    match edit {
         Edit::None => {}
         Edit::SameSizeMtimeBack(i) => {
             if let Some(rel) = pick(i) {
@@ -347,9 +355,14 @@ fn run_in(
     }
     let before = search(cx, &args);
     check_claims(&root, &args, &before)?;
-    apply(&root, c, tracked);
-    let after = search(cx, &args);
-    check_claims(&root, &args, &after)?;
+    let mut after = before;
+    for &edit in &c.edits {
+        // Past the racy window, so a stored list could be reused if nothing were checked.
+        settle();
+        apply(&root, edit, tracked);
+        after = search(cx, &args);
+        check_claims(&root, &args, &after)?;
+    }
     // Hits per file, every page of them, are ripgrep's `--count`, file for file.
     let mut counted = Vec::new();
     let mut count_args = args.clone();
