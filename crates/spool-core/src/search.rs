@@ -292,14 +292,13 @@ impl SearchAnswer {
             let wider = self.wider();
             self.next.extend(wider.into_iter().map(|(call, _)| call));
             // Nothing in a copy that holds part of its source: the call to the rest.
-            if let Scope::Artifact(a) = &self.scope
-                && let Some(rest) = a
-                    .source
-                    .coverage()
-                    .rest
-                    .filter(|_| a.source.coverage().leaves_out())
-            {
-                self.next.push(rest);
+            if let Scope::Artifact(a) = &self.scope {
+                let c = a.source.coverage();
+                if c.leaves_out()
+                    && let Some(rest) = c.rest
+                {
+                    self.next.push(rest);
+                }
             }
         }
     }

@@ -197,11 +197,16 @@ pub fn honest(
     // A JSON answer is read before it is stored: what it says of more after it (its own
     // cursor) is what the copy holds of the upstream's list.
     let doc = json_doc(&text);
-    let list = doc.as_ref().filter(|d| mostly_a_list(d));
+    // Its list, found once: (its path, its items), when it pages as items.
+    let found = doc.as_ref().and_then(find_list);
+    let list = found.as_ref().filter(|(path, items)| {
+        doc.as_ref()
+            .is_some_and(|d| mostly_a_list(d, path.as_deref(), items.len()))
+    });
     let coverage = doc.as_ref().and_then(|d| {
-        let (path, items) =
-            find_list(d).map_or((None, None), |(p, items)| (p, Some(items.len() as u64)));
-        paging::coverage(call, d, path.as_deref(), items.filter(|_| list.is_some()))
+        let path = found.as_ref().and_then(|(p, _)| p.as_deref());
+        let items = list.map(|(_, items)| items.len() as u64);
+        paging::coverage(call, d, path, items)
     });
     let mut src = source(call);
     if let Some(c) = coverage {
@@ -230,9 +235,16 @@ pub fn honest(
             meta.reference
         ));
     }
-    let mut answer = match list {
-        Some(doc) => items_answer(store, call, &whole, doc, &notes, ms)?,
-        None => window_answer(store, call, &whole, &notes, ms)?,
+    let mut answer = match (list, &doc) {
+        (Some((path, items)), Some(doc)) => items_answer(
+            store,
+            call,
+            &whole,
+            (doc, path.as_deref(), items),
+            &notes,
+            ms,
+        )?,
+        _ => window_answer(store, call, &whole, &notes, ms)?,
     };
     // Media, links and binary resources travel as the upstream sent them, after the text.
     answer
@@ -272,12 +284,11 @@ fn items_answer(
     store: &Store,
     call: &Call<'_>,
     whole: &ArtifactMeta,
-    doc: &Value,
+    (doc, path, items): (&Value, Option<&str>, &[Value]),
     media: &[String],
     ms: u64,
 ) -> Result<CallToolResult> {
-    let (path, items) = find_list(doc).unwrap_or((None, &[]));
-    let view = store_items(store, whole, path.as_deref(), items)?;
+    let view = store_items(store, whole, path, items)?;
     let mut notes = vec![format!(
         "the upstream's answer is stored whole, as it came, as {}",
         whole.reference
@@ -379,14 +390,11 @@ fn json_doc(text: &str) -> Option<Value> {
 
 /// Whether `doc` is a JSON list, or an object that is mostly one list, however deep (the rest
 /// of it, shown in full in the banner, must be small): it then pages as items.
-fn mostly_a_list(doc: &Value) -> bool {
+fn mostly_a_list(doc: &Value, path: Option<&str>, items: usize) -> bool {
     /// The most the rest of the document may take to be shown beside its list.
     const OTHER_FIELDS: usize = 2 << 10;
-    let Some((path, items)) = find_list(doc) else {
-        return false;
-    };
     path.is_none_or(|path| {
-        spool_core::items::without_list(doc, &path, items.len())
+        spool_core::items::without_list(doc, path, items)
             .to_string()
             .len()
             <= OTHER_FIELDS

@@ -125,14 +125,9 @@ pub(super) fn page_of_counts(
 ) -> Result<SearchAnswer> {
     let reader = store.open_artifact(counts_ref)?;
     let meta = reader.meta();
-    let hit_count = meta
-        .source
-        .version
-        .search()
-        .and_then(|v| v.hit_count)
-        .unwrap_or(0);
-    let (mut scope, reason) =
+    let (mut scope, counted, reason) =
         super::tree::stored_scope(meta, "hits per file that name their scope")?;
+    let hit_count = counted.unwrap_or(0);
     scope.first_hit_index = 0;
     let mut files = Vec::new();
     for line in super::tree::page_lines(&reader, first, limit)?.split(|&b| b == b'\n') {

@@ -557,12 +557,13 @@ fn left_out(
     }
 }
 
-/// The scope a tree search's stored list (a hit list, its counts per file) states, and the
-/// reason it gives when the search ran out of time; `expected` names what it should be.
+/// What a tree search's stored list (a hit list, its counts per file) states: its scope, the
+/// hits it counted (`None` when its version does not say), and the reason it gives when the
+/// search ran out of time; `expected` names what it should be.
 pub(super) fn stored_scope(
     meta: &crate::store::ArtifactMeta,
     expected: &str,
-) -> Result<(TreeScope, Option<Reason>)> {
+) -> Result<(TreeScope, Option<u64>, Option<Reason>)> {
     let v = meta.source.version.search();
     let scope: TreeScope = v
         .and_then(|v| serde_json::from_value(v.scope.clone()).ok())
@@ -578,7 +579,7 @@ pub(super) fn stored_scope(
             |c| format!("the search ran out of time; it covered {c}"),
         ),
     });
-    Ok((scope, reason))
+    Ok((scope, v.and_then(|v| v.hit_count), reason))
 }
 
 /// The bytes of lines `first + 1` to `first + limit` of a stored list (one entry a line).
@@ -611,13 +612,8 @@ fn page_of_hits(
 ) -> Result<SearchAnswer> {
     let reader = store.open_artifact(hits_ref)?;
     let meta = reader.meta();
-    let hit_count = meta
-        .source
-        .version
-        .search()
-        .and_then(|v| v.hit_count)
-        .unwrap_or(meta.lines);
-    let (mut scope, reason) = stored_scope(meta, "a hit list that names its scope")?;
+    let (mut scope, counted, reason) = stored_scope(meta, "a hit list that names its scope")?;
+    let hit_count = counted.unwrap_or(meta.lines);
     scope.first_hit_index = first;
     let mut hits: Vec<Hit> = Vec::new();
     for line in page_lines(&reader, first, limit)?.split(|&b| b == b'\n') {

@@ -34,7 +34,8 @@ pub(super) fn assemble(
         notes.extend(piece.note.clone());
     }
     // A copy of one page of an upstream's answer that says more exist is never all of it.
-    let upstream_more = meta.source.coverage().upstream_page.is_some();
+    let coverage = meta.source.coverage();
+    let upstream_more = coverage.upstream_page.is_some();
     let complete = !upstream_more
         && (whole && meta.state == ArtifactState::Complete
             || meta.bytes == 0
@@ -148,7 +149,7 @@ pub(super) fn assemble(
         // template, since the regex is the reader's.
         templates.push(NextCall::search_template(("ref", json!(reference))));
         // The upstream's next page, by its own call.
-        if upstream_more && let Some(rest) = meta.source.coverage().rest {
+        if upstream_more && let Some(rest) = coverage.rest.clone() {
             next.push(rest);
         }
     }

@@ -30,19 +30,6 @@ const CURSOR_KEYS: [&str; 10] = [
     "endCursor",
     "end_cursor",
 ];
-/// Keys whose `true` says more exist.
-const MORE_KEYS: [&str; 10] = [
-    "hasMore",
-    "has_more",
-    "hasNextPage",
-    "has_next_page",
-    "moreResults",
-    "more_results",
-    "incomplete_results",
-    "truncated",
-    "isTruncated",
-    "is_truncated",
-];
 /// Keys whose `true` or `false` says whether more exist, the `false` believed over a cursor.
 const FLAG_KEYS: [&str; 6] = [
     "hasMore",
@@ -51,6 +38,13 @@ const FLAG_KEYS: [&str; 6] = [
     "has_next_page",
     "moreResults",
     "more_results",
+];
+/// Keys whose `true` says the answer was cut short (and whose `false` says nothing of a cursor).
+const CUT_KEYS: [&str; 4] = [
+    "incomplete_results",
+    "truncated",
+    "isTruncated",
+    "is_truncated",
 ];
 /// Keys whose number is the size of the whole list.
 const TOTAL_KEYS: [&str; 7] = [
@@ -155,7 +149,9 @@ impl Said {
                     }
                     self.cursor.get_or_insert((k.clone(), c));
                 }
-            } else if MORE_KEYS.contains(&k.as_str()) && v == &Value::Bool(true) {
+            } else if (FLAG_KEYS.contains(&k.as_str()) || CUT_KEYS.contains(&k.as_str()))
+                && v == &Value::Bool(true)
+            {
                 self.facts.insert(key, v.clone());
                 self.more = true;
             } else if TOTAL_KEYS.contains(&k.as_str())
