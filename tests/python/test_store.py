@@ -108,6 +108,16 @@ def test_jq_counts_a_stored_list_in_one_call(store):
     assert q["complete"] is True
 
 
+def test_a_program_that_recurses_without_end_ends_only_its_box(store):
+    # Before the box (issue 39) this ended the Python process with SIGABRT.
+    a = store.put("[1,2,3]", desc="a list")
+    with pytest.raises(spool.SpoolError) as err:
+        store.query(a["ref"], "def f: [f]; f")
+    assert err.value.code == "invalid_argument", err.value
+    assert "recursed deeper than" in err.value.message
+    assert store.query(a["ref"], "length")["content"].strip() == "3"
+
+
 def test_run_keeps_the_real_head_and_tail_and_the_exit_code(store, root):
     a = store.run("seq 1 3000; echo 'error: the real failure' >&2; exit 3", preview="head_tail")
     assert a["source"]["kind"] == "exec"

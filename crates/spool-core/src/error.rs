@@ -160,6 +160,22 @@ impl Error {
         }
     }
 
+    /// An i/o error that may carry spool's own (a corrupt artifact found while it streamed).
+    pub(crate) fn from_io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        type Inner = dyn std::error::Error + Send + Sync;
+        if !source.get_ref().is_some_and(<Inner>::is::<Self>) {
+            return Self::io(path, source);
+        }
+        match source.into_inner().map(<Inner>::downcast::<Self>) {
+            Some(Ok(inner)) => *inner,
+            // Not reached: it was checked to be one of ours.
+            _ => Self::Unavailable {
+                what: "a stored artifact".into(),
+                cause: "its read failed and the reason was lost".into(),
+            },
+        }
+    }
+
     pub fn invalid(message: impl Into<String>, hint: impl Into<Option<String>>) -> Self {
         Self::InvalidArgument {
             message: Words::text(message),

@@ -63,6 +63,7 @@ pub mod fit;
 pub mod git;
 mod hex;
 pub mod items;
+pub mod jq_box;
 mod ledger;
 pub mod list_text;
 pub mod listing;

@@ -336,10 +336,25 @@ impl SpoolServer {
         output_schema = schema::envelope(),
         annotations(title = "jq over stored JSON", read_only_hint = true, open_world_hint = false)
     )]
-    async fn query(&self, Parameters(p): Parameters<QueryParams>) -> CallToolResult {
+    async fn query(
+        &self,
+        Parameters(p): Parameters<QueryParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let args = args_of(&p);
-        self.blocking("query", args, move |inner| inner.query(&p))
-            .await
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancel);
+        let ct = ctx.ct.clone();
+        // Cancelling the request kills the program's box.
+        let watcher = tokio::spawn(async move {
+            ct.cancelled().await;
+            flag.store(true, Ordering::SeqCst);
+        });
+        let result = self
+            .blocking("query", args, move |inner| inner.query(&p, &cancel))
+            .await;
+        watcher.abort();
+        result
     }
 
     #[tool(
@@ -479,8 +494,8 @@ impl Inner {
         self.with_context(|cx| tools::search(cx, p))
     }
 
-    fn query(&self, p: &QueryParams) -> Result<Answer> {
-        self.with_context(|cx| tools::query(cx, p))
+    fn query(&self, p: &QueryParams, cancel: &AtomicBool) -> Result<Answer> {
+        self.with_context(|cx| tools::query_with(cx, p, Some(cancel)))
     }
 
     fn map(&self, p: &MapParams) -> Result<Answer> {

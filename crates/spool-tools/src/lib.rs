@@ -213,6 +213,10 @@ where
     T: Into<OsString>,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // Started as the box a jq program runs in: nothing else of the command runs.
+    if let Some(code) = spool_core::jq_box::enter(&args) {
+        return code;
+    }
     let _ = COMMAND_LINE.set(
         args.iter()
             .skip(1)

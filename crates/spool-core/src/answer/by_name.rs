@@ -48,7 +48,11 @@ pub fn call(cx: &Context<'_>, tool: &str, args: &Value, control: RunControl) -> 
     match tool {
         "read" => tools::read(cx, &parse::<ReadParams>(tool, args)?),
         "search" => tools::search(cx, &parse::<SearchParams>(tool, args)?),
-        "query" => tools::query(cx, &parse::<QueryParams>(tool, args)?),
+        "query" => tools::query_with(
+            cx,
+            &parse::<QueryParams>(tool, args)?,
+            Some(&control.cancel),
+        ),
         "list" => tools::list(cx, &parse::<ListParams>(tool, args)?),
         "artifacts" => tools::artifacts(cx, &parse::<ArtifactsParams>(tool, args)?),
         "run" => tools::run(cx, parse::<RunParams>(tool, args)?, control).map(|(a, _)| a),

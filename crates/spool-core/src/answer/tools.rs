@@ -388,7 +388,16 @@ pub fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
 
 /// `query`: a jq program over stored JSON, its output stored and shown like a read.
 pub fn query(cx: &Context<'_>, p: &QueryParams) -> Result<Answer> {
-    let out = crate::query::run_query(cx.store, &p.reference, &p.jq)?;
+    query_with(cx, p, None)
+}
+
+/// [`query`], stopped (its box killed) when `cancel` is set.
+pub fn query_with(
+    cx: &Context<'_>,
+    p: &QueryParams,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<Answer> {
+    let out = crate::query::run_query(cx.store, &p.reference, &p.jq, cancel)?;
     let request = match p.limit {
         Some(limit) => WindowRequest::Lines {
             line: 1,

@@ -10,6 +10,7 @@ mod fuzz;
 mod git;
 mod integrity;
 mod items;
+mod jq_bounds;
 mod layers;
 mod oracle;
 mod query;
@@ -24,3 +25,6 @@ mod tree;
 mod untracked;
 mod walker;
 mod windows;
+
+// The box a jq program runs in is this test binary started again (`it __spool_box`).
+spool_core::box_entry_for_tests!();

@@ -2,9 +2,13 @@
 #![expect(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 mod agent;
+mod bounds;
 mod hosts;
 mod http;
 mod map;
 mod support;
 mod tools;
 mod verbatim;
+
+// The box a jq program runs in is this test binary started again (`it __spool_box`).
+spool_core::box_entry_for_tests!();

@@ -11,3 +11,6 @@ mod paging;
 mod passthrough;
 mod relay;
 mod support;
+
+// The box a jq program runs in is this test binary started again (`it __spool_box`).
+spool_core::box_entry_for_tests!();

@@ -1,0 +1,98 @@
+//! A hostile jq program through the MCP server (issue 39): before the box, `def f: [f]; f` ended
+//! the server with SIGABRT and every session with it, and cancelling `def f: f; f` left it
+//! burning a core. Now the first answers a tool error and the server goes on answering; the
+//! second's box is gone within moments of the cancel.
+
+use std::time::{Duration, Instant};
+
+use rmcp::model::CallToolRequestParams;
+use serde_json::json;
+use spool_mcp::Settings;
+
+use crate::support::{start, structured, texts};
+
+/// The jq boxes this process has started that are still there (running or not yet reaped).
+fn boxes() -> Vec<u32> {
+    let me = std::process::id();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // The parent's pid is the second field after the command's closing parenthesis.
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if parent == Some(me) && cmdline.windows(11).any(|w| w == b"__spool_box") {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+async fn stored_list(h: &crate::support::Harness) -> String {
+    let r = h
+        .call("run", json!({ "command": "printf '[1,2,3]'" }))
+        .await;
+    structured(&r)["ref"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_program_that_ended_the_server_is_a_tool_error_and_the_server_goes_on() {
+    let h = start(Settings::default()).await;
+    let reference = stored_list(&h).await;
+    let r = h
+        .call("query", json!({ "ref": reference, "jq": "def f: [f]; f" }))
+        .await;
+    assert_eq!(r.is_error, Some(true));
+    let said = texts(&r).join("\n");
+    assert!(said.contains("recursed deeper than"), "{said}");
+    let r = h
+        .call("query", json!({ "ref": reference, "jq": "length" }))
+        .await;
+    assert_eq!(r.is_error, Some(false));
+    assert!(texts(&r).join("\n").contains('3'));
+}
+
+#[tokio::test]
+async fn cancelling_a_query_kills_its_box() {
+    use rmcp::model::{ClientRequest, Request};
+    use rmcp::service::PeerRequestOptions;
+    let h = start(Settings::default()).await;
+    let reference = stored_list(&h).await;
+    let params = CallToolRequestParams::new("query").with_arguments(
+        json!({ "ref": reference, "jq": "def f: f; f" })
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let handle = h
+        .client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let mut running = Vec::new();
+    for _ in 0..100 {
+        running = boxes();
+        if !running.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!running.is_empty(), "the program's box never started");
+    handle.cancel(Some("test".into())).await.unwrap();
+    let cancelled = Instant::now();
+    while running.iter().any(|pid| boxes().contains(pid)) {
+        assert!(
+            cancelled.elapsed() < Duration::from_secs(5),
+            "the box outlived the cancel"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
