@@ -4,8 +4,13 @@
 //! - `Host` is checked (loopback names, and the address bound), and so is `Origin`: loopback
 //!   origins and those allowed by `--allow-origin`; `Origin: null` and any other are refused
 //!   (the MCP transport asks servers to validate it, against DNS rebinding).
-//! - Headers must arrive within 10 s and a request body within 10 s of its headers; a
-//!   connection that trickles either is closed.
+//! - A connection's first request must arrive within 10 s of its accept, whatever it sends or
+//!   does not send (nothing, a byte, half an HTTP/2 preface: before, these were held for ever
+//!   while hyper waited to learn the protocol, and 240 of them locked every client out); then
+//!   each request's headers within 10 s and its body within 10 s of them. A connection that
+//!   trickles is closed.
+//! - A failure to accept (out of descriptors) is logged at most once a minute, and the log
+//!   itself never blocks (spool-tools queues it): the accept loop cannot stall on its own words.
 //! - At most [`MAX_SESSIONS`] sessions live at once; an idle one ends after 5 minutes.
 //! - A body that is not JSON, or not a JSON-RPC message, is `400 Bad Request` with a JSON-RPC
 //!   error, not `415`.
@@ -201,7 +206,8 @@ where
     accept(listener, app).await
 }
 
-/// Serves connections one task each, with a deadline on the headers of every request.
+/// Serves connections one task each: a deadline from accept to the first request, then on the
+/// headers of every request; HTTP/2 peers that stop answering pings are closed.
 async fn accept(listener: tokio::net::TcpListener, app: axum::Router) -> Result<(), ServeError> {
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     use hyper_util::server::conn::auto::Builder;
@@ -211,23 +217,82 @@ async fn accept(listener: tokio::net::TcpListener, app: axum::Router) -> Result<
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(READ_DEADLINE);
-    builder.http2().timer(TokioTimer::new());
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(Some(Duration::from_secs(30)))
+        .keep_alive_timeout(READ_DEADLINE);
+    let mut failures = Throttle::default();
     loop {
         let (stream, _) = match listener.accept().await {
             Ok(conn) => conn,
             // Out of descriptors and the like: the listener stays; try again shortly.
             Err(e) => {
-                tracing::warn!(error = %e, "accepting a connection failed");
+                failures.failed(&e);
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             }
         };
-        let service = TowerToHyperService::new(app.clone());
+        let first = Arc::new(tokio::sync::Notify::new());
+        let service = Noticed {
+            inner: TowerToHyperService::new(app.clone()),
+            seen: Arc::clone(&first),
+        };
         let builder = builder.clone();
         tokio::spawn(async move {
-            let _ = builder
-                .serve_connection_with_upgrades(TokioIo::new(stream), service)
-                .await;
+            let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+            tokio::pin!(conn);
+            // hyper learns the protocol from the first 24 bytes and has no deadline until it
+            // knows it: this one covers that, and a preface with no request after it.
+            tokio::select! {
+                _ = conn.as_mut() => return,
+                () = first.notified() => {}
+                () = tokio::time::sleep(READ_DEADLINE) => return,
+            }
+            let _ = conn.await;
         });
+    }
+}
+
+/// A service that notes its first request (a `Notify` keeps the permit if nobody waits yet).
+#[derive(Clone)]
+struct Noticed<S> {
+    inner: S,
+    seen: Arc<tokio::sync::Notify>,
+}
+
+impl<S, B> hyper::service::Service<hyper::Request<B>> for Noticed<S>
+where
+    S: hyper::service::Service<hyper::Request<B>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn call(&self, req: hyper::Request<B>) -> Self::Future {
+        self.seen.notify_one();
+        self.inner.call(req)
+    }
+}
+
+/// Says a failure to accept at most once a minute, with how many went unsaid: out of
+/// descriptors, the loop fails ten times a second.
+#[derive(Default)]
+struct Throttle {
+    last: Option<std::time::Instant>,
+    unsaid: u64,
+}
+
+impl Throttle {
+    fn failed(&mut self, e: &std::io::Error) {
+        if self
+            .last
+            .is_some_and(|t| t.elapsed() < Duration::from_mins(1))
+        {
+            self.unsaid += 1;
+            return;
+        }
+        tracing::warn!(error = %e, unsaid = self.unsaid, "accepting a connection failed");
+        (self.last, self.unsaid) = (Some(std::time::Instant::now()), 0);
     }
 }

@@ -4,6 +4,7 @@
 
 mod cli;
 mod commands;
+mod log;
 mod output;
 
 use std::ffi::OsString;
@@ -231,9 +232,10 @@ where
         signal_hook::consts::SIGXFSZ,
         std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
     );
-    // A second run in one process (the Python package) keeps the first subscriber.
+    // A second run in one process (the Python package) keeps the first subscriber. Lines are
+    // queued, never written by the task that logs (a stderr nobody reads must not stall it).
     let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(log::Stderr::get())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("SPOOL_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
@@ -253,6 +255,7 @@ where
             ship_audit(&store);
             code
         });
+    log::Stderr::drain(std::time::Duration::from_millis(200));
     match result {
         Ok(code) => code,
         Err(err) => {

@@ -103,6 +103,30 @@ async fn connections_that_never_finish_their_headers_or_body_are_closed() {
 }
 
 #[tokio::test]
+async fn connections_that_send_nothing_a_byte_or_half_a_preface_are_closed() {
+    // Regression (issue 39): hyper learns the protocol from the first 24 bytes and had no
+    // deadline until it knew it; a preface and then nothing had none either. 240 of these
+    // under a 256-descriptor limit locked out every client.
+    let (addr, _home) = serve().await;
+    let (nothing, byte, half, preface) = tokio::join!(
+        closed_after(addr, ""),
+        closed_after(addr, "P"),
+        closed_after(addr, "PRI * HTTP/2.0\r\n"),
+        closed_after(addr, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+    );
+    for (what, took) in [
+        ("nothing", nothing),
+        ("a byte", byte),
+        ("half a preface", half),
+        ("a preface alone", preface),
+    ] {
+        assert!(took < Duration::from_secs(20), "{what}: {took:?}");
+    }
+    // A client that sends its request in time is served as before.
+    assert_eq!(post(addr, "", INIT).await, 200);
+}
+
+#[tokio::test]
 async fn sessions_are_bounded() {
     // Regression: 3,000 sessions never closed held 160 MB.
     let (addr, _home) = serve().await;

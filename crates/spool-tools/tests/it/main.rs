@@ -10,6 +10,7 @@ mod confined;
 mod full;
 mod read_search;
 mod run;
+mod serve_http;
 mod shared;
 mod support;
 mod verbatim;
