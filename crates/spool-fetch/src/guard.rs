@@ -113,8 +113,14 @@ impl reqwest::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let host = name.as_str().to_owned();
         Box::pin(async move {
-            // Port 0: the client puts in the URL's port.
-            let addrs: Vec<SocketAddr> = (host.as_str(), 0).to_socket_addrs()?.collect();
+            // Port 0: the client puts in the URL's port. The lookup blocks: off the runtime's
+            // thread, so a deadline raced against it can still fire.
+            let asked = host.clone();
+            let addrs: Vec<SocketAddr> =
+                tokio::task::spawn_blocking(move || (asked.as_str(), 0).to_socket_addrs())
+                    .await
+                    .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)??
+                    .collect();
             if let Some(bad) = addrs.iter().find(|a| is_private(a.ip())) {
                 return Err(Box::new(Refused {
                     host,

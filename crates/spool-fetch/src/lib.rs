@@ -35,6 +35,8 @@ pub struct FetchOptions {
     pub max_bytes: u64,
     /// A page fetched again by the same URL within this window reuses the stored copy.
     pub reuse_window: Duration,
+    /// Set to stop the call: what it has open is dropped, which closes it (`ci_log`).
+    pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for FetchOptions {
@@ -45,6 +47,7 @@ impl Default for FetchOptions {
             timeout: Duration::from_mins(1),
             max_bytes: 50 << 20,
             reuse_window: Duration::from_mins(5),
+            cancel: None,
         }
     }
 }
@@ -195,14 +198,13 @@ fn refusal(url: &str, refused: &guard::Refused) -> Error {
     }
 }
 
-pub(crate) fn client(
-    opts: &FetchOptions,
+/// The redirects a client follows: ten at most, http(s) only, none to a private address
+/// unless private addresses are allowed. Each target is noted in `redirects`.
+fn redirect_policy(
+    allow_private: bool,
     redirects: Arc<Mutex<Vec<String>>>,
-) -> Result<reqwest::blocking::Client> {
-    // Several installs race harmlessly: the first provider wins.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let allow_private = opts.allow_private;
-    let policy = reqwest::redirect::Policy::custom(move |attempt| {
+) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
         let next = attempt.url().clone();
         if let Ok(mut seen) = redirects.lock() {
             seen.push(next.to_string());
@@ -216,14 +218,41 @@ pub(crate) fn client(
         } else {
             attempt.follow()
         }
-    });
+    })
+}
+
+pub(crate) fn client(
+    opts: &FetchOptions,
+    redirects: Arc<Mutex<Vec<String>>>,
+) -> Result<reqwest::blocking::Client> {
+    // Several installs race harmlessly: the first provider wins.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let mut builder = reqwest::blocking::Client::builder()
         .user_agent(USER_AGENT)
-        .redirect(policy)
+        .redirect(redirect_policy(opts.allow_private, redirects))
         .connect_timeout(opts.connect_timeout)
         .timeout(opts.timeout);
     if !opts.allow_private {
         // A proxy would resolve the target itself, past the guard: go direct.
+        builder = builder
+            .no_proxy()
+            .dns_resolver(Arc::new(guard::GuardedResolver));
+    }
+    builder.build().map_err(|e| Error::Unavailable {
+        what: "the HTTP client".into(),
+        cause: e.to_string(),
+    })
+}
+
+/// The async client of a call that owns its runtime (`ci_log`): the caller bounds each wait
+/// with the call's deadline, so it has no timeout of its own past connecting.
+pub(crate) fn async_client(opts: &FetchOptions) -> Result<reqwest::Client> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut builder = reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .redirect(redirect_policy(opts.allow_private, Arc::default()))
+        .connect_timeout(opts.connect_timeout);
+    if !opts.allow_private {
         builder = builder
             .no_proxy()
             .dns_resolver(Arc::new(guard::GuardedResolver));

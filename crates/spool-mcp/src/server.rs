@@ -202,14 +202,8 @@ impl SpoolServer {
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let args = args_of(&p);
-        let cancel = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&cancel);
-        let ct = ctx.ct.clone();
         // Cancelling the request stops the command; what it printed is kept, marked cancelled.
-        let watcher = tokio::spawn(async move {
-            ct.cancelled().await;
-            flag.store(true, Ordering::SeqCst);
-        });
+        let (cancel, watcher) = cancel_flag(&ctx);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u64, u64)>();
         // The ref exists as soon as the capture starts: progress names it, so the output can be
         // read (on another machine too, with a shared store) while the command runs.
@@ -300,10 +294,20 @@ impl SpoolServer {
         output_schema = schema::envelope(),
         annotations(title = "Read a CI job's log, pinned to its attempt", read_only_hint = true, open_world_hint = true)
     )]
-    async fn ci_log(&self, Parameters(p): Parameters<CiLogParams>) -> CallToolResult {
+    async fn ci_log(
+        &self,
+        Parameters(p): Parameters<CiLogParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let args = args_of(&p);
-        self.blocking("ci_log", args, move |inner| inner.ci_log(&p))
-            .await
+        // Cancelling the request drops its connections (closed), and a log half read is kept,
+        // marked cancelled.
+        let (cancel, watcher) = cancel_flag(&ctx);
+        let result = self
+            .blocking("ci_log", args, move |inner| inner.ci_log(&p, cancel))
+            .await;
+        watcher.abort();
+        result
     }
 
     #[tool(
@@ -342,14 +346,8 @@ impl SpoolServer {
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let args = args_of(&p);
-        let cancel = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&cancel);
-        let ct = ctx.ct.clone();
         // Cancelling the request kills the program's box.
-        let watcher = tokio::spawn(async move {
-            ct.cancelled().await;
-            flag.store(true, Ordering::SeqCst);
-        });
+        let (cancel, watcher) = cancel_flag(&ctx);
         let result = self
             .blocking("query", args, move |inner| inner.query(&p, &cancel))
             .await;
@@ -476,13 +474,14 @@ impl Inner {
         )
     }
 
-    fn ci_log(&self, p: &CiLogParams) -> Result<Answer> {
+    fn ci_log(&self, p: &CiLogParams, cancel: Arc<AtomicBool>) -> Result<Answer> {
         let mut opts = self
             .settings
             .ci
             .clone()
             .unwrap_or_else(spool_fetch::github::CiOptions::from_env);
         opts.fetch.allow_private |= self.settings.allow_private_network;
+        opts.fetch.cancel = Some(cancel);
         spool_fetch::github::answer(&self.store, p, &opts, self.settings.cap(p.max_tokens))
     }
 
@@ -509,4 +508,16 @@ impl Inner {
     fn artifacts(&self, p: &ArtifactsParams) -> Result<Answer> {
         self.with_context(|cx| tools::artifacts(cx, p))
     }
+}
+
+/// A flag set when the request is cancelled, and the task that sets it (abort it when done).
+fn cancel_flag(ctx: &RequestContext<RoleServer>) -> (Arc<AtomicBool>, tokio::task::JoinHandle<()>) {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&cancel);
+    let ct = ctx.ct.clone();
+    let watcher = tokio::spawn(async move {
+        ct.cancelled().await;
+        flag.store(true, Ordering::SeqCst);
+    });
+    (cancel, watcher)
 }

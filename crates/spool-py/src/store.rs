@@ -255,6 +255,7 @@ impl Store {
                 let p = by_name::parse::<CiLogParams>(tool, args)?;
                 let mut opts = spool_tools::ci_options_in(&self.home)?;
                 opts.fetch.allow_private |= self.allow_private_network;
+                opts.fetch.cancel = Some(Arc::clone(&cancel));
                 spool_fetch::github::answer(&self.inner, &p, &opts, self.cap(p.max_tokens))
             }
             "map" => {

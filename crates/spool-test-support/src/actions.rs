@@ -44,6 +44,15 @@ pub struct Actions {
     /// Every path asked for, in order.
     pub seen: Vec<String>,
     pub rate_limited: bool,
+    /// The run answers 200 and then trickles its JSON, a space every 100 ms, for ever.
+    pub trickle_run: bool,
+    /// The run and the jobs wait this long before answering.
+    pub delay_ms: u64,
+    /// The run is refused 401 with the `Authorization` it was sent in its message (an upstream
+    /// that echoes a token back).
+    pub echo_auth: bool,
+    /// Trickled bodies the server still holds: 0 once the client closed its connections.
+    pub open: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 pub type Shared = Arc<Mutex<Actions>>;
@@ -102,9 +111,13 @@ fn error(status: StatusCode, message: &str) -> Response {
 
 /// The refusals every endpoint shares: a wrong token, a used-up rate limit.
 fn refused(state: &Actions, headers: &HeaderMap) -> Option<Response> {
-    if let Some(auth) = headers.get(header::AUTHORIZATION)
-        && auth.to_str().ok() != Some(&format!("Bearer {TOKEN}"))
-    {
+    // A password in the API URL goes as Basic beside the token: the token is what counts.
+    let sent: Vec<&str> = headers
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    if !sent.is_empty() && !sent.contains(&format!("Bearer {TOKEN}").as_str()) {
         return Some(error(StatusCode::UNAUTHORIZED, "Bad credentials"));
     }
     if state.rate_limited {
@@ -119,6 +132,30 @@ fn refused(state: &Actions, headers: &HeaderMap) -> Option<Response> {
         return Some(r);
     }
     None
+}
+
+/// A 200 whose JSON never ends: a space every 100 ms. `open` counts it while it is held.
+fn trickled(open: Arc<std::sync::atomic::AtomicUsize>) -> Response {
+    use std::sync::atomic::Ordering;
+    struct Held(Arc<std::sync::atomic::AtomicUsize>);
+    impl Drop for Held {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    open.fetch_add(1, Ordering::SeqCst);
+    let body = futures::stream::unfold(Held(open), |held| async move {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        Some((
+            Ok::<_, std::io::Error>(axum::body::Bytes::from_static(b" ")),
+            held,
+        ))
+    });
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        axum::body::Body::from_stream(body),
+    )
+        .into_response()
 }
 
 fn run_json(
@@ -307,8 +344,20 @@ fn app(state: Shared, addr: SocketAddr) -> Router {
         .route(
             "/repos/{owner}/{repo}/actions/runs/{id}",
             get(move |State(s): State<Shared>, Path((o, r, id)): Path<(String, String, u64)>, h: HeaderMap| async move {
-                let mut st = s.lock().unwrap();
-                st.seen.push(format!("/repos/{o}/{r}/actions/runs/{id}"));
+                let (delay, trickle, echo, open) = {
+                    let mut st = s.lock().unwrap();
+                    st.seen.push(format!("/repos/{o}/{r}/actions/runs/{id}"));
+                    (st.delay_ms, st.trickle_run, st.echo_auth, Arc::clone(&st.open))
+                };
+                tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+                if echo {
+                    let auth: Vec<&str> = h.get_all(header::AUTHORIZATION).iter().filter_map(|v| v.to_str().ok()).collect();
+                    return error(StatusCode::UNAUTHORIZED, &format!("Bad credentials: {}", auth.join(", ")));
+                }
+                if trickle {
+                    return trickled(open);
+                }
+                let st = s.lock().unwrap();
                 if let Some(no) = refused(&st, &h) {
                     return no;
                 }
@@ -329,6 +378,8 @@ fn app(state: Shared, addr: SocketAddr) -> Router {
         .route(
             "/repos/{owner}/{repo}/actions/runs/{id}/attempts/{n}/jobs",
             get(move |State(s): State<Shared>, Path((o, r, id, n)): Path<(String, String, u64, u64)>, Query(q): Query<HashMap<String, String>>, h: HeaderMap| async move {
+                let delay = s.lock().unwrap().delay_ms;
+                tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
                 let mut st = s.lock().unwrap();
                 st.seen.push(format!("/repos/{o}/{r}/actions/runs/{id}/attempts/{n}/jobs"));
                 if let Some(no) = refused(&st, &h) {

@@ -1,8 +1,6 @@
 //! `ci_log`: one job's log of one attempt, stored once and read as a log (the tail), with the
 //! attempt it pinned, the step that failed, and the calls to the other jobs and attempts.
 
-use std::io::Read;
-
 use serde_json::{Value, json};
 use spool_core::answer::Answer;
 use spool_core::answer::params::CiLogParams;
@@ -224,24 +222,17 @@ fn download(
     let mut writer = store.create(new)?;
     let max = api.opts.fetch.max_bytes;
     let mut got = 0u64;
-    let mut buf = vec![0u8; 64 * 1024];
     let mut broke = None;
-    // The whole download, however slowly the bytes come (the client's timeout restarts on
-    // every read).
-    let deadline = std::time::Instant::now() + api.opts.fetch.timeout;
+    let mut cancelled = false;
+    let what = format!("the log of job `{}` ({})", job.name, job.id);
+    // Every piece within the call's one deadline, however slowly they come.
     loop {
-        if std::time::Instant::now() >= deadline {
-            broke = Some(format!(
-                "the download took longer than the {} s allowed: {got} bytes arrived",
-                api.opts.fetch.timeout.as_secs_f64()
-            ));
-            break;
-        }
-        match response.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
+        match api.chunk(&mut response, &what) {
+            Ok(None) => break,
+            Ok(Some(piece)) => {
+                let n = piece.len();
                 let room = max.saturating_sub(got) as usize;
-                writer.write(&buf[..n.min(room)]);
+                writer.write(&piece[..n.min(room)]);
                 got += n.min(room) as u64;
                 if n > room {
                     broke = Some(format!(
@@ -251,14 +242,28 @@ fn download(
                     break;
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) if api.is_cancelled() => {
+                cancelled = true;
+                broke = Some(format!("the call was cancelled: {got} bytes arrived"));
+                break;
+            }
+            Err(Error::Timeout { .. }) => {
+                broke = Some(format!(
+                    "the call took longer than the {} s allowed: {got} bytes of the log arrived",
+                    api.opts.fetch.timeout.as_secs_f64()
+                ));
+                break;
+            }
             Err(e) => {
                 broke = Some(format!("the download broke after {got} bytes: {e}"));
                 break;
             }
         }
     }
+    // The connection closes before the copy is sealed.
+    drop(response);
     let (state, detail) = match broke {
+        Some(why) if cancelled => (ArtifactState::Cancelled, Some(why)),
         Some(why) => (ArtifactState::Interrupted, Some(why)),
         None => (ArtifactState::Complete, None),
     };
