@@ -145,33 +145,26 @@ impl Error {
     pub fn is_disk_full(&self) -> bool {
         const ENOSPC: i32 = 28;
         const EFBIG: i32 = 27;
+        const EDQUOT: i32 = 122;
         match self {
-            Self::Io { source, .. } => matches!(source.raw_os_error(), Some(ENOSPC | EFBIG)),
+            Self::Io { source, .. } => {
+                matches!(source.raw_os_error(), Some(ENOSPC | EFBIG | EDQUOT))
+                    || source.kind() == std::io::ErrorKind::StorageFull
+            }
             Self::Db(e) => e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull),
             Self::StoreFull { .. } => true,
             _ => false,
         }
     }
 
+    /// An i/o error at `path`; one that carries spool's own (a corrupt artifact found while it
+    /// streamed) is that error, so it keeps its code (`corrupt`, not `internal`).
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Self::Io {
-            path: path.into(),
-            source,
-        }
-    }
-
-    /// An i/o error that may carry spool's own (a corrupt artifact found while it streamed).
-    pub(crate) fn from_io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        type Inner = dyn std::error::Error + Send + Sync;
-        if !source.get_ref().is_some_and(<Inner>::is::<Self>) {
-            return Self::io(path, source);
-        }
-        match source.into_inner().map(<Inner>::downcast::<Self>) {
-            Some(Ok(inner)) => *inner,
-            // Not reached: it was checked to be one of ours.
-            _ => Self::Unavailable {
-                what: "a stored artifact".into(),
-                cause: "its read failed and the reason was lost".into(),
+        match source.downcast::<Self>() {
+            Ok(ours) => ours,
+            Err(source) => Self::Io {
+                path: path.into(),
+                source,
             },
         }
     }
@@ -192,12 +185,17 @@ impl Error {
         }
     }
 
-    /// What went wrong, in `dialect`.
+    /// What went wrong, in `dialect`, at most [`MESSAGE_CHARS`] (an echoed argument is cut in
+    /// its middle, and the cut says how much).
     pub fn message(&self, dialect: Dialect) -> String {
-        match self {
+        let said = match self {
             Self::InvalidArgument { message, .. } => message.spell(dialect),
+            Self::Io { .. } | Self::Db(_) if self.is_disk_full() => {
+                format!("the disk is full: {self}")
+            }
             other => other.to_string(),
-        }
+        };
+        clipped(said, MESSAGE_CHARS)
     }
 
     /// The contract's code for this error.
@@ -220,19 +218,25 @@ impl Error {
             Self::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
                 ErrorCode::Forbidden
             }
+            // The disk, not spool: the operator frees space and the call works again.
+            Self::Io { .. } | Self::Db(_) if self.is_disk_full() => ErrorCode::Unavailable,
             Self::Io { .. } | Self::Db(_) => ErrorCode::Internal,
         }
     }
 
-    /// What to do next, as a sentence that names the call that works.
+    /// What to do next, as a sentence that names the call that works; at most [`HINT_CHARS`].
     pub fn hint(&self, dialect: Dialect) -> Option<String> {
         if let (Self::PrivateAddress { url, .. }, Dialect::Cli) = (self, dialect) {
-            return Some(format!(
-                "to reach it anyway: `spool fetch --allow-private-network {}`",
-                crate::spell::shell_word(url)
+            return Some(clipped(
+                format!(
+                    "to reach it anyway: `spool fetch --allow-private-network {}`",
+                    crate::spell::shell_word(url)
+                ),
+                HINT_CHARS,
             ));
         }
-        self.hint_words().map(|w| w.spell(dialect))
+        self.hint_words()
+            .map(|w| clipped(w.spell(dialect), HINT_CHARS))
     }
 
     fn hint_words(&self) -> Option<Words> {
@@ -276,6 +280,9 @@ impl Error {
             Self::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
                 Some("check the permissions of the path, or set `SPOOL_HOME` to a writable directory".into())
             }
+            Self::Io { .. } | Self::Db(_) if self.is_disk_full() => Some(
+                "free space on the disk, then run `spool gc` and call again".into(),
+            ),
             _ => None,
         }
     }
@@ -284,7 +291,7 @@ impl Error {
     /// in `dialect`.
     pub fn to_wire(&self, dialect: Dialect) -> ErrorAnswer {
         let details = match self {
-            Self::Expired { source_json, .. } => Some(source_json.clone()),
+            Self::Expired { source_json, .. } => Some(clipped_json(source_json, SOURCE_CHARS)),
             _ => None,
         };
         ErrorAnswer {
@@ -295,6 +302,47 @@ impl Error {
                 source: details,
             },
         }
+    }
+}
+
+/// The most chars of an error's message that are sent: an argument it echoes (a 1 MB pattern,
+/// a path, a job name) is cut in its middle (1.2 M chars were sent against a declared 200,000).
+/// With [`HINT_CHARS`], an error stays well under the least cap a caller may set.
+pub const MESSAGE_CHARS: usize = 1_000;
+
+/// The most chars of an error's hint.
+pub const HINT_CHARS: usize = 600;
+
+/// The most chars of each string of a source an error carries.
+pub const SOURCE_CHARS: usize = 200;
+
+/// `s` cut to `max` chars in its middle, saying how many were left out.
+pub fn clipped(s: String, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s;
+    }
+    let head: String = s.chars().take(max * 3 / 4).collect();
+    let tail: String = s.chars().skip(n - max / 4).collect();
+    let left = n - max * 3 / 4 - max / 4;
+    format!(
+        "{head}… [{} chars left out] …{tail}",
+        crate::words::thousands(left as u64)
+    )
+}
+
+/// `v` with every string longer than `max` chars cut the same way.
+pub fn clipped_json(v: &serde_json::Value, max: usize) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => Value::String(clipped(s.clone(), max)),
+        Value::Array(items) => Value::Array(items.iter().map(|i| clipped_json(i, max)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, i)| (clipped(k.clone(), max), clipped_json(i, max)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 

@@ -62,8 +62,7 @@ pub fn run_query(
         ));
     }
     let mut stream = reader.verified_stream()?;
-    let ended =
-        jq_box::run(program, &mut stream, cancel).map_err(|e| Error::from_io(reference, e))?;
+    let ended = jq_box::run(program, &mut stream, cancel).map_err(|e| Error::io(reference, e))?;
     let (out, read_as, values) = match ended {
         Ended::Done {
             out,

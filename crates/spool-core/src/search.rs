@@ -23,7 +23,7 @@ pub use scope::{ArtifactScope, Scope, Skipped, TreeScope, TreeVersion};
 
 pub use artifact::search_artifact;
 pub use find::{BEST, Find, find};
-pub use ranked::{search_words, words_of};
+pub use ranked::{MAX_QUERY_WORDS, QueryWords, search_words, words_of};
 pub use ranked_tree::search_words_tree;
 pub use text::{notice, render_answer, structured};
 
@@ -83,6 +83,9 @@ pub struct WordQuery {
     pub looked_for: Vec<String>,
     /// Words left out as too common to rank by.
     pub left_out: Vec<String>,
+    /// Words past the most a query looks for ([`MAX_QUERY_WORDS`]), not used.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_used: u64,
     /// How passages are ranked: `bm25`.
     pub ranked_by: String,
 }

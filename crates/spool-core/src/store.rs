@@ -359,6 +359,13 @@ pub(crate) fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
         .open(path)
 }
 
+/// A new `SQLite` database only its owner can read: the file is made 0600 before `SQLite` opens it
+/// (`SQLite` would make it 0644 less the umask: a word index holds the artifact's words).
+pub(crate) fn open_private_db(path: &Path) -> Result<rusqlite::Connection> {
+    create_private(path).map_err(|e| Error::io(path, e))?;
+    Ok(rusqlite::Connection::open(path)?)
+}
+
 fn load_secret(path: &Path) -> Result<[u8; 32]> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;

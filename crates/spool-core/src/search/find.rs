@@ -73,7 +73,7 @@ impl Find {
     fn check(&self, tool: &'static str) -> Result<()> {
         match self {
             Self::Pattern(q) => build_matcher(q).map(|_| ()),
-            Self::Words(text) if words_of(text).0.is_empty() => Err(Error::invalid_words(
+            Self::Words(text) if words_of(text).looked_for.is_empty() => Err(Error::invalid_words(
                 format!("`{text}` has no words to look for (only words too common to rank by)")
                     .into(),
                 Words::text("give the words the passage would hold in ")

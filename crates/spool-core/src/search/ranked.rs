@@ -32,22 +32,40 @@ const COMMON: [&str; 48] = [
 /// Bumped when passages or indexing change: an index of another version is built again.
 const INDEX_VERSION: i64 = 1;
 
-/// The words of `text`, lowercased, names split into their parts, each once: what is looked
-/// for, and what was left out as too common.
-pub fn words_of(text: &str) -> (Vec<String>, Vec<String>) {
-    let mut looked_for = Vec::new();
-    let mut left_out = Vec::new();
+/// The most words a query looks for: the first ones given. 200,000 distinct words took 237 s
+/// of CPU (issue 39); 32 is more than any passage's question holds, and the answer says how
+/// many were not used.
+pub const MAX_QUERY_WORDS: usize = 32;
+
+/// The words of a query: what is looked for, what was left out as too common, and how many
+/// past [`MAX_QUERY_WORDS`] were not used.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueryWords {
+    pub looked_for: Vec<String>,
+    pub left_out: Vec<String>,
+    pub not_used: u64,
+}
+
+/// The words of `text`, lowercased, names split into their parts, each once.
+pub fn words_of(text: &str) -> QueryWords {
+    let mut seen = std::collections::HashSet::new();
+    let mut q = QueryWords::default();
     for word in split_words(text) {
-        let list = if COMMON.contains(&word.as_str()) {
-            &mut left_out
-        } else {
-            &mut looked_for
-        };
-        if !list.contains(&word) {
-            list.push(word);
+        if seen.contains(&word) {
+            continue;
         }
+        if COMMON.contains(&word.as_str()) {
+            if q.left_out.len() < MAX_QUERY_WORDS {
+                q.left_out.push(word.clone());
+            }
+        } else if q.looked_for.len() < MAX_QUERY_WORDS {
+            q.looked_for.push(word.clone());
+        } else {
+            q.not_used += 1;
+        }
+        seen.insert(word);
     }
-    (looked_for, left_out)
+    q
 }
 
 /// Lowercased words: runs of letters and digits, a `CamelCase` run split at its humps.
@@ -116,7 +134,7 @@ fn ensure_index(reader: &ArtifactReader, path: &Path, log: bool) -> Result<()> {
     }
     let building = path.with_extension(format!("building-{}", std::process::id()));
     let _ = std::fs::remove_file(&building);
-    let conn = Connection::open(&building)?;
+    let conn = crate::store::open_private_db(&building)?;
     conn.execute_batch(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
          CREATE VIRTUAL TABLE p USING fts5(body, content = '', tokenize = 'porter unicode61 remove_diacritics 2');
@@ -178,7 +196,11 @@ pub fn search_words(
     paging: &Paging,
 ) -> Result<SearchAnswer> {
     let limit = page_limit(paging)?;
-    let (looked_for, left_out) = words_of(text);
+    let QueryWords {
+        looked_for,
+        left_out,
+        not_used,
+    } = words_of(text);
     if looked_for.is_empty() {
         return Err(no_words(text, ("ref", reference.into())));
     }
@@ -248,6 +270,7 @@ pub fn search_words(
         words: Some(WordQuery {
             looked_for,
             left_out,
+            not_used,
             ranked_by: "bm25".into(),
         }),
     };
@@ -293,13 +316,17 @@ mod tests {
 
     #[test]
     fn names_are_split_into_words_and_common_words_left_out() {
-        let (looked, out) = words_of("skip connecting to remote servers at startup");
+        let QueryWords {
+            looked_for: looked,
+            left_out: out,
+            ..
+        } = words_of("skip connecting to remote servers at startup");
         assert_eq!(
             looked,
             ["skip", "connecting", "remote", "servers", "startup"]
         );
         assert_eq!(out, ["to", "at"]);
-        let (looked, _) = words_of("skipMcpDiscovery MCP_DISCOVERY_CACHE");
+        let looked = words_of("skipMcpDiscovery MCP_DISCOVERY_CACHE").looked_for;
         assert_eq!(
             looked,
             ["skip", "mcp", "discovery", "skipmcpdiscovery", "cache"]

@@ -52,7 +52,11 @@ pub fn search_words_tree(
     budget: Duration,
 ) -> Result<SearchAnswer> {
     let limit = page_limit(paging)?;
-    let (looked_for, left_out) = words_of(text);
+    let super::ranked::QueryWords {
+        looked_for,
+        left_out,
+        not_used,
+    } = words_of(text);
     if looked_for.is_empty() {
         return Err(no_words(text, ("path", path.into())));
     }
@@ -137,6 +141,7 @@ pub fn search_words_tree(
             words: Some(WordQuery {
                 looked_for,
                 left_out,
+                not_used,
                 ranked_by: "bm25".into(),
             }),
         },
@@ -257,7 +262,7 @@ fn stored_passages(
     let final_path = store.words_path(writer.reference());
     let building = final_path.with_extension(format!("building-{}", std::process::id()));
     let _ = std::fs::remove_file(&building);
-    let conn = Connection::open(&building)?;
+    let conn = crate::store::open_private_db(&building)?;
     conn.execute_batch(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
          CREATE VIRTUAL TABLE p USING fts5(body, content = '', tokenize = 'porter unicode61 remove_diacritics 2');",

@@ -307,7 +307,15 @@ fn counts_notice(
 /// The banner of a ranked word search: the passages that hold any of the words, how they are
 /// ranked, what was left out of the query, where it looked, and how to go on.
 fn ranked_notice(a: &SearchAnswer, words: &super::WordQuery, dialect: Dialect) -> String {
-    let looked = words.looked_for.join(", ");
+    let mut looked = words.looked_for.join(", ");
+    if words.not_used > 0 {
+        looked.push_str(&format!(
+            " (the first {}: {} more words were not used, a query looks for at most {})",
+            super::MAX_QUERY_WORDS,
+            thousands(words.not_used),
+            super::MAX_QUERY_WORDS
+        ));
+    }
     let left_out = if words.left_out.is_empty() {
         String::new()
     } else {

@@ -25,6 +25,7 @@ mod tree;
 mod untracked;
 mod walker;
 mod windows;
+mod word_bounds;
 
 // The box a jq program runs in is this test binary started again (`it __spool_box`).
 spool_core::box_entry_for_tests!();

@@ -96,3 +96,42 @@ async fn cancelling_a_query_kills_its_box() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn an_error_never_echoes_more_than_it_may_send() {
+    // Regression (issue 39): an error quoted its arguments whole, 1.2 M chars against a
+    // declared 200,000.
+    let h = start(Settings::default()).await;
+    let huge = "a".repeat(1_200_000);
+    // (tool, arguments, whether its error quotes them)
+    for (tool, args, quotes) in [
+        (
+            "search",
+            json!({ "path": ".", "pattern": format!("({huge}") }),
+            true,
+        ),
+        (
+            "search",
+            json!({ "path": ".", "pattern": "x", "glob": [format!("[{huge}")] }),
+            true,
+        ),
+        ("read", json!({ "ref": format!("sp_{huge}") }), true),
+        ("read", json!({ "path": huge }), false),
+    ] {
+        let r = h.call(tool, args).await;
+        assert_eq!(r.is_error, Some(true), "{tool}");
+        let text = texts(&r).join("\n");
+        let structured = structured(&r).to_string();
+        assert!(
+            text.chars().count() <= 2_000,
+            "{tool}: {} chars",
+            text.chars().count()
+        );
+        assert!(
+            structured.len() <= 4_000,
+            "{tool}: {} bytes",
+            structured.len()
+        );
+        assert_eq!(text.contains("chars left out"), quotes, "{tool}: {text}");
+    }
+}

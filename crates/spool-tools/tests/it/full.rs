@@ -123,3 +123,63 @@ fn gc_removes_files_no_artifact_names_and_says_so() {
     let json = home.json(&["gc"]);
     assert_eq!(json["orphans"], 0, "{json}");
 }
+
+/// On a full disk, `query`, a word search and `map` answer the disk's error, `unavailable`
+/// with what to do, never `internal` (regression, issue 39: all three said `internal`).
+#[test]
+fn a_full_disk_is_said_as_the_disk_by_query_word_search_and_map() {
+    assert!(
+        Command::new("unshare")
+            .args(["-m", "true"])
+            .status()
+            .is_ok_and(|s| s.success()),
+        "this test needs `unshare -m` (root) to mount a tiny tmpfs"
+    );
+    let mount = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let code = tempfile::tempdir().unwrap();
+    std::fs::write(
+        code.path().join("lib.rs"),
+        "pub fn parse(x: &str) -> usize { x.len() }\n",
+    )
+    .unwrap();
+    let script = format!(
+        r#"set -u
+mount -t tmpfs -o size=4m tmpfs {m}
+export SPOOL_HOME={m}/home
+ref_of() {{ python3 -c 'import json,sys; print(json.load(sys.stdin)["ref"])'; }}
+list=$({SPOOL} run --json -- printf '[1,2,3]' | ref_of)
+words=$({SPOOL} run --json -- sh -c 'for i in $(seq 1 3000); do echo "the retry loop backs off $i"; done' | ref_of)
+dd if=/dev/zero of={m}/fill bs=64k 2>/dev/null || true
+{SPOOL} query "$list" 'map(. * 2)' --json > {l}/query.json
+{SPOOL} search --query "retry backs" "$words" --json > {l}/words.json
+{SPOOL} map {c} --json > {l}/map.json
+"#,
+        m = mount.path().display(),
+        l = logs.path().display(),
+        c = code.path().display(),
+    );
+    let out = Command::new("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    for name in ["query", "words", "map"] {
+        let json = std::fs::read_to_string(logs.path().join(format!("{name}.json"))).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|e| {
+            panic!(
+                "{name}: {e}: {json}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        let error = &v["error"];
+        assert_eq!(error["code"], "unavailable", "{name}: {v}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(message.contains("disk is full"), "{name}: {message}");
+        assert!(
+            error["hint"]
+                .as_str()
+                .is_some_and(|h| h.contains("free space")),
+            "{name}: {v}"
+        );
+    }
+}
