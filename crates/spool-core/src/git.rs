@@ -108,6 +108,17 @@ impl SeenStat {
         }
     }
 
+    /// The same of a `stat` made by a file descriptor (a confined look-up).
+    pub fn of_stat(st: &nix::sys::stat::FileStat) -> Self {
+        let ns = |s: i64, n: i64| s.wrapping_mul(1_000_000_000).wrapping_add(n);
+        Self {
+            len: u64::try_from(st.st_size).unwrap_or(0),
+            mtime_ns: ns(st.st_mtime, st.st_mtime_nsec),
+            ctime_ns: ns(st.st_ctime, st.st_ctime_nsec),
+            ino: st.st_ino,
+        }
+    }
+
     /// Whether the file changed within one tick of its file system's clock before `now_ns`
     /// (a time taken before it was seen): its stat cannot vouch that it did not change again
     /// since, in the same tick, keeping all of it (git's "racily clean" rule, with the time it
@@ -413,6 +424,20 @@ impl DirtyCheck {
     /// Reads the index entries under `dir`; `None` when the index cannot be read.
     pub(crate) fn load(repo: &Repo, dir: &Path) -> Option<Self> {
         let rel = relative(repo, dir)?;
+        if !dir.is_dir() {
+            // One file: its own entry, named below its directory. Regression (issue 39): it
+            // was looked for under `file/`, found nothing, and a changed file was clean.
+            let prefix = rel
+                .rsplit_once('/')
+                .map_or_else(String::new, |(parent, _)| format!("{parent}/"));
+            let mut entries = index(repo)?;
+            entries.retain(|e| e.path == rel);
+            // Not in the index: untracked, which differs from the commit.
+            let untracked = entries.is_empty();
+            let mut check = Self::of(entries, prefix)?;
+            check.dirty |= untracked;
+            return Some(check);
+        }
         let prefix = if rel.is_empty() {
             String::new()
         } else {
@@ -520,7 +545,7 @@ impl DirtyCheck {
             entries: later,
             below: hashbrown::HashTable::new(),
             places,
-            dirty: untracked || changed,
+            dirty: self.dirty || untracked || changed,
             unknown: unknown || unknown_now,
             ..self
         }

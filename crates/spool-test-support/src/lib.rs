@@ -3,6 +3,7 @@
 //! of other crates find it with [`fake_upstream`].
 
 pub mod actions;
+pub mod flipping;
 pub mod git;
 pub mod hosts;
 pub mod pages;

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod cache;
+mod escape;
 mod focus;
 mod pages;
 mod support;

@@ -171,3 +171,30 @@ fn a_checkout_is_pinned_to_its_commit_and_a_change_is_a_new_dirty_map() {
     assert_eq!(v.commit.as_deref(), Some(committed.as_str()));
     assert_eq!(v.dirty, Some(false));
 }
+
+#[test]
+fn a_map_of_one_changed_file_says_dirty() {
+    // Regression (issue 39): a single file's index entry was looked for under `file/`, none
+    // was found, and a changed file's map said `dirty: false`.
+    let f = Fixture::new();
+    codebase(&f);
+    commit_all(f.root.path());
+    let clean = f.map(json!({ "path": "src/cli.rs" })).unwrap();
+    assert_eq!(scope(&clean).version.dirty, Some(false));
+    crate::support::settle();
+    f.write("src/cli.rs", "pub fn run() {}\npub fn more() {}\n");
+    crate::support::settle();
+    let changed = f.map(json!({ "path": "src/cli.rs" })).unwrap();
+    assert_ne!(changed.reference, clean.reference);
+    assert_eq!(scope(&changed).version.dirty, Some(true));
+    // git agrees: the independent truth.
+    assert!(
+        git(f.root.path(), &["status", "--porcelain"]).contains("src/cli.rs"),
+        "git sees the change"
+    );
+    // An untracked file differs from the commit too.
+    f.write("src/new.rs", "pub fn fresh() {}\n");
+    crate::support::settle();
+    let untracked = f.map(json!({ "path": "src/new.rs" })).unwrap();
+    assert_eq!(scope(&untracked).version.dirty, Some(true));
+}

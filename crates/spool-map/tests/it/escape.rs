@@ -1,0 +1,54 @@
+//! The map names only files inside its root while the tree changes under it (issue 39): the
+//! walk reads directories by name, and one swapped for a symlink to the outside handed back
+//! the outside's names, which the map listed (48 of 600 maps), though it never read their
+//! content. Each name is now looked up again below the root, held open, without crossing a
+//! symlink.
+
+use serde_json::json;
+use spool_core::answer::Answer;
+use spool_core::answer::params::MapParams;
+use spool_core::answer::tools::Context;
+use spool_core::render::Dialect;
+use spool_core::roots::Roots;
+use spool_core::window::{WindowRequest, read_window};
+use spool_core::{Cap, Store, StoreConfig};
+use spool_test_support::flipping::Flipping;
+
+#[test]
+fn a_map_never_names_a_file_outside_its_root_while_a_symlink_is_swapped() {
+    let flipping = Flipping::start();
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::open(home.path(), StoreConfig::default()).unwrap();
+    let roots = Roots::new(std::slice::from_ref(&flipping.root)).unwrap();
+    let (mut mapped, mut named) = (0, 0);
+    let cap = |asked: Option<u64>| Cap::new(asked.unwrap_or(8000));
+    let cx = Context {
+        store: &store,
+        roots: &roots,
+        cap: &cap,
+        run_timeout: None,
+        run_timeout_max: None,
+        search_budget: std::time::Duration::from_secs(10),
+    };
+    let params: MapParams = serde_json::from_value(json!({ "path": "." })).unwrap();
+    for _ in 0..300 {
+        let Ok(Answer::Envelope(e)) = spool_map::answer(&cx, &params) else {
+            continue;
+        };
+        mapped += 1;
+        // The whole stored map, not only the page shown.
+        let whole = read_window(&store, &e.reference, WindowRequest::Preview(None), 100_000)
+            .unwrap()
+            .content(Dialect::Mcp);
+        if whole.contains("only-outside") {
+            named += 1;
+        }
+    }
+    let flips = flipping.finish();
+    assert!(flips > 100, "the tree changed {flips} times");
+    assert!(mapped > 0, "no map was made");
+    assert_eq!(
+        named, 0,
+        "{named} of {mapped} maps named a file outside the root"
+    );
+}
