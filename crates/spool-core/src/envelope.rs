@@ -100,6 +100,13 @@ pub struct Source {
     pub coverage: Option<Coverage>,
 }
 
+/// The most chars of each string of a source's version an answer shows (a URL with its query
+/// string stays whole; a script given as a command does not).
+pub const SHOWN_CHARS: usize = 500;
+
+/// The most chars of a source's description an answer (and its banner) shows.
+pub const DESC_CHARS: usize = 200;
+
 impl Source {
     pub fn new(desc: impl Into<String>, version: Version) -> Self {
         Self {
@@ -107,6 +114,24 @@ impl Source {
             version,
             coverage: None,
         }
+    }
+
+    /// The source as an answer shows it: each string of its version cut to [`SHOWN_CHARS`] and
+    /// its description to [`DESC_CHARS`], in the middle, saying how much was left out. The stored row keeps it
+    /// all (a redo runs the whole command); a 100,000-char command or CI job name no longer
+    /// leaves an answer no room, which made a capture whose command had run answer an error
+    /// with no ref (issue 39).
+    #[must_use]
+    pub fn shown(&self) -> Self {
+        // Through its JSON (the version's kind is told by the source's own fields).
+        let mut shown: Self = serde_json::to_value(self)
+            .ok()
+            .map(|v| crate::clip::clipped_json(&v, SHOWN_CHARS))
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_else(|| self.clone());
+        // The description as the banner says it.
+        shown.desc = crate::clip::clipped(self.desc.clone(), DESC_CHARS);
+        shown
     }
 
     /// The same source, its copy holding `coverage` of it.

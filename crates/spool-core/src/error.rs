@@ -195,7 +195,7 @@ impl Error {
             }
             other => other.to_string(),
         };
-        clipped(said, MESSAGE_CHARS)
+        crate::clip::clipped(said, MESSAGE_CHARS)
     }
 
     /// The contract's code for this error.
@@ -227,7 +227,7 @@ impl Error {
     /// What to do next, as a sentence that names the call that works; at most [`HINT_CHARS`].
     pub fn hint(&self, dialect: Dialect) -> Option<String> {
         if let (Self::PrivateAddress { url, .. }, Dialect::Cli) = (self, dialect) {
-            return Some(clipped(
+            return Some(crate::clip::clipped(
                 format!(
                     "to reach it anyway: `spool fetch --allow-private-network {}`",
                     crate::spell::shell_word(url)
@@ -236,7 +236,7 @@ impl Error {
             ));
         }
         self.hint_words()
-            .map(|w| clipped(w.spell(dialect), HINT_CHARS))
+            .map(|w| crate::clip::clipped(w.spell(dialect), HINT_CHARS))
     }
 
     fn hint_words(&self) -> Option<Words> {
@@ -291,7 +291,9 @@ impl Error {
     /// in `dialect`.
     pub fn to_wire(&self, dialect: Dialect) -> ErrorAnswer {
         let details = match self {
-            Self::Expired { source_json, .. } => Some(clipped_json(source_json, SOURCE_CHARS)),
+            Self::Expired { source_json, .. } => {
+                Some(crate::clip::clipped_json(source_json, SOURCE_CHARS))
+            }
             _ => None,
         };
         ErrorAnswer {
@@ -315,36 +317,6 @@ pub const HINT_CHARS: usize = 600;
 
 /// The most chars of each string of a source an error carries.
 pub const SOURCE_CHARS: usize = 200;
-
-/// `s` cut to `max` chars in its middle, saying how many were left out.
-pub fn clipped(s: String, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s;
-    }
-    let head: String = s.chars().take(max * 3 / 4).collect();
-    let tail: String = s.chars().skip(n - max / 4).collect();
-    let left = n - max * 3 / 4 - max / 4;
-    format!(
-        "{head}… [{} chars left out] …{tail}",
-        crate::words::thousands(left as u64)
-    )
-}
-
-/// `v` with every string longer than `max` chars cut the same way.
-pub fn clipped_json(v: &serde_json::Value, max: usize) -> serde_json::Value {
-    use serde_json::Value;
-    match v {
-        Value::String(s) => Value::String(clipped(s.clone(), max)),
-        Value::Array(items) => Value::Array(items.iter().map(|i| clipped_json(i, max)).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, i)| (clipped(k.clone(), max), clipped_json(i, max)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
 
 fn gone_text(reference: &str, what: &str, evicted_at: Option<&str>) -> String {
     match evicted_at {

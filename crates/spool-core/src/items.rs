@@ -366,7 +366,7 @@ fn fill(
     };
     let envelope = Envelope {
         reference: reference.clone(),
-        source: meta.source.clone(),
+        source: meta.source.shown(),
         shown,
         total: Totals {
             items: Some(total),

@@ -75,6 +75,38 @@ pub fn window(
     window_with_notes(reader, request, cap, &[])
 }
 
+/// The answer for a copy just captured (a command that ran, a log, a page, an upstream's
+/// answer) when no window of it fits the cap beside its banner: its ref and facts, no content,
+/// and the read that shows it. A capture whose side effects happened answers with its ref,
+/// never an error that loses it (regression, issue 39: a 100,000-char command ran and the
+/// answer was `invalid_argument`, no ref).
+pub fn or_bare(reader: &ArtifactReader, cap: Cap, made: Result<Envelope>) -> Result<Envelope> {
+    let err = match made {
+        Err(e) if e.code() == crate::ErrorCode::InvalidArgument => e,
+        other => return other,
+    };
+    let detail = crate::clip::clipped(
+        format!(
+            "no window of it fits beside its banner ({})",
+            err.message(render::Dialect::Mcp)
+        ),
+        300,
+    );
+    let mut envelope = assemble(reader, &[], false, false, true, &detail);
+    let more = cap.tokens.saturating_mul(2).max(MIN_DEFAULT_TOKENS * 8);
+    envelope.next.insert(
+        0,
+        crate::envelope::NextCall::new(
+            "read",
+            [
+                ("ref", serde_json::json!(envelope.reference)),
+                ("max_tokens", serde_json::json!(more)),
+            ],
+        ),
+    );
+    Ok(envelope)
+}
+
 /// Checks the default cap a server, a proxy or a store is started with (`option`, spelled in
 /// the caller's dialect): between [`MIN_DEFAULT_TOKENS`] and [`MAX_MAX_TOKENS`], refused at
 /// start rather than by every call after.
@@ -219,8 +251,8 @@ fn window_inner(
     let mut reserve =
         RESERVE_TOKENS + render::describe_source(&meta.source).len() as u64 + notes_bytes;
     if in_json {
-        reserve +=
-            serde_json::to_string(&meta.source).map_or(0, |s| s.len() as u64 / 2) + notes_bytes;
+        reserve += serde_json::to_string(&meta.source.shown()).map_or(0, |s| s.len() as u64 / 2)
+            + notes_bytes;
     }
     if max_tokens < reserve + MIN_MAX_TOKENS / 2 {
         return Err(Error::invalid_words(

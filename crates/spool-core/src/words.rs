@@ -3,33 +3,7 @@
 
 use crate::envelope::{Source, Version};
 
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `152300` as `148.7 KiB`.
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    if n < 1024 {
-        return format!("{n} bytes");
-    }
-    let mut value = n as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
+pub use crate::numbers::{human_bytes, thousands};
 
 /// A token count, `~41k tokens` when estimated or large.
 pub(crate) fn human_tokens(tokens: u64, estimated: bool) -> String {
@@ -49,17 +23,9 @@ pub fn plural(n: u64, one: &str, many: &str) -> String {
 
 /// The source in words: `cargo test, exit 101, 2026-11-30T09:00:00Z`.
 pub fn describe_source(source: &Source) -> String {
-    /// Longer descriptions (a whole script as a command) are cut in the banner.
-    const LONGEST: usize = 200;
-    let desc = if source.desc.chars().count() > LONGEST {
-        let cut: String = source.desc.chars().take(LONGEST).collect();
-        format!(
-            "{cut}... ({} chars)",
-            thousands(source.desc.chars().count() as u64)
-        )
-    } else {
-        source.desc.clone()
-    };
+    // Longer descriptions (a whole script as a command) are cut in the banner, as an answer's
+    // source is cut (an already cut one is within this and stays as it is).
+    let desc = crate::clip::clipped(source.desc.clone(), crate::envelope::DESC_CHARS);
     let mut parts = vec![desc];
     match &source.version {
         Version::Exec(v) => {

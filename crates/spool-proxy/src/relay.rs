@@ -327,12 +327,13 @@ fn window_answer(
     let (preview, why) = preview_of(&reader, call)?;
     let mut notes = media.to_vec();
     notes.extend(why);
-    let envelope = window_with_notes(
+    let made = window_with_notes(
         &reader,
         WindowRequest::Preview(Some(preview)),
         call.cap,
         &notes,
-    )?;
+    );
+    let envelope = spool_core::window::or_bare(&reader, call.cap, made)?;
     spool_core::answer::record_envelope(store, call.exposed, call.arguments, &envelope, ms);
     Ok(envelope_result(&envelope, call.parts))
 }

@@ -92,6 +92,9 @@ pub fn run(cx: &Context<'_>, p: RunParams, control: RunControl) -> Result<(Answe
         Some(t) => Some(Duration::from_secs_f64(t)),
         None => cx.run_timeout,
     };
+    // A cap no answer can have is refused before the command runs, not after.
+    let cap = (cx.cap)(p.max_tokens);
+    crate::window::check_cap(cap.tokens)?;
     let spec = RunSpec {
         argv,
         command,
@@ -103,11 +106,8 @@ pub fn run(cx: &Context<'_>, p: RunParams, control: RunControl) -> Result<(Answe
     let outcome = crate::exec::run(cx.store, &spec, control)?;
     let reader = cx.store.open_artifact(&outcome.meta.reference)?;
     let preview = p.preview.map(Into::into);
-    let envelope = window(
-        &reader,
-        WindowRequest::Preview(preview),
-        (cx.cap)(p.max_tokens),
-    )?;
+    let made = window(&reader, WindowRequest::Preview(preview), cap);
+    let envelope = crate::window::or_bare(&reader, cap, made)?;
     Ok((Answer::Envelope(Box::new(envelope)), outcome))
 }
 

@@ -50,7 +50,7 @@ impl ArtifactScope {
         Self {
             root: None,
             reference: meta.reference.clone(),
-            source: meta.source.clone(),
+            source: meta.source.shown(),
             lines_searched: meta.lines,
             bytes_searched: meta.bytes,
             whole: true,

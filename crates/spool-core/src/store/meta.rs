@@ -152,7 +152,7 @@ impl ArtifactMeta {
     pub fn summary(&self) -> ArtifactSummary {
         ArtifactSummary {
             reference: self.reference.clone(),
-            source: self.source.clone(),
+            source: self.source.shown(),
             total: self.totals(),
             created_at: clock::rfc3339(self.created_at),
             expires_at: clock::rfc3339(self.expires_at),

@@ -171,7 +171,7 @@ pub(super) fn assemble(
     };
     Envelope {
         reference,
-        source: meta.source.clone(),
+        source: meta.source.shown(),
         shown: pieces
             .iter()
             .map(|p| Range {

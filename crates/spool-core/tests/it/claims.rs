@@ -155,13 +155,21 @@ fn a_default_cap_too_small_is_refused_at_start_and_never_blamed_on_the_caller() 
     assert!(err.to_string().contains("from 1,000 tokens"), "{err}");
     assert!(spool_core::window::check_default_cap("serve", 1_000).is_ok());
     let s = store();
-    let long_name: String = "d".repeat(3_000);
+    // A source whose strings are each cut for the answer (to 500 chars) but which holds many:
+    // its banner and source leave no room at 1,000 tokens. (One long name alone no longer
+    // does: it is cut.)
+    let mut version = spool_core::envelope::TextVersion::default();
+    for i in 0..20 {
+        version
+            .fields
+            .insert(format!("field{i}"), serde_json::json!("d".repeat(3_000)));
+    }
     let meta = s
         .store
         .put(
             spool_core::store::NewArtifact::new(spool_core::Source::new(
-                long_name,
-                spool_core::Version::text(),
+                "d".repeat(3_000),
+                spool_core::Version::Text(version),
             )),
             numbered_lines(100).as_bytes(),
         )

@@ -191,3 +191,30 @@ fn error_texts() {
     // The same errors as the CLI prints them: its flags and commands, never MCP arguments.
     assert_snapshot!("errors_cli", all(Dialect::Cli));
 }
+
+/// A capture whose window cannot fit beside its banner answers with its ref, its facts and the
+/// read that shows it (issue 39: it answered an error and lost the ref).
+#[test]
+fn a_capture_that_fits_no_window_answers_bare_with_its_ref() {
+    let s = store();
+    let meta = put(&s.store, numbered_lines(3000).as_bytes());
+    let reader = s.store.open_artifact(&meta.reference).unwrap();
+    let cap = spool_core::Cap::new(100);
+    let made = spool_core::window::window(&reader, WindowRequest::Preview(None), cap);
+    assert_eq!(
+        made.as_ref().map(|_| ()).unwrap_err().code(),
+        spool_core::ErrorCode::InvalidArgument
+    );
+    let e = spool_core::window::or_bare(&reader, cap, made).unwrap();
+    assert_eq!(e.reference, meta.reference);
+    assert!(e.shown.is_empty() && !e.complete);
+    assert_eq!(e.next[0].tool, "read");
+    assert_snapshot!(
+        "banner_bare_capture_mcp",
+        stable(&banner(&e, Dialect::Mcp), &meta.reference)
+    );
+    assert_snapshot!(
+        "banner_bare_capture_cli",
+        stable(&banner(&e, Dialect::Cli), &meta.reference)
+    );
+}

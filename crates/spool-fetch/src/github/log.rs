@@ -110,8 +110,8 @@ pub fn answer(store: &Store, p: &CiLogParams, opts: &CiOptions, cap: Cap) -> Res
             ..cap
         }
     };
-    let mut envelope =
-        window_with_calls(&reader, WindowRequest::Preview(None), cap, &notes, &calls)?;
+    let made = window_with_calls(&reader, WindowRequest::Preview(None), cap, &notes, &calls);
+    let mut envelope = spool_core::window::or_bare(&reader, cap, made)?;
     if !completed {
         envelope.complete = false;
         envelope.reason = Some(spool_core::envelope::Reason {
@@ -300,17 +300,23 @@ fn pin_note(p: &CiLogParams, attempt: u64, latest: u64) -> String {
 fn jobs_note(jobs: &[Job], shown: &Job, attempt: u64) -> String {
     let mut ordered: Vec<&Job> = jobs.iter().filter(|j| j.failed()).collect();
     ordered.extend(jobs.iter().filter(|j| !j.failed()));
-    let list: Vec<String> = ordered
+    // A workflow names its jobs: each name is cut, and so is the list (the calls name them).
+    let mut list: Vec<String> = ordered
         .iter()
+        .take(LISTED_JOBS)
         .map(|j| {
             let how = j.conclusion.as_deref().unwrap_or(j.status.as_str());
+            let name = spool_core::clip::clipped(j.name.clone(), NAME_CHARS);
             if j.id == shown.id {
-                format!("{} ({how}; this log)", j.name)
+                format!("{name} ({how}; this log)")
             } else {
-                format!("{} ({how})", j.name)
+                format!("{name} ({how})")
             }
         })
         .collect();
+    if ordered.len() > LISTED_JOBS {
+        list.push(format!("and {} more", ordered.len() - LISTED_JOBS));
+    }
     format!(
         "attempt {attempt} has {} job{}: {}",
         jobs.len(),
@@ -346,11 +352,22 @@ fn again(p: &CiLogParams, attempt: u64, job: Option<&Job>) -> NextCall {
         ],
     );
     if let Some(job) = job {
-        call.arguments
-            .insert("job".into(), Value::from(job.name.clone()));
+        // A name too long to repeat is asked for by its id, which works as well.
+        let named = if job.name.chars().count() > NAME_CHARS {
+            job.id.to_string()
+        } else {
+            job.name.clone()
+        };
+        call.arguments.insert("job".into(), Value::from(named));
     }
     call
 }
+
+/// The most jobs an answer lists by name.
+const LISTED_JOBS: usize = 20;
+
+/// The most chars of a job's name an answer shows.
+const NAME_CHARS: usize = 100;
 
 /// The calls a reader goes on with: the first error in context, the attempt's other jobs
 /// (failed first), and the other attempts.

@@ -184,3 +184,39 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_hostile_job_name_still_answers_with_the_log_and_its_ref() {
+    // Regression (issue 39): a 50,000-char job name left no room beside the banner; the log
+    // was stored and the answer was `invalid_argument`, no ref.
+    let (store, _d, state, opts, _) = setup();
+    state.lock().unwrap().runs.insert(
+        8,
+        vec![vec![
+            job(201, &"j".repeat(50_000), true, 1),
+            job(202, "lint", false, 1),
+        ]],
+    );
+    let p = CiLogParams {
+        run_id: 8,
+        ..params()
+    };
+    let got = answer(&store, &p, &opts, Cap::new(8_000)).unwrap();
+    let Answer::Envelope(e) = got else {
+        panic!("not an envelope")
+    };
+    assert!(e.reference.starts_with("sp_"));
+    let text = e.content(spool_core::render::Dialect::Mcp);
+    assert!(text.contains("##[error]"), "{text}");
+    let wire = serde_json::to_string(&e).unwrap();
+    assert!(wire.len() < 40_000, "{} bytes", wire.len());
+    // The calls name the job by its id: they still work verbatim.
+    assert!(
+        e.next.iter().all(|c| c
+            .arguments
+            .get("job")
+            .is_none_or(|j| j.as_str().is_some_and(|s| s.len() <= 100))),
+        "{:?}",
+        e.next
+    );
+}

@@ -135,3 +135,33 @@ async fn an_error_never_echoes_more_than_it_may_send() {
         assert_eq!(text.contains("chars left out"), quotes, "{tool}: {text}");
     }
 }
+
+#[tokio::test]
+async fn a_command_that_ran_always_answers_with_its_ref() {
+    // Regression (issue 39): a 100,000-char command ran (its side effects happened) and the
+    // answer was `invalid_argument` with no ref; `artifacts` then failed until it expired.
+    let h = start(Settings::default()).await;
+    let command = format!("echo ran # {}", "x".repeat(100_000));
+    let r = h.call("run", json!({ "command": command })).await;
+    assert_ne!(r.is_error, Some(true), "{}", texts(&r).join("\n"));
+    let s = structured(&r);
+    assert!(
+        s["ref"].as_str().is_some_and(|r| r.starts_with("sp_")),
+        "{s}"
+    );
+    assert!(texts(&r).join("\n").contains("ran"));
+    let desc = s["source"]["desc"].as_str().unwrap();
+    assert!(desc.contains("chars left out"), "{desc}");
+    assert!(desc.chars().count() <= 200, "{desc}");
+    let list = h.call("artifacts", json!({})).await;
+    assert_ne!(list.is_error, Some(true), "{}", texts(&list).join("\n"));
+    assert_eq!(structured(&list)["items"][0]["ref"], s["ref"]);
+    // A cap no answer can have is refused before the command runs.
+    let r = h
+        .call("run", json!({ "command": "echo second", "max_tokens": 1 }))
+        .await;
+    assert_eq!(r.is_error, Some(true));
+    let list = h.call("artifacts", json!({ "kind": "exec" })).await;
+    let items = structured(&list)["items"].as_array().unwrap().len();
+    assert_eq!(items, 1, "the refused command did not run");
+}

@@ -43,7 +43,8 @@ pub fn honest_resource(
         ));
         let whole = store.put(new, text.as_bytes())?;
         let reader = store.open_artifact(&whole.reference)?;
-        let envelope = spool_core::window::window(&reader, WindowRequest::Preview(None), cap)?;
+        let made = spool_core::window::window(&reader, WindowRequest::Preview(None), cap);
+        let envelope = spool_core::window::or_bare(&reader, cap, made)?;
         let args = json!({ "uri": uri });
         spool_core::answer::record_envelope(store, "resources/read", &args, &envelope, ms);
         *text = spool_core::render::envelope_text(&envelope, spool_core::render::Dialect::Mcp);
