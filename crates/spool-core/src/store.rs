@@ -57,8 +57,9 @@ pub struct StoreConfig {
     /// Bytes of read-through copies (chunks fetched from a shared store) kept before the least
     /// recently read copies are dropped (they are fetched again when next read).
     pub cache_bytes: u64,
-    /// How long a copy just made or just read is never evicted for space: an answer about it
-    /// may be being built (the quota may be passed for that long instead).
+    /// How long a copy just made or just read is never evicted for space, beside its pin (see
+    /// `store::pin`): none by default, as a pin protects a copy while its answer is built; a
+    /// store shared with older spool processes, which do not pin, may want a few seconds.
     pub eviction_grace: Duration,
 }
 
@@ -68,7 +69,7 @@ impl Default for StoreConfig {
             ttl: Duration::from_hours(7 * 24),
             quota_bytes: 2 << 30,
             cache_bytes: 1 << 30,
-            eviction_grace: Duration::from_secs(30),
+            eviction_grace: Duration::ZERO,
         }
     }
 }
@@ -90,6 +91,8 @@ pub struct Store {
     principal: std::sync::OnceLock<String>,
     /// Which artifacts this process may answer from (every one unless set).
     access: std::sync::OnceLock<crate::access::Access>,
+    /// Copies just made, kept from eviction until their answer opens them.
+    pins: pin::Pins,
 }
 
 impl Drop for Store {
@@ -208,6 +211,7 @@ impl Store {
             shared_secret_retry_at: std::sync::atomic::AtomicI64::new(0),
             principal: std::sync::OnceLock::new(),
             access: std::sync::OnceLock::new(),
+            pins: pin::Pins::default(),
         })
     }
 
@@ -306,8 +310,20 @@ impl Store {
     /// Opens an artifact for reading: `not_found`, `expired` and `capturing` are answered here.
     pub fn open_artifact(&self, reference: &str) -> Result<ArtifactReader> {
         let reader = self.inspect_artifact(reference)?;
+        // The reader holds its own lock on the content now: the maker's pin is let go.
+        self.pins.release(reference);
         self.touch(reference)?;
         Ok(reader)
+    }
+
+    /// Pins `reference` (see `store::pin`) with `lock`, a shared lock on its content.
+    pub(crate) fn hold_pin(&self, reference: &str, lock: nix::fcntl::Flock<std::fs::File>) {
+        self.pins.hold(reference, lock);
+    }
+
+    /// Lets go of pins held past their time.
+    pub(crate) fn expire_pins(&self) {
+        self.pins.expire();
     }
 
     /// Opens an artifact without counting it as read: looking at it (the audit) must not

@@ -60,6 +60,7 @@ impl Store {
     /// Applies expiry and the quota, never evicting `keep` (the artifact just written, which
     /// may alone be larger than the quota: it stays, and the others make room).
     pub(crate) fn gc_keeping(&self, keep: Option<&str>) -> Result<GcReport> {
+        self.expire_pins();
         let now = clock::now_ms();
         let mut report = GcReport::default();
         let due: Vec<String> = {
@@ -98,9 +99,9 @@ impl Store {
         // Copies read through from a shared store are kept within their own bound (by the
         // chunks that arrived, not their full size); the quota is for what was made here.
         report.evicted += self.trim_cache(keep)?;
-        // The least recently read go first, but never one made or read in the last moments
-        // (an answer about it is being built) nor one being read now: the quota may be passed
-        // for that long rather than an answer lose its own artifact.
+        // The least recently read go first, but never one being read or pinned now (an answer
+        // about it is being built; see `store::pin`), nor one within the configured grace:
+        // the quota may be passed by those rather than an answer lose its own artifact.
         let grace = i64::try_from(self.config.eviction_grace.as_millis()).unwrap_or(i64::MAX);
         let cutoff = clock::now_ms().saturating_sub(grace);
         let mut in_use: Vec<String> = Vec::new();

@@ -489,6 +489,11 @@ impl<'s> ArtifactWriter<'s> {
                 ));
             }
         }
+        // Pinned before it is in place: no eviction, here or in another process, takes it
+        // before the answer about it opens it (the lock is the file's, across the rename).
+        let pin = std::fs::File::open(&self.partial_path)
+            .ok()
+            .and_then(|f| super::pin::shared(f).ok());
         let final_path = self.store.content_path(&self.meta.reference);
         std::fs::rename(&self.partial_path, &final_path).map_err(|e| Error::io(&final_path, e))?;
         if let Err(e) = self.store.save_meta_synced(&self.meta) {
@@ -503,6 +508,9 @@ impl<'s> ArtifactWriter<'s> {
                 bytes: self.meta.bytes,
                 cause: e.to_string(),
             });
+        }
+        if let Some(pin) = pin {
+            self.store.hold_pin(&self.meta.reference, pin);
         }
         // Expiry and the quota are kept as artifacts arrive, not only by `spool gc`.
         if let Err(e) = self.store.gc_keeping(Some(&self.meta.reference)) {

@@ -505,6 +505,90 @@ fn concurrent_writers_under_a_small_quota_never_lose_the_answer_they_build() {
     assert_eq!(lost.into_inner(), 0, "answers lost their own artifact");
 }
 
+/// The content bytes on disk (the content files only: beside them are indexes and sums).
+fn content_on_disk(home: &std::path::Path) -> u64 {
+    std::fs::read_dir(home.join("store-v1").join("content"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_name().to_string_lossy().contains('.'))
+        .filter_map(|e| e.metadata().ok())
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len())
+        .sum()
+}
+
+#[test]
+fn a_burst_of_captures_stays_within_the_quota_once_their_answers_are_built() {
+    // Regression (issue 39): a 30 s grace protected new copies by age, so six 256 MiB captures
+    // within 30 s under a 600 MiB quota left 1.6 GB on disk. Pins protect a copy while its
+    // answer is built; the defaults keep the quota plus the copies in use.
+    let ts = store_with(StoreConfig {
+        quota_bytes: 3 << 20,
+        ..StoreConfig::default()
+    });
+    for i in 0..6 {
+        let spec = spool_core::exec::RunSpec {
+            command: Some(format!("yes 'run {i}' | head -c 1048576")),
+            ..spool_core::exec::RunSpec::default()
+        };
+        let out = spool_core::exec::run(&ts.store, &spec, spool_core::exec::RunControl::default())
+            .unwrap();
+        // Its answer is built from its own content: the pin kept it.
+        let e = read_window(
+            &ts.store,
+            &out.meta.reference,
+            WindowRequest::Preview(None),
+            2_000,
+        )
+        .unwrap();
+        assert!(
+            e.content(spool_core::render::Dialect::Mcp)
+                .contains(&format!("run {i}"))
+        );
+    }
+    let on_disk = content_on_disk(ts.dir.path());
+    assert!(
+        on_disk <= 3 << 20,
+        "{on_disk} bytes of content on disk against a 3 MiB quota"
+    );
+}
+
+#[test]
+fn a_pinned_copy_is_not_evicted_until_its_answer_opens_it() {
+    let ts = store();
+    let meta = ts
+        .store
+        .put(
+            spool_core::store::NewArtifact::new(crate::support::text_source("pinned")),
+            &vec![b'x'; 200_000],
+        )
+        .unwrap();
+    // Another process with a tiny quota and no grace: the copy is pinned, so it stays.
+    let other = Store::open(
+        ts.dir.path(),
+        StoreConfig {
+            quota_bytes: 10,
+            eviction_grace: Duration::ZERO,
+            ..StoreConfig::default()
+        },
+    )
+    .unwrap();
+    other.gc().unwrap();
+    assert_eq!(
+        other.meta(&meta.reference).unwrap().state,
+        ArtifactState::Complete
+    );
+    // Its answer opened it and is done: the pin is gone, and the quota takes it.
+    drop(ts.store.open_artifact(&meta.reference).unwrap());
+    // (Read in this millisecond is not "least recently read" yet.)
+    std::thread::sleep(Duration::from_millis(5));
+    other.gc().unwrap();
+    assert_eq!(
+        other.meta(&meta.reference).unwrap().state,
+        ArtifactState::Expired
+    );
+}
+
 /// A first read's one thread reads and hashes the file while another writes the same
 /// buffers: the stored bytes and the version's SHA-256 are the file's, over several buffers,
 /// a short head and background syncs.

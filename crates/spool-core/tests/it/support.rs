@@ -29,10 +29,14 @@ pub fn writer<'s>(store: &'s Store, desc: &str) -> spool_core::store::ArtifactWr
     store.create(NewArtifact::new(text_source(desc))).unwrap()
 }
 
+/// Stores `bytes` as every maker does: sealed (pinned), then opened by the answer about it,
+/// which lets the pin go (see `store::pin`).
 pub fn put(store: &Store, bytes: &[u8]) -> ArtifactMeta {
-    store
+    let meta = store
         .put(NewArtifact::new(text_source("test content")), bytes)
-        .unwrap()
+        .unwrap();
+    drop(store.open_artifact(&meta.reference).unwrap());
+    meta
 }
 
 /// `n` numbered lines: `line 1: ...`.
