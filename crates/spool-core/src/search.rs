@@ -145,6 +145,11 @@ pub struct SearchAnswer {
     pub hits: Vec<Hit>,
     pub hit_count: u64,
     pub hit_count_exact: bool,
+    /// Lines longer than a window (4 MiB), searched in windows: each is counted once, but a
+    /// match longer than the windows' overlap across an edge is not found, and a regex's `^`
+    /// or `$` also matches at an edge.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub windowed_lines: u64,
     pub truncated: bool,
     pub next_cursor: Option<String>,
     #[serde(rename = "ref")]
@@ -536,6 +541,7 @@ pub(crate) fn searcher(paging: &Paging) -> grep_searcher::Searcher {
         .before_context(paging.context as usize)
         .after_context(paging.context as usize)
         .binary_detection(grep_searcher::BinaryDetection::none())
+        .heap_limit(Some(LINE_HEAP))
         .build()
 }
 
@@ -550,7 +556,34 @@ pub(crate) fn stored_searcher(paging: &Paging, numbered: bool) -> grep_searcher:
         .after_context(paging.context as usize)
         .bom_sniffing(false)
         .binary_detection(grep_searcher::BinaryDetection::none())
+        .heap_limit(Some(LINE_HEAP))
         .build()
+}
+
+/// The most a searcher that reads by lines (with context lines, or over a copy without chunk
+/// sums, or a file of a directory) holds of one line: a longer line ends that search with
+/// [`line_too_long`] rather than hold it whole (its memory grew with the longest line).
+pub(crate) const LINE_HEAP: usize = 2 * blocks::LINE_WINDOW;
+
+/// Whether a search ended at [`LINE_HEAP`].
+pub(crate) fn is_line_too_long(e: &std::io::Error) -> bool {
+    e.to_string().contains("configured allocation limit")
+}
+
+/// The error for a search of `reference` that met a line longer than it holds.
+pub(crate) fn line_too_long(reference: &str) -> Error {
+    Error::invalid_words(
+        format!(
+            "`{reference}` has a line longer than the {} a search with context lines holds",
+            crate::render::human_bytes(LINE_HEAP as u64)
+        )
+        .into(),
+        Words::text("search it without context lines, which reads long lines in windows, e.g. ")
+            .call(NextCall::search_template((
+                "ref",
+                serde_json::json!(reference),
+            ))),
+    )
 }
 
 /// The page size a search asks for, checked.

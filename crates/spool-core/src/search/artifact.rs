@@ -54,18 +54,22 @@ pub(super) fn incomplete_copy(
 fn search_whole(
     reader: &crate::store::ArtifactReader,
     ask: &super::artifact_parts::Ask<'_>,
-) -> Result<(Vec<super::Hit>, u64)> {
+) -> Result<(Vec<super::Hit>, u64, u64)> {
     let mut sink = HitSink::new(ask.matcher, ask.after_line, ask.limit, ask.known_total);
     let stream = reader.verified_stream()?;
     super::stored_searcher(ask.paging, true)
         .search_reader(ask.matcher, stream, &mut sink)
         .map_err(|e| search_failed(reader, e))?;
-    Ok(sink.finish())
+    let (hits, count) = sink.finish();
+    Ok((hits, count, 0))
 }
 
 /// The error a search of `reader` ended with: a core error carried through the searcher (a
 /// corrupt chunk) as itself, any other as a read error of the content.
 pub(super) fn search_failed(reader: &crate::store::ArtifactReader, e: std::io::Error) -> Error {
+    if super::is_line_too_long(&e) {
+        return super::line_too_long(reader.meta().reference.as_str());
+    }
     match e.downcast::<Error>() {
         Ok(core) => core,
         // A read error of the system (its errno kept), or another carried through the searcher.
@@ -111,7 +115,7 @@ pub fn search_artifact(
         limit,
         known_total: resume.as_ref().map(|p| p.n),
     };
-    let (mut hits, counted) = match super::artifact_parts::search(&reader, &ask)? {
+    let (mut hits, counted, windowed) = match super::artifact_parts::search(&reader, &ask)? {
         Some(found) => found,
         None => search_whole(&reader, &ask)?,
     };
@@ -142,7 +146,11 @@ pub fn search_artifact(
         scope,
         hits,
         hit_count,
-        hit_count_exact: true,
+        // A line searched in windows is counted once, but a match longer than the windows'
+        // overlap across an edge is not found, and a regex's `^` or `$` matches at an edge.
+        hit_count_exact: windowed == 0
+            || (query.literal && query.pattern.len() <= super::blocks::WINDOW_OVERLAP),
+        windowed_lines: windowed,
         truncated,
         next_cursor,
         reference: Some(reference.to_owned()),

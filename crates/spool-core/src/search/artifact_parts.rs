@@ -42,13 +42,19 @@ struct Part {
 struct Found {
     hits: Vec<Hit>,
     count: u64,
+    /// Lines longer than a window, searched in windows (see `blocks`).
+    windowed: u64,
 }
 
 type Outcomes = Mutex<Vec<Option<Result<Found>>>>;
 
-/// The page of hits (at most `limit` + 1) and the hits counted, when the content's chunk sums
-/// are all known; `None` leaves the search to the whole-hash stream.
-pub(super) fn search(reader: &ArtifactReader, ask: &Ask<'_>) -> Result<Option<(Vec<Hit>, u64)>> {
+/// The page of hits (at most `limit` + 1), the hits counted and the lines searched in windows,
+/// when the content's chunk sums are all known; `None` leaves the search to the whole-hash
+/// stream.
+pub(super) fn search(
+    reader: &ArtifactReader,
+    ask: &Ask<'_>,
+) -> Result<Option<(Vec<Hit>, u64, u64)>> {
     let Some(sums) = reader.chunk_sums()? else {
         return Ok(None);
     };
@@ -59,7 +65,7 @@ pub(super) fn search(reader: &ArtifactReader, ask: &Ask<'_>) -> Result<Option<(V
             lines: 0..reader.size(),
         };
         let found = search_part(reader, &sums, &part, ask, ask.matcher, None)?;
-        return Ok(Some((found.hits, found.count)));
+        return Ok(Some((found.hits, found.count, found.windowed)));
     }
     let size = reader.size();
     let threads = crate::cores::threads(16) as u64;
@@ -91,6 +97,7 @@ pub(super) fn search(reader: &ArtifactReader, ask: &Ask<'_>) -> Result<Option<(V
                         Ok(Found {
                             hits: Vec::new(),
                             count: 0,
+                            windowed: 0,
                         })
                     } else {
                         search_part(reader, &sums, part, ask, &matcher, Some(from_byte))
@@ -113,10 +120,12 @@ pub(super) fn search(reader: &ArtifactReader, ask: &Ask<'_>) -> Result<Option<(V
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut hits = Vec::new();
     let mut count = 0;
+    let mut windowed = 0;
     for outcome in all.into_iter().flatten() {
         // (A part not searched: a later page was full before it, or an error came first.)
         let part = outcome?;
         count += part.count;
+        windowed += part.windowed;
         for hit in part.hits {
             if hits.len() <= ask.limit {
                 hits.push(hit);
@@ -126,7 +135,7 @@ pub(super) fn search(reader: &ArtifactReader, ask: &Ask<'_>) -> Result<Option<(V
     for hit in &mut hits {
         hit.line = reader.pos_at_byte(hit.byte_offset)?.line + 1;
     }
-    Ok(Some((hits, count)))
+    Ok(Some((hits, count, windowed)))
 }
 
 /// On a later page (the total known), whether the parts before `i` already hold the page.
@@ -167,16 +176,21 @@ fn search_part(
         Some(from) => {
             sink = sink.keeping_from_byte(from.saturating_sub(part.lines.start));
             let mut searcher = super::stored_searcher(ask.paging, false);
-            super::blocks::search_in_blocks(&mut searcher, matcher, stream, &mut sink)
+            super::blocks::search_in_blocks(&mut searcher, matcher, stream, &mut sink).map(drop)
         }
         None => super::stored_searcher(ask.paging, true).search_reader(matcher, stream, &mut sink),
     };
     searched.map_err(|e| super::artifact::search_failed(reader, e))?;
+    let windowed = sink.windowed_lines();
     let (mut hits, count) = sink.finish();
     for hit in &mut hits {
         hit.byte_offset += part.lines.start;
     }
-    Ok(Found { hits, count })
+    Ok(Found {
+        hits,
+        count,
+        windowed,
+    })
 }
 
 /// `wanted` parts of about equal size, each a run of whole chunks, and the lines that start in

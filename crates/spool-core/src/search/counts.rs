@@ -150,6 +150,7 @@ pub(super) fn page_of_counts(
         hits: Vec::new(),
         hit_count,
         hit_count_exact: reason.is_none(),
+        windowed_lines: 0,
         truncated,
         next_cursor: truncated.then(|| cursor(store, counts_ref, digest, shown_to)),
         reference: Some(counts_ref.to_owned()),

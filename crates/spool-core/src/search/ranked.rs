@@ -287,6 +287,7 @@ pub fn search_words(
         hits,
         hit_count,
         hit_count_exact: true,
+        windowed_lines: 0,
         truncated,
         next_cursor: None,
         reference: None,

@@ -149,6 +149,7 @@ pub fn search_words_tree(
         hits,
         hit_count,
         hit_count_exact: !timed_out,
+        windowed_lines: 0,
         truncated,
         next_cursor: None,
         reference: Some(copy.clone()),

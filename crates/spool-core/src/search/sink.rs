@@ -34,6 +34,19 @@ pub struct HitSink<'m> {
     hits: Vec<Hit>,
     pending_before: Vec<ContextLine>,
     keeping_after: bool,
+    /// A line longer than a window, being searched a window at a time.
+    window: Option<Windowed>,
+    /// Lines searched in windows.
+    windowed_lines: u64,
+}
+
+/// A line searched in windows (see `blocks`): where it starts in the stream, its chars before
+/// the window searched now, and whether a hit of it was counted.
+#[derive(Debug, Clone, Copy)]
+struct Windowed {
+    start: u64,
+    chars_before: u64,
+    counted: bool,
 }
 
 impl<'m> HitSink<'m> {
@@ -56,7 +69,45 @@ impl<'m> HitSink<'m> {
             hits: Vec::new(),
             pending_before: Vec::new(),
             keeping_after: false,
+            window: None,
+            windowed_lines: 0,
         }
+    }
+
+    /// The slice searched next begins inside a line starting at `start`, `chars_before` chars
+    /// into it: its hits there are the line's, counted once, placed at its start.
+    pub fn window(&mut self, start: u64, chars_before: u64) {
+        match &mut self.window {
+            Some(w) if w.start == start => w.chars_before = chars_before,
+            _ => {
+                self.windowed_lines += 1;
+                self.window = Some(Windowed {
+                    start,
+                    chars_before,
+                    counted: false,
+                });
+            }
+        }
+    }
+
+    /// The windowed line ended, `line_chars` long: its hit says so, and later hits are others.
+    pub fn end_window(&mut self, line_chars: u64) {
+        // (Hits of the lines after it, in the same slice, may follow its own.)
+        if let Some(w) = self.window.take()
+            && let Some(hit) = self
+                .hits
+                .iter_mut()
+                .rev()
+                .find(|h| h.byte_offset == w.start)
+            && let Some(trim) = hit.trimmed.as_mut()
+        {
+            trim.line_chars = line_chars;
+        }
+    }
+
+    /// Lines searched in windows, longer than `blocks::LINE_WINDOW`.
+    pub fn windowed_lines(&self) -> u64 {
+        self.windowed_lines
     }
 
     /// Keeps hits from byte `from` on, for a searcher that does not number lines (the lines of
@@ -191,10 +242,23 @@ impl Sink for HitSink<'_> {
     type Error = std::io::Error;
 
     fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let mut byte_offset = self.shift + mat.absolute_byte_offset();
+        let mut window_chars = None;
+        // The slice's first line is the windowed line's (each slice starts at offset 0):
+        // the hits after it are other lines'.
+        if let Some(w) = self.window.as_mut()
+            && mat.absolute_byte_offset() == 0
+        {
+            if w.counted {
+                return Ok(!self.has_its_page());
+            }
+            w.counted = true;
+            byte_offset = w.start;
+            window_chars = Some(w.chars_before);
+        }
         self.count += 1;
         let line = mat.line_number().unwrap_or(0);
         let before = std::mem::take(&mut self.pending_before);
-        let byte_offset = self.shift + mat.absolute_byte_offset();
         let after_cursor = match self.from_byte {
             Some(from) => byte_offset >= from,
             None => line > self.after_line,
@@ -206,7 +270,19 @@ impl Sink for HitSink<'_> {
                     spill(hit);
                 }
             }
-            let (text, trimmed) = hit_text(self.matcher, line_text(mat.bytes()));
+            let bytes = line_text(mat.bytes());
+            let (text, mut trimmed) = hit_text(self.matcher, bytes);
+            if let Some(before) = window_chars {
+                // Chars of the line, not of the window (its length is set at its end).
+                let t = trimmed.get_or_insert_with(|| Trim {
+                    line_chars: 0,
+                    start_char: 0,
+                    end_char: utf8::count_chars(bytes),
+                });
+                t.start_char += before;
+                t.end_char += before;
+                t.line_chars = t.line_chars.max(t.end_char);
+            }
             self.hits.push(Hit {
                 path: self.path.clone(),
                 line,

@@ -81,7 +81,8 @@ impl Searchers {
         let builder = || {
             let mut b = grep_searcher::SearcherBuilder::new();
             b.binary_detection(grep_searcher::BinaryDetection::none())
-                .bom_sniffing(false);
+                .bom_sniffing(false)
+                .heap_limit(Some(super::LINE_HEAP));
             b
         };
         Self {

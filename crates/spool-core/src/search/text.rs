@@ -201,12 +201,24 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
         ""
     };
     let (where_, target) = scope_text(a);
-    let stopped = a.reason.as_ref().map_or(String::new(), |r| {
+    let mut stopped = a.reason.as_ref().map_or(String::new(), |r| {
         format!(
             "\n Stopped early: {}. The count covers only what was searched.",
             r.detail
         )
     });
+    if a.windowed_lines > 0 {
+        stopped.push_str(&format!(
+            "\n {} longer than 4 MiB {} searched in 4 MiB windows overlapping by 64 KiB: {}",
+            crate::words::plural(a.windowed_lines, "line", "lines"),
+            if a.windowed_lines == 1 { "was" } else { "were" },
+            if a.hit_count_exact {
+                "each is counted once, and a match this short across a window's edge is found."
+            } else {
+                "each is counted once, but a match longer than 64 KiB across a window's edge is not found, and `^` or `$` may match at an edge."
+            }
+        ));
+    }
     if a.hit_count == 0 {
         let wider = wider_text(a, dialect).unwrap_or_default();
         return format!(

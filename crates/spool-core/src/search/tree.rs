@@ -636,6 +636,7 @@ fn page_of_hits(
         hits,
         hit_count,
         hit_count_exact: reason.is_none(),
+        windowed_lines: 0,
         truncated,
         next_cursor,
         reference: Some(hits_ref.to_owned()),

@@ -12,6 +12,7 @@ mod integrity;
 mod items;
 mod jq_bounds;
 mod layers;
+mod long_lines;
 mod oracle;
 mod query;
 mod ranked;
