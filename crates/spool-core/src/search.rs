@@ -541,9 +541,14 @@ pub(crate) fn searcher(paging: &Paging) -> grep_searcher::Searcher {
         .before_context(paging.context as usize)
         .after_context(paging.context as usize)
         .binary_detection(grep_searcher::BinaryDetection::none())
-        .heap_limit(Some(LINE_HEAP))
+        .heap_limit(Some(FILE_LINE_HEAP))
         .build()
 }
+
+/// The most a directory search holds of one line of a file it streams (a file over 256 KiB):
+/// a file with a longer line is counted unreadable, not searched. Before, the buffer grew to
+/// the line, up to the 512 MiB a file may be, on every searching thread.
+pub(crate) const FILE_LINE_HEAP: usize = 32 << 20;
 
 /// A searcher of stored bytes as they are: no byte-order mark is sniffed (it was dropped, or
 /// UTF-16 transcoded, at the start of a stream, so a hit's byte and line were not the stored

@@ -82,7 +82,7 @@ impl Searchers {
             let mut b = grep_searcher::SearcherBuilder::new();
             b.binary_detection(grep_searcher::BinaryDetection::none())
                 .bom_sniffing(false)
-                .heap_limit(Some(super::LINE_HEAP));
+                .heap_limit(Some(super::FILE_LINE_HEAP));
             b
         };
         Self {

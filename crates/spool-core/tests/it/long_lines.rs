@@ -81,3 +81,37 @@ fn context_lines_over_a_line_longer_than_a_search_holds_are_refused_clearly() {
         "{e}"
     );
 }
+
+#[test]
+fn a_directory_search_reads_a_long_line_and_counts_a_longer_one_unreadable() {
+    use spool_core::roots::Roots;
+    use spool_core::search::Scope;
+    use spool_core::search::tree::{DEFAULT_BUDGET, Filter, search_tree};
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    let mut long = vec![b'x'; 10 << 20];
+    long.extend_from_slice(b" needle\nshort needle\n");
+    std::fs::write(dir.path().join("long.txt"), &long).unwrap();
+    // Longer than a directory search holds of one line (32 MiB): not searched, and said.
+    let mut longer = vec![b'z'; 40 << 20];
+    longer.extend_from_slice(b" needle\n");
+    std::fs::write(dir.path().join("longer.txt"), &longer).unwrap();
+    std::fs::write(dir.path().join("small.txt"), b"another needle\n").unwrap();
+    crate::support::settle();
+    let roots = Roots::new(&[dir.path().to_path_buf()]).unwrap();
+    let a = search_tree(
+        &s.store,
+        &roots,
+        ".",
+        &query("needle", true),
+        &Filter::default(),
+        &Paging::default(),
+        DEFAULT_BUDGET,
+    )
+    .unwrap();
+    assert_eq!(a.hit_count, 3, "{:#?}", a.hits);
+    let Scope::Tree(t) = &a.scope else {
+        panic!("not a tree")
+    };
+    assert_eq!(t.files_skipped.unreadable, 1);
+}
