@@ -411,3 +411,18 @@ def test_a_search_names_its_glob_counts_per_file_and_reaches_ignored_files(store
     assert none["hit_count"] == 0
     wider = next(n for n in none["next"] if "glob" not in n["arguments"])
     assert store.follow(wider)["hit_count"] == 1
+
+
+def test_the_jq_box_never_imports_a_spool_package_from_the_working_directory(store, tmp_path, monkeypatch):
+    # Regression (review of issue 39): `python -m spool._cli` put the working directory first
+    # on the import path, so a workspace's own `spool/` ran its code on every query.
+    fake = tmp_path / "spool"
+    fake.mkdir()
+    marker = tmp_path / "imported"
+    (fake / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    (fake / "_cli.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    a = store.put("[1,2,3]", desc="a list")
+    assert store.query(a["ref"], "length")["content"].strip() == "3"
+    assert not marker.exists()

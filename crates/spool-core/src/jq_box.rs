@@ -16,8 +16,9 @@
 //! and how it ended to its stderr, and can open no file (`RLIMIT_NOFILE`), write none
 //! (`RLIMIT_FSIZE`) and dump no core.
 //!
-//! Starting the child costs ~2 ms, paid once per program and ref: the output is stored and the
-//! same program over the same ref is answered from it.
+//! Starting the child costs a few milliseconds (the spool binary; a Python interpreter more),
+//! paid once per program and ref: the output is stored and the same program over the same ref
+//! is answered from it.
 
 mod child;
 pub mod depth;
@@ -194,6 +195,9 @@ pub enum Ended {
     Bound { bound: Bound, values: u64 },
     /// The call was cancelled; the child was killed.
     Cancelled,
-    /// jaq itself failed on this program (a panic), or the box refused its request.
+    /// jaq itself failed on this program (a panic).
     Broke(String),
+    /// The box could not run it (not started, not bounded, ended without a word): the
+    /// server's fault, not the program's.
+    BoxFailed(String),
 }

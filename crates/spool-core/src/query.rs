@@ -176,6 +176,10 @@ fn refusal(ended: Ended, reference: &str) -> Error {
             what: "the jq program".into(),
             cause: "the call was cancelled; the program was stopped".into(),
         },
+        Ended::BoxFailed(why) => Error::Unavailable {
+            what: "the box jq programs run in".into(),
+            cause: why,
+        },
         Ended::Broke(why) => Error::invalid(
             format!("the jq program could not be run: {why}"),
             Some("simplify the program; this one is not one jq runs".into()),

@@ -97,7 +97,11 @@ impl CiOptions {
 impl std::fmt::Debug for CiOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CiOptions")
-            .field("api", &crate::redacted_str(&self.api))
+            .field(
+                "api",
+                &url::Url::parse(&self.api)
+                    .map_or_else(|_| crate::redacted_str(&self.api), |u| api::shown_url(&u)),
+            )
             .field("token", &self.token)
             .field("token_var", &self.token_var)
             .field("fetch", &self.fetch)

@@ -67,9 +67,23 @@ const USER_AGENT: &str = concat!(
 );
 
 /// A URL as given, its password replaced by `***` (for what is recorded: the audit's
-/// arguments); as given when it does not parse.
+/// arguments); one that does not parse, with anything that may be its user and password hidden.
 pub fn redacted_str(url: &str) -> String {
-    url::Url::parse(url).map_or_else(|_| url.to_owned(), |u| redacted(&u))
+    url::Url::parse(url).map_or_else(|_| userinfo_hidden(url), |u| redacted(&u))
+}
+
+/// `s`, a URL that does not parse, with whatever comes between its `://` and an `@` before its
+/// host's end replaced by `***`: its user and password, if it has them, are not shown.
+fn userinfo_hidden(s: &str) -> String {
+    let Some(start) = s.find("://").map(|i| i + 3) else {
+        return s.to_owned();
+    };
+    let rest = &s[start..];
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..end].rfind('@') {
+        Some(at) => format!("{}***{}", &s[..start], &rest[at..]),
+        None => s.to_owned(),
+    }
 }
 
 /// `url` with its password, if it has one, replaced by `***`.

@@ -27,14 +27,24 @@ fn main(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> u8 {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A jq program runs in a box started as this interpreter running the package's command
     // (the process is Python's, not spool's: `spool __spool_box` is how the command is reached).
-    let python: std::path::PathBuf = m.py().import("sys")?.getattr("executable")?.extract()?;
-    spool_core::jq_box::set_launcher(spool_core::jq_box::Launcher {
-        program: python,
-        args: ["-m", "spool._cli", spool_core::jq_box::BOX_ARG]
-            .into_iter()
-            .map(Into::into)
-            .collect(),
-    });
+    // Isolated (`-I`): neither the working directory nor `PYTHONPATH` can put another `spool`
+    // package before the installed one. An interpreter that does not name itself (embedded)
+    // leaves the default launcher, which says so when a query asks for it.
+    if let Ok(python) = m
+        .py()
+        .import("sys")?
+        .getattr("executable")?
+        .extract::<std::path::PathBuf>()
+        && !python.as_os_str().is_empty()
+    {
+        spool_core::jq_box::set_launcher(spool_core::jq_box::Launcher {
+            program: python,
+            args: ["-I", "-m", "spool._cli", spool_core::jq_box::BOX_ARG]
+                .into_iter()
+                .map(Into::into)
+                .collect(),
+        });
+    }
     m.add_class::<store::Store>()?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add("DEFAULT_MAX_TOKENS", spool_core::DEFAULT_MAX_TOKENS)?;

@@ -212,8 +212,10 @@ pub fn found_window(
     cap: Cap,
     notes: &[String],
 ) -> Result<crate::envelope::Envelope> {
-    let found = crate::search::find(store, reference, find)?;
+    // Opened first and held through the search: its lock keeps the copy (a maker's pin is let
+    // go at the first open) until the window is made.
     let reader = store.open_artifact(reference)?;
+    let found = crate::search::find(store, reference, find)?;
     crate::window::window_found(&reader, preview, &found, cap, notes)
 }
 

@@ -55,16 +55,24 @@ fn shorten(why: &mut String) {
 }
 
 /// The kernel's bounds on this process; none can be raised again by what runs after (the hard
-/// limits are set too, and an unprivileged process cannot raise those).
+/// limits are lowered too, and an unprivileged process cannot raise those).
 fn bound_self(limits: &Limits) -> nix::Result<()> {
     let cpu = limits.time.as_secs() + 1;
-    setrlimit(Resource::RLIMIT_CORE, 0, 0)?;
-    setrlimit(Resource::RLIMIT_FSIZE, 0, 0)?;
-    setrlimit(Resource::RLIMIT_CPU, cpu, cpu + 1)?;
-    setrlimit(Resource::RLIMIT_AS, limits.memory, limits.memory)?;
+    lower(Resource::RLIMIT_CORE, 0)?;
+    lower(Resource::RLIMIT_FSIZE, 0)?;
+    lower(Resource::RLIMIT_CPU, cpu)?;
+    lower(Resource::RLIMIT_AS, limits.memory)?;
     // stdin, stdout and stderr are open; nothing else may be.
-    setrlimit(Resource::RLIMIT_NOFILE, 3, 3)?;
-    Ok(())
+    lower(Resource::RLIMIT_NOFILE, 3)
+}
+
+/// Sets `resource` to `value`, or to the hard limit the box was started under if that is
+/// lower, and the hard limit to the same: nothing the program does can raise it (a jq program
+/// makes no system call of its own), and a lower limit the operator set holds.
+fn lower(resource: Resource, value: u64) -> nix::Result<()> {
+    let (_, hard) = nix::sys::resource::getrlimit(resource)?;
+    let to = value.min(hard);
+    setrlimit(resource, to, to)
 }
 
 fn run_request() -> Status {

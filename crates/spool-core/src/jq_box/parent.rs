@@ -37,12 +37,17 @@ pub fn run_limited(
     limits: Limits,
 ) -> std::io::Result<Ended> {
     let limits = limits.within();
+    // At most this many boxes at once: each may take its memory bound, and the server holds
+    // each one's output. A call waits its turn (cancel still ends the wait).
+    let _slot = Slot::take(cancel)?;
     let launcher = super::launcher()?;
     let mut command = Command::new(&launcher.program);
     command
         .args(&launcher.args)
         .env_clear()
         .env(BOX_ENV, "1")
+        // Nothing of the server's working directory (a workspace) is the child's.
+        .current_dir("/")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -96,6 +101,49 @@ pub fn run_limited(
     })
 }
 
+/// Boxes running at once, in this process.
+static RUNNING: (std::sync::Mutex<usize>, std::sync::Condvar) =
+    (std::sync::Mutex::new(0), std::sync::Condvar::new());
+
+/// The most boxes at once: 4 x (1 GiB in the child, 64 MiB of output here).
+const MAX_RUNNING: usize = 4;
+
+/// A place among the boxes running, given back when dropped.
+struct Slot;
+
+impl Slot {
+    fn take(cancel: Option<&AtomicBool>) -> std::io::Result<Self> {
+        let (count, freed) = &RUNNING;
+        let mut running = count
+            .lock()
+            .map_err(|_| std::io::Error::other("the count of boxes was poisoned"))?;
+        while *running >= MAX_RUNNING {
+            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(std::io::Error::other(crate::Error::Unavailable {
+                    what: "the jq program".into(),
+                    cause: "the call was cancelled while it waited for a box".into(),
+                }));
+            }
+            running = freed
+                .wait_timeout(running, TICK * 10)
+                .map_err(|_| std::io::Error::other("the count of boxes was poisoned"))?
+                .0;
+        }
+        *running += 1;
+        Ok(Self)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let (count, freed) = &RUNNING;
+        if let Ok(mut running) = count.lock() {
+            *running = running.saturating_sub(1);
+        }
+        freed.notify_one();
+    }
+}
+
 /// Why the parent killed the child.
 #[derive(Debug, Clone, Copy)]
 enum Killed {
@@ -117,7 +165,10 @@ fn watch(
         match child.try_wait() {
             Ok(Some(status)) => return (killed, Some(status)),
             Ok(None) => {}
-            Err(_) => return (killed, None),
+            Err(_) => {
+                let _ = child.kill();
+                return (killed, child.wait().ok());
+            }
         }
         if killed.is_none() {
             killed = if over.load(Ordering::Relaxed) {
@@ -144,7 +195,14 @@ fn read_output(mut stdout: impl Read, over: &AtomicBool, max: usize) -> Vec<u8> 
     let mut started = None;
     loop {
         let n = match stdout.read(&mut buf) {
-            Ok(0) | Err(_) => break,
+            Ok(0) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            // Output that broke off is not all of it: the run is void (said as the output's
+            // bound would be, never stored as complete).
+            Err(_) => {
+                over.store(true, Ordering::Relaxed);
+                break;
+            }
             Ok(n) => n,
         };
         got.extend_from_slice(&buf[..n]);
@@ -225,7 +283,7 @@ fn ended(
         Some(Status::TooDeep { byte, line }) => Ended::TooDeep { byte, line },
         Some(Status::Failed { values, why }) => Ended::Failed { values, why },
         Some(Status::Panic { why }) => Ended::Broke(format!("jaq failed on it ({why})")),
-        Some(Status::Refused { why }) => Ended::Broke(why),
+        Some(Status::Refused { why }) => Ended::BoxFailed(why),
         None => {
             // A process that is not a Rust `main` (Python's) has no stack-overflow handler of
             // Rust's to say so: safe code's only segfault is its stack's guard page.
@@ -247,7 +305,7 @@ fn ended(
                     bound,
                     values: values(),
                 },
-                None => Ended::Broke(format!(
+                None => Ended::BoxFailed(format!(
                     "the box ended without saying how ({}){}",
                     code.map_or("its exit was not seen".to_owned(), |c| c.to_string()),
                     last_words(&words)

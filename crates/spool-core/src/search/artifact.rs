@@ -50,13 +50,33 @@ pub(super) fn incomplete_copy(
 }
 
 /// Searches the whole content as one stream checked by its whole hash: a copy whose chunk
-/// sums are not all known (stored before they existed, or still arriving).
+/// sums are not all known (stored before they existed, still arriving, or cut short). Without
+/// context lines it is read in blocks, long lines in windows, as a copy in parts is; with
+/// them, by lines (a line past the searcher's bound is refused).
 fn search_whole(
     reader: &crate::store::ArtifactReader,
     ask: &super::artifact_parts::Ask<'_>,
 ) -> Result<(Vec<super::Hit>, u64, u64)> {
-    let mut sink = HitSink::new(ask.matcher, ask.after_line, ask.limit, ask.known_total);
     let stream = reader.verified_stream()?;
+    if ask.paging.context == 0 {
+        let from_byte = if ask.after_line > 0 {
+            reader.line_start(ask.after_line + 1)?.byte
+        } else {
+            0
+        };
+        let mut sink = HitSink::new(ask.matcher, ask.after_line, ask.limit, ask.known_total)
+            .keeping_from_byte(from_byte);
+        let mut searcher = super::stored_searcher(ask.paging, false);
+        super::blocks::search_in_blocks(&mut searcher, ask.matcher, stream, &mut sink)
+            .map_err(|e| search_failed(reader, e))?;
+        let windowed = sink.windowed_lines();
+        let (mut hits, count) = sink.finish();
+        for hit in &mut hits {
+            hit.line = reader.pos_at_byte(hit.byte_offset)?.line + 1;
+        }
+        return Ok((hits, count, windowed));
+    }
+    let mut sink = HitSink::new(ask.matcher, ask.after_line, ask.limit, ask.known_total);
     super::stored_searcher(ask.paging, true)
         .search_reader(ask.matcher, stream, &mut sink)
         .map_err(|e| search_failed(reader, e))?;

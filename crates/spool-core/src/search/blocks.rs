@@ -56,6 +56,10 @@ pub(super) fn search_in_blocks(
             // The last line, if the stream does not end with a newline.
             if carried > 0 {
                 sink.shift_to(block_start);
+                if let Some((start, before)) = windowed {
+                    // The last part of a windowed line that ends the stream.
+                    sink.window(start, before);
+                }
                 searcher.search_slice(matcher, &block[..carried], &mut *sink)?;
             }
             if let Some((_, before)) = windowed {
@@ -318,5 +322,22 @@ mod tests {
         assert_eq!(trim.start_char, at as u64 - 100);
         assert_eq!(trim.line_chars, len as u64);
         assert!(hits[0].text.contains("needle"));
+    }
+
+    #[test]
+    fn a_windowed_line_that_ends_the_stream_without_a_newline_is_placed_right() {
+        // Regression (review): the last part's chars were not set before its search.
+        let len = 2 * LINE_WINDOW + 300_000;
+        let mut content = vec![b'x'; len];
+        content[len - 10..len - 4].copy_from_slice(b"needle");
+        let matcher = RegexMatcher::new("needle").unwrap();
+        let mut sink = HitSink::new(&matcher, 0, 100, None).keeping_from_byte(0);
+        let mut searcher = crate::search::stored_searcher(&Paging::default(), false);
+        search_in_blocks(&mut searcher, &matcher, &content[..], &mut sink).unwrap();
+        let (hits, count) = sink.finish();
+        assert_eq!(count, 1);
+        let trim = hits[0].trimmed.unwrap();
+        assert_eq!(trim.start_char, (len - 10 - 100) as u64);
+        assert_eq!(trim.line_chars, len as u64);
     }
 }

@@ -24,6 +24,10 @@ pub fn shared(file: File) -> std::io::Result<Flock<File>> {
 /// reads what it made lets it go then.
 pub const PIN_HELD: std::time::Duration = std::time::Duration::from_mins(1);
 
+/// The most pins held at once: a maker of many copies no answer opens (an upstream answer's
+/// images) holds no more descriptors than this.
+pub const PINS_HELD: usize = 256;
+
 /// The pins this process holds, by ref: the lock, and when it was taken.
 #[derive(Default)]
 pub struct Pins(
@@ -31,17 +35,30 @@ pub struct Pins(
 );
 
 impl Pins {
-    /// Holds `lock` for `reference` until [`Pins::release`] or [`Pins::expire`].
+    /// Holds `lock` for `reference` until [`Pins::release`] or [`Pins::expire`]. At most
+    /// [`PINS_HELD`] at once (each holds a descriptor): past it the oldest is let go.
     pub fn hold(&self, reference: &str, lock: Flock<File>) {
         if let Ok(mut pins) = self.0.lock() {
+            pins.retain(|_, (_, at)| at.elapsed() < PIN_HELD);
+            while pins.len() >= PINS_HELD {
+                let oldest = pins
+                    .iter()
+                    .min_by_key(|(_, (_, at))| *at)
+                    .map(|(r, _)| r.clone());
+                match oldest {
+                    Some(r) => pins.remove(&r),
+                    None => break,
+                };
+            }
             pins.insert(reference.to_owned(), (lock, std::time::Instant::now()));
         }
     }
 
-    /// Lets `reference` go (its reader holds a lock of its own now).
+    /// Lets `reference` go (its reader holds a lock of its own now), and any held too long.
     pub fn release(&self, reference: &str) {
         if let Ok(mut pins) = self.0.lock() {
             pins.remove(reference);
+            pins.retain(|_, (_, at)| at.elapsed() < PIN_HELD);
         }
     }
 

@@ -115,3 +115,33 @@ fn a_directory_search_reads_a_long_line_and_counts_a_longer_one_unreadable() {
     };
     assert_eq!(t.files_skipped.unreadable, 1);
 }
+
+#[test]
+fn a_copy_cut_short_windows_its_long_line_too() {
+    // Regression (review of issue 39): a copy without all its chunk sums (cut short,
+    // capturing, read through) was searched by lines and refused a line over 8 MiB.
+    let s = store();
+    let mut w = crate::support::writer(&s.store, "cut short");
+    let mut line = vec![b'x'; 3 * WINDOW];
+    line[2 * WINDOW..2 * WINDOW + 6].copy_from_slice(b"needle");
+    w.write(&line);
+    w.write(b"\nmore needle\n");
+    let meta = w
+        .finish(
+            spool_core::envelope::ArtifactState::Interrupted,
+            Some("cut short".into()),
+            None,
+        )
+        .unwrap();
+    let reference = meta.reference;
+    let a = search_artifact(
+        &s.store,
+        &reference,
+        &query("needle", true),
+        &Paging::default(),
+    )
+    .unwrap();
+    assert_eq!(a.hit_count, 2);
+    assert_eq!((a.hits[0].line, a.hits[1].line), (1, 2));
+    assert_eq!(a.windowed_lines, 1);
+}

@@ -242,9 +242,12 @@ impl<'a> Api<'a> {
                 }
             }
         })?;
+        // serde quotes a mistyped string: an echoed token would be in its words.
         serde_json::from_slice(&body).map_err(|e| Error::Unavailable {
             what: format!("`{url}`"),
-            cause: format!("the answer is not the JSON of {what}: {e}"),
+            cause: self
+                .secrets
+                .scrub(&format!("the answer is not the JSON of {what}: {e}")),
         })
     }
 
@@ -468,6 +471,21 @@ mod tests {
         assert_eq!(shown_url(&u), "https://user:***@ghe.example/api/v3");
         let u = url::Url::parse("https://ghp_tokentoken@ghe.example/api").unwrap();
         assert_eq!(shown_url(&u), "https://***@ghe.example/api");
+    }
+
+    #[test]
+    fn a_url_that_does_not_parse_hides_what_may_be_its_password() {
+        assert_eq!(
+            crate::redacted_str("ht tp://user:s3cret@host/x"),
+            "ht tp://***@host/x"
+        );
+        let opts = CiOptions {
+            api: "https://ghp_tokentoken@ghe.example/api".into(),
+            token: None,
+            token_var: None,
+            fetch: FetchOptions::default(),
+        };
+        assert!(!format!("{opts:?}").contains("ghp_tokentoken"));
     }
 
     #[test]

@@ -85,6 +85,9 @@ pub fn answer(store: &Store, p: &CiLogParams, opts: &CiOptions, cap: Cap) -> Res
             step.name, step.number
         ));
     }
+    // Opened first and held through the search: its lock keeps the copy (the maker's pin is
+    // let go at the first open) until the window is made.
+    let reader = store.open_artifact(&meta.reference)?;
     let errors = first_error(store, &meta.reference)?;
     if let Some((line, count)) = errors {
         notes.push(format!(
@@ -101,7 +104,6 @@ pub fn answer(store: &Store, p: &CiLogParams, opts: &CiOptions, cap: Cap) -> Res
         ));
     }
     let calls = calls(p, &jobs, job, attempt, latest, errors, &meta.reference);
-    let reader = store.open_artifact(&meta.reference)?;
     let cap = if completed {
         cap
     } else {
