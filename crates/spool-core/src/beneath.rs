@@ -224,6 +224,19 @@ pub fn open_dir(root: &Path, rel: &Path) -> Result<OwnedFd, Refusal> {
     open_under(root, rel, OFlag::O_PATH | OFlag::O_DIRECTORY)
 }
 
+/// The directory at `path` (absolute and canonical: resolved a moment ago) held open, reached
+/// from `/` without crossing a symlink: one swapped for a symlink since it was resolved is
+/// refused, not followed.
+pub fn open_dir_nofollow(path: &Path) -> Result<OwnedFd, Refusal> {
+    let top = open(
+        Path::new("/"),
+        OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    )?;
+    let rel = path.strip_prefix("/").map_err(|_| Refusal::Escaped)?;
+    walk_nofollow(top, rel, OFlag::O_PATH | OFlag::O_DIRECTORY)
+}
+
 /// What is below a directory held open, looked up without crossing a symlink.
 ///
 /// A listing's walk reads directories by name, so a directory swapped for a symlink while it

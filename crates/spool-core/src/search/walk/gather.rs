@@ -126,7 +126,7 @@ where
     // (regression, issue 39: 48 of 600 maps named files outside the root).
     let held = if rules.stat {
         Some(
-            crate::beneath::open_dir(dir, Path::new("")).map_err(|refused| Error::Forbidden {
+            crate::beneath::open_dir_nofollow(dir).map_err(|refused| Error::Forbidden {
                 path: dir.to_owned(),
                 reason: format!("it could not be held open to walk ({refused:?})"),
             })?,
