@@ -100,8 +100,9 @@ pub struct Source {
     pub coverage: Option<Coverage>,
 }
 
-/// The most chars of each string of a source's version an answer shows (a URL with its query
-/// string stays whole; a script given as a command does not).
+/// The most chars of each string of a source's version an answer shows (most URLs, query
+/// strings and all, stay whole; a script given as a command does not; the stored row and a
+/// redo keep every string whole).
 pub const SHOWN_CHARS: usize = 500;
 
 /// The most chars of a source's description an answer (and its banner) shows.

@@ -23,6 +23,9 @@ use crate::FetchOptions;
 /// The most JSON one API answer may hold (a page of 100 jobs with their steps is far less).
 const MAX_JSON: usize = 64 << 20;
 
+/// The most JSON all the answers of one call may hold (up to 50 pages of jobs are read).
+const MAX_JSON_CALL: usize = 128 << 20;
+
 /// How often a cancel flag is looked at.
 const TICK: Duration = Duration::from_millis(50);
 
@@ -36,6 +39,8 @@ pub(crate) struct Api<'a> {
     secrets: Secrets,
     rt: tokio::runtime::Runtime,
     deadline: tokio::time::Instant,
+    /// JSON read so far in this call.
+    json_read: std::cell::Cell<usize>,
 }
 
 /// What a call sends and never stores or shows.
@@ -132,6 +137,7 @@ impl<'a> Api<'a> {
             base,
             deadline: tokio::time::Instant::now() + opts.fetch.timeout,
             rt,
+            json_read: std::cell::Cell::new(0),
         })
     }
 
@@ -242,6 +248,16 @@ impl<'a> Api<'a> {
                 }
             }
         })?;
+        self.json_read.set(self.json_read.get() + body.len());
+        if self.json_read.get() > MAX_JSON_CALL {
+            return Err(Error::Unavailable {
+                what: format!("`{url}`"),
+                cause: format!(
+                    "the API's answers passed {} of JSON in one call",
+                    spool_core::render::human_bytes(MAX_JSON_CALL as u64)
+                ),
+            });
+        }
         // serde quotes a mistyped string: an echoed token would be in its words.
         serde_json::from_slice(&body).map_err(|e| Error::Unavailable {
             what: format!("`{url}`"),
