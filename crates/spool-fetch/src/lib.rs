@@ -4,6 +4,7 @@
 //! old one.
 
 mod bounded;
+mod call;
 mod convert;
 #[cfg(test)]
 mod fuzz;
@@ -11,7 +12,6 @@ pub mod github;
 pub mod guard;
 mod page;
 
-use std::io::Read;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -235,36 +235,16 @@ fn redirect_policy(
     })
 }
 
-pub(crate) fn client(
+/// The async client of a call that owns its runtime (see `call`): the caller bounds each wait
+/// with the call's deadline, so it has no timeout of its own past connecting.
+pub(crate) fn async_client(
     opts: &FetchOptions,
     redirects: Arc<Mutex<Vec<String>>>,
-) -> Result<reqwest::blocking::Client> {
-    // Several installs race harmlessly: the first provider wins.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut builder = reqwest::blocking::Client::builder()
-        .user_agent(USER_AGENT)
-        .redirect(redirect_policy(opts.allow_private, redirects))
-        .connect_timeout(opts.connect_timeout)
-        .timeout(opts.timeout);
-    if !opts.allow_private {
-        // A proxy would resolve the target itself, past the guard: go direct.
-        builder = builder
-            .no_proxy()
-            .dns_resolver(Arc::new(guard::GuardedResolver));
-    }
-    builder.build().map_err(|e| Error::Unavailable {
-        what: "the HTTP client".into(),
-        cause: e.to_string(),
-    })
-}
-
-/// The async client of a call that owns its runtime (`ci_log`): the caller bounds each wait
-/// with the call's deadline, so it has no timeout of its own past connecting.
-pub(crate) fn async_client(opts: &FetchOptions) -> Result<reqwest::Client> {
+) -> Result<reqwest::Client> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut builder = reqwest::Client::builder()
         .user_agent(USER_AGENT)
-        .redirect(redirect_policy(opts.allow_private, Arc::default()))
+        .redirect(redirect_policy(opts.allow_private, redirects))
         .connect_timeout(opts.connect_timeout);
     if !opts.allow_private {
         builder = builder
@@ -318,7 +298,10 @@ fn download(
     let shown_url = redacted(url);
     let shown = shown_url.as_str();
     let redirects = Arc::new(Mutex::new(Vec::new()));
-    let http = client(opts, Arc::clone(&redirects))?;
+    // One deadline for the whole download and the call's cancel: what loses is dropped, which
+    // closes the connection (the blocking client's timeout restarted on every read).
+    let call = call::Call::new(opts)?;
+    let http = call.client(opts, Arc::clone(&redirects))?;
     let mut request = http.get(url.clone());
     if let Some(prev) = previous.as_ref().and_then(|p| p.source.version.fetch()) {
         if let Some(etag) = &prev.etag {
@@ -329,12 +312,13 @@ fn download(
         }
     }
     let fetched_at = clock::now_ms();
-    // The whole download, however slowly the bytes come: the client's own timeout restarts on
-    // every read, so a page that trickles a byte a second would never end.
-    let deadline = std::time::Instant::now() + opts.timeout;
-    let mut response = request
-        .send()
-        .map_err(|e| transport_error(shown, &e, opts))?;
+    let fetching = format!("fetching `{shown}`");
+    let mut response = call.run(&fetching, async {
+        request
+            .send()
+            .await
+            .map_err(|e| transport_error(shown, &e, opts))
+    })?;
     let status = response.status();
     if status == reqwest::StatusCode::NOT_MODIFIED
         && let Some(prev) = previous
@@ -361,36 +345,29 @@ fn download(
     let final_url = redacted(response.url());
     let total = response.content_length();
     let mut body = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
     let mut truncated = false;
     let mut out_of_time = false;
     let mut last_report = 0u64;
     loop {
-        if std::time::Instant::now() >= deadline {
-            out_of_time = true;
-            break;
-        }
-        let n = match response.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                let timed_out = e.to_string().contains("timed out");
-                return Err(if timed_out {
-                    Error::Timeout {
-                        what: format!("fetching `{shown}` (after {} bytes)", body.len()),
-                        seconds: opts.timeout.as_secs_f64(),
-                    }
-                } else {
-                    Error::Unavailable {
-                        what: format!("`{shown}`"),
-                        cause: format!("the download broke after {} bytes: {e}", body.len()),
-                    }
-                });
+        let piece = call.run(&fetching, async {
+            response.chunk().await.map_err(|e| Error::Unavailable {
+                what: format!("`{shown}`"),
+                cause: format!("the download broke after {} bytes: {e}", body.len()),
+            })
+        });
+        let piece = match piece {
+            Ok(Some(piece)) => piece,
+            Ok(None) => break,
+            // However slowly the bytes come, the download ends at its deadline with what came.
+            Err(Error::Timeout { .. }) => {
+                out_of_time = true;
+                break;
             }
+            Err(e) => return Err(e),
         };
+        let n = piece.len();
         let room = opts.max_bytes.saturating_sub(body.len() as u64) as usize;
-        body.extend_from_slice(&buf[..n.min(room)]);
+        body.extend_from_slice(&piece[..n.min(room)]);
         if n > room {
             truncated = true;
             break;
@@ -400,6 +377,8 @@ fn download(
             progress(last_report, total);
         }
     }
+    // The connection closes before the copy is converted and stored.
+    drop(response);
     progress(body.len() as u64, total);
     let converted = convert::convert(&content_type, &body, format);
     let sha256 =

@@ -275,13 +275,16 @@ impl SpoolServer {
                 }
             })
         });
+        // Cancelling the request drops the download (its connection closes).
+        let (cancel, watcher) = cancel_flag(&ctx);
         let result = self
             .blocking("fetch", args, move |inner| {
-                inner.fetch(&p, &mut |bytes, total| {
+                inner.fetch(&p, cancel, &mut |bytes, total| {
                     let _ = tx.send((bytes, total));
                 })
             })
             .await;
+        watcher.abort();
         if let Some(task) = progress {
             let _ = task.await;
         }
@@ -460,9 +463,15 @@ impl Inner {
             .map(|(answer, _)| answer)
     }
 
-    fn fetch(&self, p: &FetchParams, progress: &mut dyn FnMut(u64, Option<u64>)) -> Result<Answer> {
+    fn fetch(
+        &self,
+        p: &FetchParams,
+        cancel: Arc<AtomicBool>,
+        progress: &mut dyn FnMut(u64, Option<u64>),
+    ) -> Result<Answer> {
         let opts = spool_fetch::FetchOptions {
             allow_private: self.settings.allow_private_network,
+            cancel: Some(cancel),
             ..spool_fetch::FetchOptions::default()
         };
         spool_fetch::answer(

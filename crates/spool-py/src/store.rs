@@ -241,6 +241,7 @@ impl Store {
                 let p = by_name::parse::<FetchParams>(tool, args)?;
                 let opts = spool_fetch::FetchOptions {
                     allow_private: self.allow_private_network,
+                    cancel: Some(Arc::clone(&cancel)),
                     ..spool_fetch::FetchOptions::default()
                 };
                 spool_fetch::answer(

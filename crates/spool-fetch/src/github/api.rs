@@ -10,9 +10,6 @@
 //! `[redacted]` in anything the upstream says back.
 
 use std::future::Future;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use spool_core::{Error, ErrorCode, Result, clock};
@@ -26,9 +23,6 @@ const MAX_JSON: usize = 64 << 20;
 /// The most JSON all the answers of one call may hold (up to 50 pages of jobs are read).
 const MAX_JSON_CALL: usize = 128 << 20;
 
-/// How often a cancel flag is looked at.
-const TICK: Duration = Duration::from_millis(50);
-
 /// A client of one API base, for one call.
 pub(crate) struct Api<'a> {
     pub opts: &'a CiOptions,
@@ -37,8 +31,8 @@ pub(crate) struct Api<'a> {
     /// The base as it is stored and shown: no password, no token.
     shown: String,
     secrets: Secrets,
-    rt: tokio::runtime::Runtime,
-    deadline: tokio::time::Instant,
+    /// The call's one deadline and its cancel flag (see `crate::call`).
+    call: crate::call::Call,
     /// JSON read so far in this call.
     json_read: std::cell::Cell<usize>,
 }
@@ -118,25 +112,15 @@ impl<'a> Api<'a> {
                 || crate::guard::literal_refusal(&base).is_some(),
             ..opts.fetch.clone()
         };
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Error::Unavailable {
-                what: "the HTTP client".into(),
-                cause: e.to_string(),
-            })?;
-        let http = {
-            let _entered = rt.enter();
-            crate::async_client(&fetch)?
-        };
+        let call = crate::call::Call::new(&fetch)?;
+        let http = call.client(&fetch, std::sync::Arc::default())?;
         Ok(Self {
             opts,
             http,
             shown: shown_url(&base),
             secrets: Secrets::of(opts, &base),
             base,
-            deadline: tokio::time::Instant::now() + opts.fetch.timeout,
-            rt,
+            call,
             json_read: std::cell::Cell::new(0),
         })
     }
@@ -148,31 +132,13 @@ impl<'a> Api<'a> {
 
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.opts
-            .fetch
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::SeqCst))
+        self.call.is_cancelled()
     }
 
     /// `fut` to its end, or to the call's deadline or its cancel: then it is dropped, and with
     /// it the request and its connection.
     pub fn bounded<T>(&self, what: &str, fut: impl Future<Output = Result<T>>) -> Result<T> {
-        let cancel = self.opts.fetch.cancel.clone();
-        let seconds = self.opts.fetch.timeout.as_secs_f64();
-        self.rt.block_on(async move {
-            tokio::select! {
-                r = fut => r,
-                () = tokio::time::sleep_until(self.deadline) => Err(Error::Timeout {
-                    what: what.to_owned(),
-                    seconds,
-                }),
-                () = cancelled(cancel) => Err(Error::Unavailable {
-                    what: what.to_owned(),
-                    cause: "the call was cancelled".into(),
-                }),
-            }
-        })
+        self.call.run(what, fut)
     }
 
     fn get(&self, path: &str) -> Result<reqwest::Response> {
@@ -357,18 +323,6 @@ impl<'a> Api<'a> {
                 retry_after,
             },
         ))
-    }
-}
-
-/// Waits for `flag` to be set (never, without one).
-async fn cancelled(flag: Option<Arc<AtomicBool>>) {
-    match flag {
-        None => std::future::pending().await,
-        Some(f) => {
-            while !f.load(Ordering::SeqCst) {
-                tokio::time::sleep(TICK).await;
-            }
-        }
     }
 }
 

@@ -380,6 +380,32 @@ fn a_trickle_ends_at_the_deadline_with_what_arrived() {
     );
 }
 
+#[test]
+fn cancelling_a_fetch_ends_it_at_once_not_at_its_deadline() {
+    // Regression (issue 39): a cancelled fetch went on to its deadline (60 s), its connection
+    // open; the blocking client could not be interrupted.
+    let (addr, _log) = start();
+    let (store, _d) = open();
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let opts = FetchOptions {
+        timeout: Duration::from_mins(1),
+        cancel: Some(std::sync::Arc::clone(&cancel)),
+        ..loopback()
+    };
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let started = std::time::Instant::now();
+    let e = get(&store, &format!("http://{addr}/trickle"), false, &opts).unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(3),
+        "it ended on the cancel ({took:?})"
+    );
+    assert!(e.to_string().contains("cancelled"), "{e}");
+}
+
 /// Regression: markdown escaping stored `MCP_DISCOVERY_CACHE` as `MCP\_DISCOVERY\_CACHE`, so
 /// a literal search for it answered "no hits": a false absence. Scripts and styles were stored,
 /// and the navigation around the content too.
