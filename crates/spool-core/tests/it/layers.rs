@@ -33,20 +33,101 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap();
-            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            let code = without_tests(&text);
             let named = edges.entry(top.clone()).or_default();
-            for (at, _) in code.match_indices("crate::") {
-                let name: String = code[at + 7..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() && name != top {
+            for name in crate_paths(&code) {
+                if name != top {
                     named.insert(name);
                 }
             }
         }
     }
     edges
+}
+
+/// `text` without its test code: each item after a `#[cfg(test)]` (a `mod tests { .. }`, a
+/// helper function, an import) is left out to its closing brace or semicolon, and the rest of
+/// the file is read (a first version stopped at the first `#[cfg(test)]`).
+fn without_tests(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let item = &rest[at + "#[cfg(test)]".len()..];
+        // The item ends at its first `;` outside braces, or where its first brace closes.
+        let mut depth = 0usize;
+        let mut end = item.len();
+        for (i, c) in item.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = i + 1;
+                        break;
+                    }
+                }
+                ';' if depth == 0 => {
+                    end = i + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The top-level modules `code` names as `crate::name`, and in groups: `crate::{a, b::c}`.
+fn crate_paths(code: &str) -> BTreeSet<String> {
+    let word = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut names = BTreeSet::new();
+    for (at, _) in code.match_indices("crate::") {
+        let after = &code[at + "crate::".len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            // Each name at the group's first level.
+            let mut depth = 0usize;
+            let mut start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => start = true,
+                    c if start && depth == 0 && !c.is_whitespace() => {
+                        start = false;
+                        let name = word(&group[i..]);
+                        if !name.is_empty() && name != "self" {
+                            names.insert(name);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            let name = word(after);
+            if !name.is_empty() {
+                names.insert(name);
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn test_code_is_left_out_and_grouped_imports_are_read() {
+    let code = "use crate::{envelope::{A, B}, error::Error};\n#[cfg(test)]\nfn helper() { crate::audit::x(); }\nuse crate::store::Store;\n#[cfg(test)]\nmod tests { use crate::render; }\n";
+    let kept = without_tests(code);
+    assert_eq!(
+        crate_paths(&kept).into_iter().collect::<Vec<_>>(),
+        ["envelope", "error", "store"]
+    );
 }
 
 /// The modules `from` reaches through its imports.
