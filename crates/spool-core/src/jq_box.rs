@@ -104,15 +104,20 @@ pub fn set_launcher(launcher: Launcher) -> bool {
     LAUNCHER.set(launcher).is_ok()
 }
 
-/// The launcher set, else this executable with [`BOX_ARG`] (`--nocapture` lets a test binary's
-/// entry write to stdout; the spool binary ignores what follows [`BOX_ARG`]).
+/// The launcher set, else this executable with [`BOX_ARG`] (for a test binary, `--nocapture`
+/// lets its entry write to stdout and `--include-ignored` runs it; the spool binary ignores
+/// what follows [`BOX_ARG`]).
 fn launcher() -> std::io::Result<Launcher> {
     if let Some(set) = LAUNCHER.get() {
         return Ok(set.clone());
     }
     Ok(Launcher {
         program: std::env::current_exe()?,
-        args: vec![BOX_ARG.into(), "--nocapture".into()],
+        args: vec![
+            BOX_ARG.into(),
+            "--nocapture".into(),
+            "--include-ignored".into(),
+        ],
     })
 }
 
@@ -131,11 +136,13 @@ pub fn serve_if_child() {
 }
 
 /// Defines the test a test binary's box is started as (`<test binary> __spool_box`): put it in
-/// every test binary whose tests run a jq program in-process. Run as a test, it does nothing.
+/// every test binary whose tests run a jq program in-process. It is ignored in a test run (it
+/// asserts nothing: it is an entry point), and run only as the box.
 #[macro_export]
 macro_rules! box_entry_for_tests {
     () => {
         #[test]
+        #[ignore = "the jq box's entry point: run as a child process, not as a test"]
         fn __spool_box() {
             $crate::jq_box::serve_if_child();
         }
