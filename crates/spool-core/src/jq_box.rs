@@ -105,19 +105,14 @@ pub fn set_launcher(launcher: Launcher) -> bool {
 }
 
 /// The launcher set, else this executable with [`BOX_ARG`] (for a test binary, `--nocapture`
-/// lets its entry write to stdout and `--include-ignored` runs it; the spool binary ignores
-/// what follows [`BOX_ARG`]).
+/// lets its entry write to stdout; the spool binary ignores what follows [`BOX_ARG`]).
 fn launcher() -> std::io::Result<Launcher> {
     if let Some(set) = LAUNCHER.get() {
         return Ok(set.clone());
     }
     Ok(Launcher {
         program: std::env::current_exe()?,
-        args: vec![
-            BOX_ARG.into(),
-            "--nocapture".into(),
-            "--include-ignored".into(),
-        ],
+        args: vec![BOX_ARG.into(), "--nocapture".into()],
     })
 }
 
@@ -136,17 +131,28 @@ pub fn serve_if_child() {
 }
 
 /// Defines the test a test binary's box is started as (`<test binary> __spool_box`): put it in
-/// every test binary whose tests run a jq program in-process. It is ignored in a test run (it
-/// asserts nothing: it is an entry point), and run only as the box.
+/// every test binary whose tests run a jq program in-process. Started as the box, it serves;
+/// run as a test, it checks that this binary's box answers (a program in, its output out).
 #[macro_export]
 macro_rules! box_entry_for_tests {
     () => {
         #[test]
-        #[ignore = "the jq box's entry point: run as a child process, not as a test"]
         fn __spool_box() {
             $crate::jq_box::serve_if_child();
+            $crate::jq_box::check_entry();
         }
     };
+}
+
+/// What [`box_entry_for_tests!`] checks when run as a test: a program run in this binary's box
+/// gives its output. Panics otherwise (it is a test's assertion).
+#[expect(clippy::missing_panics_doc, reason = "a test's assertion")]
+pub fn check_entry() {
+    let ended = run("[.[] * 2]", &mut &b"[1,2,3]"[..], None);
+    assert!(
+        matches!(&ended, Ok(Ended::Done { out, values: 1, .. }) if out == b"[2,4,6]\n"),
+        "this binary's jq box did not answer: {ended:?}"
+    );
 }
 
 /// What the child says of how it ended: the last line of its stderr, after [`STATUS_MARK`].
