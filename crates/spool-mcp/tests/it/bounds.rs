@@ -5,7 +5,6 @@
 
 use std::time::{Duration, Instant};
 
-use rmcp::model::CallToolRequestParams;
 use serde_json::json;
 use spool_mcp::Settings;
 
@@ -59,24 +58,11 @@ async fn a_program_that_ended_the_server_is_a_tool_error_and_the_server_goes_on(
 
 #[tokio::test]
 async fn cancelling_a_query_kills_its_box() {
-    use rmcp::model::{ClientRequest, Request};
-    use rmcp::service::PeerRequestOptions;
     let h = start(Settings::default()).await;
     let reference = stored_list(&h).await;
-    let params = CallToolRequestParams::new("query").with_arguments(
-        json!({ "ref": reference, "jq": "def f: f; f" })
-            .as_object()
-            .cloned()
-            .unwrap(),
-    );
     let handle = h
-        .client
-        .send_cancellable_request(
-            ClientRequest::CallToolRequest(Request::new(params)),
-            PeerRequestOptions::no_options(),
-        )
-        .await
-        .unwrap();
+        .call_cancellable("query", json!({ "ref": reference, "jq": "def f: f; f" }))
+        .await;
     let mut running = Vec::new();
     for _ in 0..100 {
         running = boxes();

@@ -560,3 +560,65 @@ async fn a_page_with_hidden_tabs_says_they_are_kept_in_every_host() {
     );
     snapshot("fetch_hidden_tabs", &views);
 }
+
+/// The answers issue 39 changed, as each host shows them: a jq program stopped by a bound, an
+/// error whose echoed argument is cut, a word query past its words, a line searched in windows.
+#[tokio::test]
+async fn bounded_answers_in_every_host() {
+    let h = harness(true).await;
+    let r = h
+        .call("run", json!({ "command": "printf '[1,2,3]'" }))
+        .await;
+    let list = structured(&r)["ref"].as_str().unwrap().to_owned();
+    let r = h
+        .call("query", json!({ "ref": list, "jq": "def f: [f]; f" }))
+        .await;
+    assert_eq!(r.is_error, Some(true));
+    let views = check(
+        &r,
+        &["invalid_argument", "recursed deeper than", "hint"],
+        &[],
+    );
+    snapshot("query_stack_bound", &views);
+
+    let r = h
+        .call(
+            "read",
+            json!({ "ref": format!("sp_{}", "x".repeat(5_000)) }),
+        )
+        .await;
+    assert_eq!(r.is_error, Some(true));
+    let views = check(&r, &["chars left out", "hint"], &[]);
+    snapshot("error_argument_cut", &views);
+
+    h.write("notes.txt", numbered(200).as_bytes());
+    let question = (0..40)
+        .map(|i| format!("w{i}x"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let r = h
+        .call(
+            "search",
+            json!({ "path": "notes.txt", "query": format!("quick fox {question}") }),
+        )
+        .await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let views = check(&r, &["10 more words were not used"], &[]);
+    snapshot("word_query_past_its_words", &views);
+
+    let mut long = "y".repeat(9 << 20);
+    long.push_str(" needle\nsecond needle\n");
+    h.write("long.txt", long.as_bytes());
+    let r = h
+        .call("search", json!({ "path": "long.txt", "pattern": "needle" }))
+        .await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let views = check(&r, &["2 hits", "searched in 4 MiB windows"], &[]);
+    snapshot("search_windowed_line", &views);
+    // All hits are shown: the call it names, the first hit in context, works as printed.
+    let reference = structured(&r)["ref"].as_str().unwrap().to_owned();
+    let read = h
+        .call("read", json!({ "ref": reference, "line": 1, "limit": 6 }))
+        .await;
+    assert_eq!(read.is_error, Some(false), "{read:?}");
+}

@@ -39,6 +39,25 @@ impl Harness {
         self.client.call_tool(params).await.unwrap()
     }
 
+    /// Starts `tool` with `args` as a request that can be cancelled, and returns its handle.
+    pub async fn call_cancellable(
+        &self,
+        tool: &str,
+        args: Value,
+    ) -> rmcp::service::RequestHandle<RoleClient> {
+        use rmcp::model::{ClientRequest, Request};
+        use rmcp::service::PeerRequestOptions;
+        let params = CallToolRequestParams::new(tool.to_owned())
+            .with_arguments(args.as_object().cloned().unwrap());
+        self.client
+            .send_cancellable_request(
+                ClientRequest::CallToolRequest(Request::new(params)),
+                PeerRequestOptions::no_options(),
+            )
+            .await
+            .unwrap()
+    }
+
     /// The same, taking the tool's name by value (for helpers that make the call).
     pub async fn call_owned(&self, tool: String, args: Value) -> CallToolResult {
         self.call(&tool, args).await

@@ -226,23 +226,10 @@ async fn list_pages_by_cursor() {
 
 #[tokio::test]
 async fn cancelling_a_run_keeps_what_it_printed() {
-    use rmcp::model::{ClientRequest, Request};
-    use rmcp::service::PeerRequestOptions;
     let h = start(Settings::default()).await;
-    let params = CallToolRequestParams::new("run").with_arguments(
-        json!({ "command": "echo before; sleep 30" })
-            .as_object()
-            .cloned()
-            .unwrap(),
-    );
     let handle = h
-        .client
-        .send_cancellable_request(
-            ClientRequest::CallToolRequest(Request::new(params)),
-            PeerRequestOptions::no_options(),
-        )
-        .await
-        .unwrap();
+        .call_cancellable("run", json!({ "command": "echo before; sleep 30" }))
+        .await;
     tokio::time::sleep(std::time::Duration::from_millis(700)).await;
     handle.cancel(Some("test".into())).await.unwrap();
     // The artifact appears as cancelled, with what was captured.

@@ -9,6 +9,18 @@ use crate::support::Home;
 
 const SPOOL: &str = env!("CARGO_BIN_EXE_spool");
 
+/// These tests mount a tiny tmpfs in a mount namespace of their own: they fail, saying so,
+/// where that cannot be done (never skipped, never counted as passed).
+fn needs_a_mount_namespace() {
+    assert!(
+        Command::new("unshare")
+            .args(["-m", "true"])
+            .status()
+            .is_ok_and(|s| s.success()),
+        "this test needs `unshare -m` (root) to mount a tiny tmpfs"
+    );
+}
+
 #[test]
 fn a_file_size_limit_stops_the_capture_and_the_answer_says_so() {
     let home = Home::new();
@@ -37,13 +49,7 @@ fn a_file_size_limit_stops_the_capture_and_the_answer_says_so() {
 
 #[test]
 fn a_full_disk_keeps_what_reached_it_and_gc_seals_it_once_there_is_room() {
-    assert!(
-        Command::new("unshare")
-            .args(["-m", "true"])
-            .status()
-            .is_ok_and(|s| s.success()),
-        "this test needs `unshare -m` (root) to mount a tiny tmpfs"
-    );
+    needs_a_mount_namespace();
     let mount = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     // In a mount namespace of its own: a 2 MiB tmpfs as SPOOL_HOME, then room again.
@@ -128,13 +134,7 @@ fn gc_removes_files_no_artifact_names_and_says_so() {
 /// with what to do, never `internal` (regression, issue 39: all three said `internal`).
 #[test]
 fn a_full_disk_is_said_as_the_disk_by_query_word_search_and_map() {
-    assert!(
-        Command::new("unshare")
-            .args(["-m", "true"])
-            .status()
-            .is_ok_and(|s| s.success()),
-        "this test needs `unshare -m` (root) to mount a tiny tmpfs"
-    );
+    needs_a_mount_namespace();
     let mount = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     let code = tempfile::tempdir().unwrap();
