@@ -47,11 +47,7 @@ pub fn serve() -> u8 {
 const MAX_WORDS: usize = 1_000;
 
 fn shorten(why: &mut String) {
-    if let Some((at, _)) = why.char_indices().nth(MAX_WORDS) {
-        let total = why.chars().count();
-        why.truncate(at);
-        why.push_str(&format!("… ({} more chars)", total - MAX_WORDS));
-    }
+    *why = crate::clip::clipped(std::mem::take(why), MAX_WORDS);
 }
 
 /// The kernel's bounds on this process; none can be raised again by what runs after (the hard
