@@ -2,15 +2,15 @@
 //! CLI) is one [`Answer`], produced by [`respond`], which times the request, records it in the
 //! audit (an error too), and hands it back to be rendered in the caller's dialect.
 //!
-//! The requests every front end shares (read, search, list, artifacts, run) are parsed into
-//! the typed arguments of [`tools`] and checked there once, so the CLI and MCP agree on
-//! defaults and bounds.
+//! The tools themselves (their arguments, checks and defaults) are defined once, in the tool
+//! table of spool-toolset; each runs its engine in a [`Context`] and answers here.
 
-pub mod by_name;
-pub mod params;
+mod context;
+mod found;
 pub mod rendered;
-pub mod tools;
 
+pub use context::Context;
+pub use found::found_window;
 pub use rendered::{Rendered, rendered};
 
 use std::time::Instant;

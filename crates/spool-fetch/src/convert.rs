@@ -242,9 +242,9 @@ fn sniff_html(body: &[u8]) -> bool {
     head.contains("<html") || head.contains("<!doctype html")
 }
 
-impl From<spool_core::answer::params::FormatArg> for Format {
-    fn from(f: spool_core::answer::params::FormatArg) -> Self {
-        use spool_core::answer::params::FormatArg;
+impl From<crate::FormatArg> for Format {
+    fn from(f: crate::FormatArg) -> Self {
+        use crate::FormatArg;
         match f {
             FormatArg::Markdown => Self::Markdown,
             FormatArg::Text => Self::Text,

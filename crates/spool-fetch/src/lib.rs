@@ -11,6 +11,7 @@ mod fuzz;
 pub mod github;
 pub mod guard;
 mod page;
+mod params;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -22,6 +23,7 @@ use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::{Error, Result, Store, clock};
 
 pub use convert::Format;
+pub use params::{CiLogParams, FetchParams, FormatArg};
 
 /// Limits and permissions of fetching.
 #[derive(Debug, Clone)]
@@ -165,7 +167,7 @@ pub fn fetch(
 }
 
 /// A fetch's arguments as the audit records them: a password in the URL is used, not recorded.
-pub fn audited_arguments(p: &spool_core::answer::params::FetchParams) -> Value {
+pub fn audited_arguments(p: &FetchParams) -> Value {
     let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
     v["url"] = Value::String(redacted_str(&p.url));
     v
@@ -175,7 +177,7 @@ pub fn audited_arguments(p: &spool_core::answer::params::FetchParams) -> Value {
 /// its head shown under `cap`.
 pub fn answer(
     store: &Store,
-    p: &spool_core::answer::params::FetchParams,
+    p: &FetchParams,
     opts: &FetchOptions,
     cap: spool_core::Cap,
     progress: &mut dyn FnMut(u64, Option<u64>),
@@ -192,7 +194,7 @@ pub fn answer(
     let fetched = fetch(store, &p.url, format, p.refresh, opts, progress)?;
     let reference = &fetched.meta.reference;
     let envelope = if let Some(find) = &find {
-        spool_core::answer::tools::found_window(store, reference, find, None, cap, &fetched.notes)?
+        spool_core::answer::found_window(store, reference, find, None, cap, &fetched.notes)?
     } else {
         let reader = store.open_artifact(reference)?;
         spool_core::window::window_with_notes(

@@ -16,6 +16,7 @@ mod focus;
 mod lang;
 mod lean;
 mod page;
+mod params;
 mod rank;
 mod read;
 mod tags;
@@ -23,10 +24,10 @@ mod text;
 
 use spool_core::Result;
 use spool_core::answer::Answer;
-use spool_core::answer::params::MapParams;
-use spool_core::answer::tools::Context;
+use spool_core::answer::Context;
 
 pub use lang::Lang;
+pub use params::MapParams;
 pub use read::MAX_FILE_BYTES;
 
 /// The cap of a map answer when none is asked for (Aider's `--map-tokens` default).

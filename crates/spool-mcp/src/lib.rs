@@ -4,9 +4,8 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod answer;
-pub mod args;
-mod descriptions;
 pub mod http;
+mod instructions;
 pub mod schema;
 mod server;
 

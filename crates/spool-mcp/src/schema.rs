@@ -37,6 +37,16 @@ fn one_of(answer: &Value) -> Arc<JsonObject> {
     Arc::new(schema.as_object().cloned().unwrap_or_default())
 }
 
+/// The output schema of a tool whose answers are `output`.
+pub fn output(output: spool_toolset::Output) -> Arc<JsonObject> {
+    match output {
+        spool_toolset::Output::Envelope => envelope(),
+        spool_toolset::Output::Search => search(),
+        spool_toolset::Output::Page => page(),
+        spool_toolset::Output::Map => map(),
+    }
+}
+
 /// The envelope, `content` included.
 pub fn envelope() -> Arc<JsonObject> {
     one_of(&envelope_shape())

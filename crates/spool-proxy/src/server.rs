@@ -212,9 +212,9 @@ impl ProxyServer {
             Err(Failure::Upstream(e))
                 if e.code == rmcp::model::ErrorCode::INVALID_PARAMS
                     && let Some(args) = arguments.as_object()
-                    && let Some(misfit) = spool_mcp::args::misfit(&tool.input_schema, args) =>
+                    && let Some(misfit) = spool_toolset::misfit(&tool.input_schema, args) =>
             {
-                let err = spool_mcp::args::invalid(name, &misfit, Some(&e.message));
+                let err = spool_toolset::invalid(name, &misfit, Some(&e.message));
                 return Ok(self.tool_error(name, &arguments, &err, ms));
             }
             Err(Failure::Upstream(e)) => return Err(e),

@@ -9,25 +9,21 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use serde_json::{Value, json};
-use spool_core::answer::params::{CiLogParams, FetchParams, MapParams, PutParams};
-use spool_core::answer::{Answer, by_name, respond, tools};
-use spool_core::exec::RunControl;
+use spool_core::answer::{Answer, respond};
 use spool_core::fit::Forms;
 use spool_core::roots::Roots;
 use spool_core::{Cap, Error, Result};
+use spool_toolset::{CiFrom, Control, Setup, ToolSet, Wording};
 
 use crate::call::{Answered, error, interruptible, rendered};
 
 #[pyclass(frozen, module = "spool._native")]
 pub struct Store {
-    inner: Arc<spool_core::Store>,
-    roots: Roots,
+    /// The tools, over the store and the roots (`run` left out with `no_run`).
+    tools: ToolSet,
     /// The home it was opened in (the store itself sits in `home/store-v1`).
     home: PathBuf,
     max_tokens: u64,
-    allow_private_network: bool,
-    no_run: bool,
-    run_timeout: Duration,
 }
 
 /// How long a command may run when the store names no limit: `spool serve`'s default.
@@ -64,14 +60,22 @@ impl Store {
         let home = home.unwrap_or_else(spool_core::Store::default_home);
         let opened = py.detach(|| open(&home, max_tokens, roots, &trust));
         let (store, roots) = opened.map_err(|e| error(py, &e))?;
+        // Both forms fit a cap alone, since a harness hands the model one of them.
+        let cap = move |asked: Option<u64>| Cap::asked_or(asked, max_tokens).sending(Forms::Both);
+        let mut setup = Setup::new(Arc::new(store), roots, cap);
+        setup.run_timeout = Some(run_timeout);
+        setup.run_timeout_max = Some(run_timeout);
+        setup.allow_private_network = allow_private_network;
+        setup.ci = CiFrom::SettingsIn(home.clone());
+        let mut tools = ToolSet::new(setup);
+        // A store opened with `no_run` has no `run`, as `spool serve --no-run` has none.
+        if no_run {
+            tools = tools.without("run");
+        }
         Ok(Self {
-            inner: Arc::new(store),
-            roots,
+            tools,
             home,
             max_tokens,
-            allow_private_network,
-            no_run,
-            run_timeout,
         })
     }
 
@@ -84,7 +88,7 @@ impl Store {
     /// The directories reads stay inside.
     #[getter]
     fn roots(&self) -> Vec<PathBuf> {
-        self.roots.dirs().to_vec()
+        self.tools.setup().roots.dirs().to_vec()
     }
 
     /// The cap of an answer that names none, in tokens.
@@ -109,7 +113,8 @@ impl Store {
                     ));
                 }
             };
-            respond(&self.inner, tool, &args, || self.answer(tool, &args, flag))
+            self.tools
+                .call(tool, &args, Control::cancelled_by(flag), Wording::ByPath)
                 .and_then(|a| rendered(&a))
         })?;
         outcome.map_err(|e| error(py, &e))
@@ -136,13 +141,7 @@ impl Store {
                 "preview": preview,
                 "max_tokens": max_tokens,
             });
-            let mut audited = args.clone();
-            audited["bytes"] = Value::from(data.len());
-            respond(&self.inner, "put", &audited, || {
-                let p = by_name::parse::<PutParams>("put", &args)?;
-                self.with_context(|cx| by_name::put(cx, &p, data))
-            })
-            .and_then(|a| rendered(&a))
+            self.tools.put(&args, data).and_then(|a| rendered(&a))
         })?;
         outcome.map_err(|e| error(py, &e))
     }
@@ -153,10 +152,14 @@ impl Store {
     fn audit(&self, py: Python<'_>, reference: Option<&str>, limit: usize) -> PyResult<String> {
         let outcome = py.detach(|| -> Result<String> {
             let args = json!({ "ref": reference, "limit": limit });
-            let answer = respond(&self.inner, "audit", &args, || {
+            let answer = respond(self.tools.store(), "audit", &args, || {
                 Ok(match &reference {
-                    Some(r) => Answer::OfRef(Box::new(spool_core::audit::for_ref(&self.inner, r)?)),
-                    None => Answer::Recent(spool_core::audit::recent(&self.inner, limit, None)?),
+                    Some(r) => {
+                        Answer::OfRef(Box::new(spool_core::audit::for_ref(self.tools.store(), r)?))
+                    }
+                    None => {
+                        Answer::Recent(spool_core::audit::recent(self.tools.store(), limit, None)?)
+                    }
                 })
             })?;
             Ok(match answer {
@@ -204,7 +207,7 @@ fn open(
         })?],
     };
     let roots = Roots::new(&dirs)?;
-    let store = spool_tools::open_store(Some(home))?;
+    let store = spool_toolset::config::open_store(Some(home))?;
     let principal = spool_core::access::server_principal("python", roots.dirs());
     store.set_principal(principal.clone());
     store.confine(spool_core::access::Access::new(
@@ -213,71 +216,4 @@ fn open(
         trust,
     ));
     Ok((store, roots))
-}
-
-impl Store {
-    /// The cap of an answer that asked for `asked` tokens: both forms fit it alone, since a
-    /// harness hands the model one of them.
-    fn cap(&self, asked: Option<u64>) -> Cap {
-        Cap::asked_or(asked, self.max_tokens).sending(Forms::Both)
-    }
-
-    fn with_context<T>(&self, f: impl FnOnce(&tools::Context<'_>) -> T) -> T {
-        let cap = |asked: Option<u64>| self.cap(asked);
-        let cx = tools::Context {
-            store: &self.inner,
-            roots: &self.roots,
-            cap: &cap,
-            run_timeout: Some(self.run_timeout),
-            run_timeout_max: Some(self.run_timeout),
-            search_budget: spool_core::search::tree::DEFAULT_BUDGET,
-        };
-        f(&cx)
-    }
-
-    fn answer(&self, tool: &str, args: &Value, cancel: Arc<AtomicBool>) -> Result<Answer> {
-        match tool {
-            "fetch" => {
-                let p = by_name::parse::<FetchParams>(tool, args)?;
-                let opts = spool_fetch::FetchOptions {
-                    allow_private: self.allow_private_network,
-                    cancel: Some(Arc::clone(&cancel)),
-                    ..spool_fetch::FetchOptions::default()
-                };
-                spool_fetch::answer(
-                    &self.inner,
-                    &p,
-                    &opts,
-                    self.cap(p.max_tokens),
-                    &mut |_, _| {},
-                )
-            }
-            "ci_log" => {
-                let p = by_name::parse::<CiLogParams>(tool, args)?;
-                let mut opts = spool_tools::ci_options_in(&self.home)?;
-                opts.fetch.allow_private |= self.allow_private_network;
-                opts.fetch.cancel = Some(Arc::clone(&cancel));
-                spool_fetch::github::answer(&self.inner, &p, &opts, self.cap(p.max_tokens))
-            }
-            "map" => {
-                let p = by_name::parse::<MapParams>(tool, args)?;
-                self.with_context(|cx| spool_map::answer(cx, &p))
-            }
-            _ if by_name::CORE_TOOLS.contains(&tool) && !(self.no_run && tool == "run") => {
-                let control = RunControl {
-                    cancel,
-                    progress: None,
-                    started: None,
-                };
-                self.with_context(|cx| by_name::call(cx, tool, args, control))
-            }
-            // A store opened with `no_run` has no `run`, as `spool serve --no-run` has none.
-            other => {
-                let mut known = by_name::CORE_TOOLS.to_vec();
-                known.retain(|t| !(self.no_run && *t == "run"));
-                known.extend(["fetch", "ci_log", "map"]);
-                Err(by_name::unknown(other, &known))
-            }
-        }
-    }
 }

@@ -62,7 +62,7 @@ pub enum PreviewArg {
     HeadTail,
 }
 
-impl From<PreviewArg> for spool_core::answer::params::PreviewArg {
+impl From<PreviewArg> for spool_toolset::tools::PreviewArg {
     fn from(p: PreviewArg) -> Self {
         match p {
             PreviewArg::Head => Self::Head,
@@ -435,7 +435,7 @@ pub enum FormatArg {
     Raw,
 }
 
-impl From<FormatArg> for spool_core::answer::params::FormatArg {
+impl From<FormatArg> for spool_fetch::FormatArg {
     fn from(f: FormatArg) -> Self {
         match f {
             FormatArg::Markdown => Self::Markdown,

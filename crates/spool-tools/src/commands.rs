@@ -14,9 +14,11 @@ mod search;
 mod serve;
 mod wrap;
 
-use serde_json::Value;
-use spool_core::answer::{Answer, tools};
+use std::sync::Arc;
+
+use spool_core::answer::Answer;
 use spool_core::{Error, Store};
+use spool_toolset::{CiFrom, Control, Setup, Tool, ToolSet};
 
 use crate::cli::Command;
 
@@ -69,57 +71,45 @@ pub fn ref_or_path(target: &str) -> Result<(Option<String>, Option<String>), Err
     Ok((None, Some(absolute(target)?)))
 }
 
-/// The tool's arguments as the audit records them.
-pub fn args_of<P: serde::Serialize>(p: &P) -> Value {
-    serde_json::to_value(p).unwrap_or(Value::Null)
+/// The tools as the person at the command line has them: the whole file system readable, a
+/// command's time unlimited, answers capped for a terminal or (`--json`, a pipe) for an agent,
+/// the network's private addresses only when `allow_private_network`.
+pub fn toolset(
+    store: &Arc<Store>,
+    json: bool,
+    allow_private_network: bool,
+) -> Result<ToolSet, Error> {
+    let roots = everything()?;
+    let fallback = default_max_tokens(json);
+    let cap_of = move |asked: Option<u64>| spool_core::Cap {
+        given: asked.is_some(),
+        ..cap(asked.unwrap_or(fallback), json)
+    };
+    let mut setup = Setup::new(Arc::clone(store), roots, cap_of);
+    setup.allow_private_network = allow_private_network;
+    setup.ci = CiFrom::SettingsIn(Store::default_home());
+    Ok(ToolSet::new(setup))
 }
 
-/// Runs a command through the answer pipeline: its flags parsed into the tool's arguments
-/// (a bad flag is an answer too, audited with the command line as typed), then produced,
-/// timed and audited in `spool_core::answer`.
-pub fn answered<P: serde::Serialize>(
-    store: &Store,
-    tool: &str,
+/// Answers the tool `T` from a command's flags, through the tool set (answered, timed and
+/// audited there); flags that make no arguments are an answer too, audited with the command
+/// line as typed.
+pub fn answered<T: Tool>(
+    store: &Arc<Store>,
     json: bool,
-    parse: impl FnOnce() -> Result<P, Error>,
-    produce: impl FnOnce(&tools::Context<'_>, &P) -> Result<Answer, Error>,
-) -> Result<Answer, Error> {
-    answered_as(store, tool, json, parse, args_of, produce)
-}
-
-/// [`answered`], with the arguments recorded as `record` writes them.
-pub fn answered_as<P>(
-    store: &Store,
-    tool: &str,
-    json: bool,
-    parse: impl FnOnce() -> Result<P, Error>,
-    record: impl FnOnce(&P) -> Value,
-    produce: impl FnOnce(&tools::Context<'_>, &P) -> Result<Answer, Error>,
+    allow_private_network: bool,
+    parse: impl FnOnce() -> Result<T::Params, Error>,
+    control: Control,
 ) -> Result<Answer, Error> {
     let p = match parse() {
         Ok(p) => p,
         Err(err) => {
-            let typed = crate::command_line();
-            let typed = serde_json::json!({ "command_line": typed });
-            spool_core::answer::record_error(store, tool, &typed, &err, 0);
+            let typed = serde_json::json!({ "command_line": crate::command_line() });
+            spool_core::answer::record_error(store, T::NAME, &typed, &err, 0);
             return Err(err);
         }
     };
-    let roots = everything()?;
-    let fallback = default_max_tokens(json);
-    let cap_of = |asked: Option<u64>| spool_core::Cap {
-        given: asked.is_some(),
-        ..cap(asked.unwrap_or(fallback), json)
-    };
-    let cx = tools::Context {
-        store,
-        roots: &roots,
-        cap: &cap_of,
-        run_timeout: None,
-        run_timeout_max: None,
-        search_budget: spool_core::search::tree::DEFAULT_BUDGET,
-    };
-    spool_core::answer::respond(store, tool, &record(&p), || produce(&cx, &p))
+    toolset(store, json, allow_private_network)?.answer::<T>(p, control)
 }
 
 /// A person at the command line may read whatever they can: the whole file system is a root,

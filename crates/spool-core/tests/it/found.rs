@@ -5,14 +5,12 @@
 use std::fmt::Write as _;
 
 use serde_json::json;
-use spool_core::answer::params::ReadParams;
-use spool_core::answer::tools::{self, Context};
-use spool_core::answer::{Answer, tools::found_window};
+use spool_core::answer::found_window;
 use spool_core::envelope::{Block, Envelope};
 use spool_core::render::{Dialect, banner, envelope_text};
 use spool_core::search::{Find, Query};
 use spool_core::store::Store;
-use spool_core::{Cap, ErrorCode, tokens};
+use spool_core::{Cap, tokens};
 
 use crate::support::{put, settings_page, store};
 
@@ -245,70 +243,6 @@ fn a_log_keeps_its_tail_beside_what_was_found() {
     // The passage first, then the log's real last lines.
     assert_eq!(e.shown[0].start, 100);
     assert_eq!(e.shown.last().unwrap().end, 5_001);
-}
-
-fn read(store: &Store, p: serde_json::Value) -> spool_core::Result<Answer> {
-    let roots = spool_core::roots::Roots::new(&[std::env::temp_dir()]).unwrap();
-    let cap = |asked: Option<u64>| Cap::new(asked.unwrap_or(8_000));
-    let cx = Context {
-        store,
-        roots: &roots,
-        cap: &cap,
-        run_timeout: None,
-        run_timeout_max: None,
-        search_budget: std::time::Duration::from_secs(10),
-    };
-    let p: ReadParams = serde_json::from_value(p).unwrap();
-    tools::read(&cx, &p)
-}
-
-#[test]
-fn a_read_takes_words_or_a_pattern_and_refuses_what_does_not_go_with_them() {
-    let s = store();
-    let meta = put(&s.store, settings_page().as_bytes());
-    let r = meta.reference.as_str();
-    let Answer::Envelope(e) = read(&s.store, json!({ "ref": r, "query": QUESTION })).unwrap()
-    else {
-        panic!("not an envelope")
-    };
-    assert!(e.found.as_ref().unwrap().best[0].shown);
-    let Answer::Envelope(e) = read(
-        &s.store,
-        json!({ "ref": r, "pattern": "mcp_discovery", "case_insensitive": true, "preview": "tail" }),
-    )
-    .unwrap() else {
-        panic!("not an envelope")
-    };
-    assert_eq!(e.found.as_ref().unwrap().hit_count, 1);
-    assert_eq!(
-        e.shown.last().unwrap().end,
-        311,
-        "the tail asked for is kept"
-    );
-    for (args, says) in [
-        (
-            json!({ "ref": r, "query": "a b", "pattern": "x" }),
-            "cannot be asked for together",
-        ),
-        (
-            json!({ "ref": r, "query": "cache", "line": 3 }),
-            "not inside a range",
-        ),
-        (json!({ "ref": r, "literal": true }), "go with a `pattern`"),
-        (
-            json!({ "ref": r, "query": "cache", "cursor": "c" }),
-            "does not go with",
-        ),
-        (json!({ "ref": r, "pattern": "(" }), "invalid pattern"),
-        (
-            json!({ "ref": r, "query": "the to at" }),
-            "no words to look for",
-        ),
-    ] {
-        let err = read(&s.store, args.clone()).unwrap_err();
-        assert_eq!(err.code(), ErrorCode::InvalidArgument, "{args}");
-        assert!(err.to_string().contains(says), "{args}: {err}");
-    }
 }
 
 #[test]

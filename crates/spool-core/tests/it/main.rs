@@ -1,7 +1,6 @@
 //! Integration tests of spool-core: one binary, one module per area.
 #![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
-mod by_name;
 mod claims;
 mod escape;
 mod exec;
@@ -13,7 +12,6 @@ mod items;
 mod jq_bounds;
 mod layers;
 mod long_lines;
-mod oracle;
 mod query;
 mod ranked;
 mod reflink;

@@ -5,6 +5,12 @@ use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::{Store, StoreConfig};
 use tempfile::TempDir;
 
+// Text fixtures shared with the tool table's tests (a path, not a dependency: the support
+// crate depends on spool-core).
+#[path = "../../../spool-test-support/src/text.rs"]
+mod text;
+pub use text::{numbered_lines, settings_page};
+
 pub struct TestStore {
     pub store: Store,
     pub dir: TempDir,
@@ -37,35 +43,6 @@ pub fn put(store: &Store, bytes: &[u8]) -> ArtifactMeta {
         .unwrap();
     drop(store.open_artifact(&meta.reference).unwrap());
     meta
-}
-
-/// `n` numbered lines: `line 1: ...`.
-pub fn numbered_lines(n: usize) -> String {
-    use std::fmt::Write as _;
-    (1..=n).fold(String::new(), |mut s, i| {
-        let _ = writeln!(s, "line {i}: the quick brown fox jumps over the lazy dog");
-        s
-    })
-}
-
-/// A settings page: 300 ordinary rows, distractors that share words with the question, and
-/// the row that answers it, named by a variable the question does not name.
-pub fn settings_page() -> String {
-    let mut page = String::from("# Environment variables\n\n| Variable | Purpose |\n|---|---|\n");
-    for i in 0..300 {
-        page.push_str(&format!(
-            "| SETTING_{i} | Controls ordinary behaviour number {i}. |\n"
-        ));
-        if i == 260 {
-            page.push_str("| CONNECT_TIMEOUT_MS | How long connecting to a server may take. |\n");
-            page.push_str("| STARTUP_BANNER | Skip the banner shown at startup. |\n");
-            page.push_str("| REMOTE_LOG_LEVEL | Log level of remote servers. |\n");
-            page.push_str("| MCP_DISCOVERY_CACHE | Set to 1 to skip connecting to remote MCP servers at every startup; their tools load from the cache. |\n");
-            page.push_str("| SERVER_LIST | The servers to list. |\n");
-        }
-    }
-    page.push_str("\nSome closing paragraph about servers in general.\n");
-    page
 }
 
 /// Runs git in `dir` (as a fixed author) and gives its output, trimmed; fails the test when
@@ -112,25 +89,4 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// reuse lets the tick pass first.
 pub fn settle() {
     std::thread::sleep(std::time::Duration::from_millis(30));
-}
-
-/// The tools over `store` with `root` as the one root, answers capped at `cap` tokens unless
-/// they ask for another.
-pub fn with_cx<T>(
-    store: &Store,
-    root: &std::path::Path,
-    cap: u64,
-    f: impl FnOnce(&spool_core::answer::tools::Context<'_>) -> T,
-) -> T {
-    let roots = spool_core::roots::Roots::new(&[root.to_owned()]).unwrap();
-    let cap_of = |asked: Option<u64>| spool_core::Cap::new(asked.unwrap_or(cap));
-    let cx = spool_core::answer::tools::Context {
-        store,
-        roots: &roots,
-        cap: &cap_of,
-        run_timeout: None,
-        run_timeout_max: None,
-        search_budget: spool_core::search::tree::DEFAULT_BUDGET,
-    };
-    f(&cx)
 }

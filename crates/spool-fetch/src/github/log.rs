@@ -1,9 +1,9 @@
 //! `ci_log`: one job's log of one attempt, stored once and read as a log (the tail), with the
 //! attempt it pinned, the step that failed, and the calls to the other jobs and attempts.
 
+use crate::CiLogParams;
 use serde_json::{Value, json};
 use spool_core::answer::Answer;
-use spool_core::answer::params::CiLogParams;
 use spool_core::envelope::{ArtifactState, CiVersion, NextCall, ReasonCode, Source, Version};
 use spool_core::search::{Paging, Query, search_artifact};
 use spool_core::store::NewArtifact;

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use spool_core::answer::Answer;
-use spool_core::answer::params::CiLogParams;
 use spool_core::{Cap, ErrorCode, Store, StoreConfig};
+use spool_fetch::CiLogParams;
 use spool_fetch::FetchOptions;
 use spool_fetch::github::{CiOptions, answer};
 use spool_test_support::actions::{self, Actions, Shared, TOKEN, job};

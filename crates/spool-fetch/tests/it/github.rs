@@ -3,11 +3,11 @@
 use std::sync::{Arc, Mutex};
 
 use spool_core::answer::Answer;
-use spool_core::answer::params::CiLogParams;
 use spool_core::envelope::{Envelope, ReasonCode};
 use spool_core::render::{Dialect, banner};
 use spool_core::window::{WindowRequest, read_window};
 use spool_core::{Cap, ErrorCode, Store, StoreConfig};
+use spool_fetch::CiLogParams;
 use spool_fetch::FetchOptions;
 use spool_fetch::github::{CiOptions, answer};
 

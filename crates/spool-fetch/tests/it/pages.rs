@@ -505,7 +505,7 @@ fn a_fetch_given_the_question_answers_it_in_its_first_answer() {
     let (store, _d) = open();
     let url = format!("http://{addr}/settings");
     let question = "skip connecting to remote servers at startup";
-    let p = spool_core::answer::params::FetchParams {
+    let p = spool_fetch::FetchParams {
         url: url.clone(),
         format: None,
         refresh: false,
@@ -546,7 +546,7 @@ fn a_fetch_given_the_question_answers_it_in_its_first_answer() {
     );
     // A bad regex is refused before anything is downloaded.
     let before = log.requests.lock().unwrap().len();
-    let bad = spool_core::answer::params::FetchParams {
+    let bad = spool_fetch::FetchParams {
         query: None,
         pattern: Some("(".into()),
         ..p
@@ -625,7 +625,7 @@ fn every_answer_about_a_main_content_copy_says_so_and_offers_the_rest() {
         spool_core::search::Find::from_args("read", None, Some("Navigation link"), true, false)
             .unwrap()
             .unwrap();
-    let e = spool_core::answer::tools::found_window(
+    let e = spool_core::answer::found_window(
         &store,
         &first.meta.reference,
         &find,

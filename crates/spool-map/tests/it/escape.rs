@@ -6,12 +6,12 @@
 
 use serde_json::json;
 use spool_core::answer::Answer;
-use spool_core::answer::params::MapParams;
-use spool_core::answer::tools::Context;
+use spool_core::answer::Context;
 use spool_core::render::Dialect;
 use spool_core::roots::Roots;
 use spool_core::window::{WindowRequest, read_window};
 use spool_core::{Cap, Store, StoreConfig};
+use spool_map::MapParams;
 use spool_test_support::flipping::Flipping;
 
 /// Maps `path` 300 times while the root's `d` flips: (maps made, maps naming an outside file,

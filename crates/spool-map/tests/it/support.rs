@@ -4,11 +4,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 use spool_core::answer::Answer;
-use spool_core::answer::params::MapParams;
-use spool_core::answer::tools::Context;
+use spool_core::answer::Context;
 use spool_core::envelope::Envelope;
 use spool_core::roots::Roots;
 use spool_core::{Cap, Result, Store, StoreConfig};
+use spool_map::MapParams;
 
 pub struct Fixture {
     /// The store's folder, removed with the fixture.

@@ -1,13 +1,15 @@
 //! `spool artifacts`
 
-use spool_core::answer::params::ArtifactsParams;
-use spool_core::answer::tools;
+use std::sync::Arc;
+
 use spool_core::{Error, Store};
+use spool_toolset::Control;
+use spool_toolset::tools::{Artifacts, ArtifactsParams};
 
 use crate::cli::ArtifactsArgs;
 use crate::output;
 
-pub fn artifacts(store: &Store, args: &ArtifactsArgs) -> Result<u8, Error> {
+pub fn artifacts(store: &Arc<Store>, args: &ArtifactsArgs) -> Result<u8, Error> {
     let json = args.common.json;
     let params = || {
         Ok(ArtifactsParams {
@@ -17,7 +19,7 @@ pub fn artifacts(store: &Store, args: &ArtifactsArgs) -> Result<u8, Error> {
             max_tokens: Some(args.max_tokens),
         })
     };
-    let answer = super::answered(store, "artifacts", json, params, tools::artifacts)?;
+    let answer = super::answered::<Artifacts>(store, json, false, params, Control::default())?;
     output::answer(&answer, json);
     Ok(0)
 }

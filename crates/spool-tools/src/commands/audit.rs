@@ -71,11 +71,12 @@ fn row_text(row: &AuditRow) -> String {
 }
 
 pub fn audit(store: &Store, args: &AuditArgs) -> Result<u8, Error> {
-    let params = || Ok(serde_json::json!({ "ref": args.reference, "limit": args.limit }));
-    let answer = super::answered(store, "audit", args.common.json, params, |cx, _| {
+    // The command line's own answer, not a tool's: timed and audited like one.
+    let asked = serde_json::json!({ "ref": args.reference, "limit": args.limit });
+    let answer = spool_core::answer::respond(store, "audit", &asked, || {
         Ok(match &args.reference {
-            Some(reference) => Answer::OfRef(Box::new(for_ref(cx.store, reference)?)),
-            None => Answer::Recent(recent(cx.store, args.limit, None)?),
+            Some(reference) => Answer::OfRef(Box::new(for_ref(store, reference)?)),
+            None => Answer::Recent(recent(store, args.limit, None)?),
         })
     })?;
     match answer {

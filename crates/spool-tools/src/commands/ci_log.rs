@@ -1,15 +1,17 @@
 //! `spool ci-log OWNER/REPO RUN_ID [--attempt N] [--job J]`
 
-use spool_core::answer::params::CiLogParams;
+use std::sync::Arc;
+
 use spool_core::{Error, Store};
+use spool_fetch::CiLogParams;
+use spool_toolset::Control;
+use spool_toolset::tools::CiLog;
 
 use crate::cli::CiLogArgs;
 use crate::output;
 
-pub fn ci_log(store: &Store, args: &CiLogArgs) -> Result<u8, Error> {
+pub fn ci_log(store: &Arc<Store>, args: &CiLogArgs) -> Result<u8, Error> {
     let json = args.common.json;
-    let mut opts = crate::ci_options()?;
-    opts.fetch.allow_private = args.allow_private_network;
     let params = || {
         Ok(CiLogParams {
             repo: args.repo.clone(),
@@ -19,9 +21,13 @@ pub fn ci_log(store: &Store, args: &CiLogArgs) -> Result<u8, Error> {
             max_tokens: args.max_tokens,
         })
     };
-    let mut answer = super::answered(store, "ci_log", json, params, |cx, p| {
-        spool_fetch::github::answer(cx.store, p, &opts, (cx.cap)(p.max_tokens))
-    })?;
+    let mut answer = super::answered::<CiLog>(
+        store,
+        json,
+        args.allow_private_network,
+        params,
+        Control::default(),
+    )?;
     super::note_terminal_size(&mut answer, args.max_tokens, json);
     output::answer(&answer, json);
     Ok(0)

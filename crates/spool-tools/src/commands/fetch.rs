@@ -1,9 +1,12 @@
 //! `spool fetch URL`
 
+use std::sync::Arc;
+
 use spool_core::answer::Answer;
-use spool_core::answer::params::FetchParams;
 use spool_core::{Error, Store};
-use spool_fetch::FetchOptions;
+use spool_fetch::FetchParams;
+use spool_toolset::Control;
+use spool_toolset::tools::Fetch;
 
 use crate::cli::FetchArgs;
 use crate::output;
@@ -12,12 +15,8 @@ use crate::output;
 /// same): the page is stored and shown, but it is not the page that was asked for.
 const HTTP_ERROR: u8 = 22;
 
-pub fn fetch(store: &Store, args: &FetchArgs) -> Result<u8, Error> {
+pub fn fetch(store: &Arc<Store>, args: &FetchArgs) -> Result<u8, Error> {
     let json = args.common.json;
-    let opts = FetchOptions {
-        allow_private: args.allow_private_network,
-        ..FetchOptions::default()
-    };
     let params = || {
         Ok(FetchParams {
             url: args.url.clone(),
@@ -30,13 +29,12 @@ pub fn fetch(store: &Store, args: &FetchArgs) -> Result<u8, Error> {
             case_insensitive: args.find.ignore_case,
         })
     };
-    let mut answer = super::answered_as(
+    let mut answer = super::answered::<Fetch>(
         store,
-        "fetch",
         json,
+        args.allow_private_network,
         params,
-        spool_fetch::audited_arguments,
-        |cx, p| spool_fetch::answer(cx.store, p, &opts, (cx.cap)(p.max_tokens), &mut |_, _| {}),
+        Control::default(),
     )?;
     super::note_terminal_size(&mut answer, args.max_tokens, json);
     output::answer(&answer, json);

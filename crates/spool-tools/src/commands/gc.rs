@@ -9,13 +9,10 @@ use crate::cli::GcArgs;
 use crate::output;
 
 pub fn gc(store: &Store, args: &GcArgs) -> Result<u8, Error> {
-    let answer = super::answered(
-        store,
-        "gc",
-        args.common.json,
-        || Ok(serde_json::json!({})),
-        |cx, _| Ok(Answer::Gc(cx.store.gc()?, cx.store.gc_shared()?)),
-    )?;
+    // The command line's own answer, not a tool's: timed and audited like one.
+    let answer = spool_core::answer::respond(store, "gc", &serde_json::json!({}), || {
+        Ok(Answer::Gc(store.gc()?, store.gc_shared()?))
+    })?;
     let Answer::Gc(report, shared) = answer else {
         return Ok(1);
     };

@@ -1,13 +1,15 @@
 //! `spool ls [PATH]`
 
-use spool_core::answer::params::ListParams;
-use spool_core::answer::tools;
+use std::sync::Arc;
+
 use spool_core::{Error, Store};
+use spool_toolset::Control;
+use spool_toolset::tools::{List, ListParams};
 
 use crate::cli::LsArgs;
 use crate::output;
 
-pub fn ls(store: &Store, args: &LsArgs) -> Result<u8, Error> {
+pub fn ls(store: &Arc<Store>, args: &LsArgs) -> Result<u8, Error> {
     let json = args.common.json;
     let params = || -> Result<ListParams, Error> {
         Ok(ListParams {
@@ -20,7 +22,7 @@ pub fn ls(store: &Store, args: &LsArgs) -> Result<u8, Error> {
             max_tokens: Some(args.max_tokens),
         })
     };
-    let answer = super::answered(store, "list", json, params, tools::list)?;
+    let answer = super::answered::<List>(store, json, false, params, Control::default())?;
     output::answer(&answer, json);
     Ok(0)
 }

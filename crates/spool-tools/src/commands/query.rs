@@ -1,13 +1,15 @@
 //! `spool query REF JQ [--limit N]`
 
-use spool_core::answer::params::QueryParams;
-use spool_core::answer::tools;
+use std::sync::Arc;
+
 use spool_core::{Error, Store};
+use spool_toolset::Control;
+use spool_toolset::tools::{Query, QueryParams};
 
 use crate::cli::QueryArgs;
 use crate::output;
 
-pub fn query(store: &Store, args: &QueryArgs) -> Result<u8, Error> {
+pub fn query(store: &Arc<Store>, args: &QueryArgs) -> Result<u8, Error> {
     let json = args.common.json;
     let params = || {
         Ok(QueryParams {
@@ -17,7 +19,7 @@ pub fn query(store: &Store, args: &QueryArgs) -> Result<u8, Error> {
             max_tokens: args.max_tokens,
         })
     };
-    let mut answer = super::answered(store, "query", json, params, tools::query)?;
+    let mut answer = super::answered::<Query>(store, json, false, params, Control::default())?;
     super::note_terminal_size(&mut answer, args.max_tokens, json);
     output::answer(&answer, json);
     Ok(0)

@@ -1,8 +1,10 @@
 //! `spool read REF|PATH [--lines A:B] [--chars A:B] [--bytes A:B] [--tail N] [--cursor C]`
 
-use spool_core::answer::params::ReadParams;
-use spool_core::answer::tools;
+use std::sync::Arc;
+
 use spool_core::{Error, Store};
+use spool_toolset::Control;
+use spool_toolset::tools::{Read, ReadParams};
 
 use crate::cli::ReadArgs;
 use crate::output;
@@ -63,9 +65,10 @@ pub fn params(args: &ReadArgs) -> Result<ReadParams, Error> {
     Ok(p)
 }
 
-pub fn read(store: &Store, args: &ReadArgs) -> Result<u8, Error> {
+pub fn read(store: &Arc<Store>, args: &ReadArgs) -> Result<u8, Error> {
     let json = args.common.json;
-    let mut answer = super::answered(store, "read", json, || params(args), tools::read)?;
+    let mut answer =
+        super::answered::<Read>(store, json, false, || params(args), Control::default())?;
     super::note_terminal_size(&mut answer, args.max_tokens, json);
     output::answer(&answer, json);
     Ok(0)

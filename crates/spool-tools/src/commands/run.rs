@@ -3,15 +3,17 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use spool_core::answer::params::RunParams;
-use spool_core::answer::tools;
-use spool_core::exec::{RunControl, RunOutcome};
+use std::sync::Mutex;
+
+use spool_core::exec::RunOutcome;
 use spool_core::{Error, Store};
+use spool_toolset::Control;
+use spool_toolset::tools::{Run, RunParams};
 
 use crate::cli::RunArgs;
 use crate::output;
 
-pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
+pub fn run(store: &Arc<Store>, args: &RunArgs) -> Result<u8, Error> {
     let json = args.common.json;
     let cancel = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -38,31 +40,31 @@ pub fn run(store: &Store, args: &RunArgs) -> Result<u8, Error> {
             max_tokens: args.max_tokens,
         })
     };
-    let mut ended: Option<RunOutcome> = None;
-    let mut answer = super::answered(store, "run", json, params, |cx, p| {
-        let control = RunControl {
-            cancel,
-            progress: None,
-            // With a shared store, other machines can read the output while it grows: they
-            // need its ref now, not when the command ends.
-            started: cx.store.is_shared().then(|| {
-                Box::new(|reference: &str| {
-                    eprintln!(
-                        "spool: storing the output as {reference}; other machines on the shared store can read it while it runs"
-                    );
-                }) as spool_core::exec::OnStarted
-            }),
-        };
-        let (answer, outcome) = tools::run(cx, p.clone(), control)?;
-        ended = Some(outcome);
-        Ok(answer)
-    })?;
+    let ended: Arc<Mutex<Option<RunOutcome>>> = Arc::default();
+    let kept = Arc::clone(&ended);
+    let control = Control {
+        cancel,
+        progress: None,
+        // With a shared store, other machines can read the output while it grows: they
+        // need its ref now, not when the command ends.
+        started: store.is_shared().then(|| {
+            Box::new(|reference: &str| {
+                eprintln!(
+                    "spool: storing the output as {reference}; other machines on the shared store can read it while it runs"
+                );
+            }) as spool_core::exec::OnStarted
+        }),
+        ended: Some(Box::new(move |outcome: &RunOutcome| {
+            if let Ok(mut slot) = kept.lock() {
+                *slot = Some(outcome.clone());
+            }
+        })),
+    };
+    let mut answer = super::answered::<Run>(store, json, false, params, control)?;
     super::note_terminal_size(&mut answer, args.max_tokens, json);
     output::answer(&answer, json);
-    Ok(match ended {
-        Some(outcome) => exit_code(&outcome),
-        None => 1,
-    })
+    let ended = ended.lock().ok().and_then(|mut slot| slot.take());
+    Ok(ended.as_ref().map_or(1, exit_code))
 }
 
 /// The command's own exit status, as a shell reports it.

@@ -1,8 +1,11 @@
 //! `spool search PATTERN REF|PATH`
 
-use spool_core::answer::params::SearchParams;
-use spool_core::answer::{Answer, tools};
+use std::sync::Arc;
+
+use spool_core::answer::Answer;
 use spool_core::{Error, Store};
+use spool_toolset::Control;
+use spool_toolset::tools::{Search, SearchParams};
 
 use crate::cli::SearchArgs;
 use crate::output;
@@ -44,9 +47,10 @@ fn params(args: &SearchArgs) -> Result<SearchParams, Error> {
     })
 }
 
-pub fn search(store: &Store, args: &SearchArgs) -> Result<u8, Error> {
+pub fn search(store: &Arc<Store>, args: &SearchArgs) -> Result<u8, Error> {
     let json = args.common.json;
-    let answer = super::answered(store, "search", json, || params(args), tools::search)?;
+    let answer =
+        super::answered::<Search>(store, json, false, || params(args), Control::default())?;
     output::answer(&answer, json);
     // Like grep: 1 when nothing matched.
     Ok(match &answer {

@@ -5,9 +5,11 @@
 //! wrong-typed one ("invalid type: integer `5`, expected a string"); this names the field, from
 //! the schema the tool lists, for the top-level arguments.
 
-use rmcp::model::JsonObject;
 use serde_json::Value;
 use spool_core::Error;
+
+/// A JSON object: a tool's arguments, or its input schema.
+pub type JsonObject = serde_json::Map<String, Value>;
 
 /// The tool error for arguments of `tool` that do not fit its schema: what does not fit, and,
 /// when an upstream refused them, its own words.

@@ -17,10 +17,10 @@ use std::process::Command;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use spool_core::answer::{Answer, by_name, tools};
+use spool_core::answer::Answer;
 use spool_core::search::{Scope, SearchAnswer};
 
-use crate::support::{git, settle, store, with_cx};
+use crate::support::{Tools, git, settle, tools_in};
 
 /// Directories a generated file sits in: plain, deep, ignored by a rule, hidden.
 const DIRS: &[&str] = &["", "src/", "src/deep/", "build/", ".cfg/", "docs/"];
@@ -180,20 +180,12 @@ fn rg_count(root: &Path, flags: &[String]) -> u64 {
         .sum()
 }
 
-fn control() -> spool_core::exec::RunControl {
-    spool_core::exec::RunControl {
-        cancel: std::sync::Arc::default(),
-        progress: None,
-        started: None,
-    }
-}
-
 fn is_hidden(rel: &str) -> bool {
     rel.split('/').any(|part| part.starts_with('.'))
 }
 
-fn search(cx: &tools::Context<'_>, args: &Value) -> SearchAnswer {
-    match by_name::call(cx, "search", args, control()).unwrap() {
+fn search(cx: &Tools, args: &Value) -> SearchAnswer {
+    match cx.call("search", args).unwrap() {
         Answer::Search(a) => *a,
         other => panic!("not a search answer: {other:?}"),
     }
@@ -312,7 +304,6 @@ fn apply(root: &Path, edit: Edit, tracked: &[String]) {
 }
 
 fn run(c: &Case) -> Result<(), TestCaseError> {
-    let s = store();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
     for &(d, n, lines) in &c.files {
@@ -333,15 +324,10 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
         .map(str::to_owned)
         .collect();
     settle();
-    with_cx(&s.store, &root, 8_000, |cx| run_in(cx, c, &root, &tracked))
+    run_in(&tools_in(&root, 8_000), c, &root, &tracked)
 }
 
-fn run_in(
-    cx: &tools::Context<'_>,
-    c: &Case,
-    root: &Path,
-    tracked: &[String],
-) -> Result<(), TestCaseError> {
+fn run_in(cx: &Tools, c: &Case, root: &Path, tracked: &[String]) -> Result<(), TestCaseError> {
     let root = root.to_owned();
     let mut args = json!({ "path": ".", "pattern": "needle", "limit": 1000 });
     if !GLOBS[c.globs].is_empty() {
@@ -419,7 +405,7 @@ fn run_in(
     if let Some(rel) = tracked.first()
         && root.join(rel).exists()
     {
-        let e = match by_name::call(cx, "read", &json!({ "path": rel }), control()).unwrap() {
+        let e = match cx.call("read", &json!({ "path": rel })).unwrap() {
             Answer::Envelope(e) => e,
             other => panic!("not an envelope: {other:?}"),
         };
@@ -446,7 +432,6 @@ proptest! {
 /// while the word is in `deploy/helm/`.
 #[test]
 fn a_glob_search_names_its_glob_and_the_files_outside_it() {
-    let s = store();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
     for (rel, body) in [
@@ -459,10 +444,10 @@ fn a_glob_search_names_its_glob_and_the_files_outside_it() {
         std::fs::write(root.join(rel), body).unwrap();
     }
     git(&root, &["init", "-q"]);
-    with_cx(&s.store, &root, 8_000, glob_case);
+    glob_case(&tools_in(&root, 8_000));
 }
 
-fn glob_case(cx: &tools::Context<'_>) {
+fn glob_case(cx: &Tools) {
     let args = json!({ "path": ".", "pattern": "timeout", "glob": ["services/checkout/**"] });
     let a = search(cx, &args);
     assert_eq!(a.hit_count, 0);

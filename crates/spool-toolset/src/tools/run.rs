@@ -1,0 +1,138 @@
+//! `run`: a command run, its whole output stored (stdout and stderr in arrival order), its
+//! preview shown; and how it ended, for a front end that exits with its code.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use spool_core::answer::Answer;
+use spool_core::exec::{RunControl, RunSpec};
+use spool_core::spell::Words;
+use spool_core::window::{WindowRequest, window};
+use spool_core::{Error, Result};
+
+use super::PreviewArg;
+use crate::tool::{Call, Hints, Output, Progress, Tool};
+
+/// `run`.
+pub struct Run;
+
+const DESCRIPTION: &str = "Run a command and keep all of its output. stdout and stderr are stored whole, in arrival \
+order, as an artifact kept for 7 days. The answer shows the head and the real tail of the output \
+with the total line count, names the lines not shown, and gives the calls that read them \
+(`read` with the ref and a line) or search all of it (`search` with the ref). On failure the \
+last lines are always shown. The version records exit code, signal, timeout and duration. \
+Prefer this to piping output through head, tail or grep: nothing is lost.";
+
+// The arguments of `run`. No doc comment: it would be the schema's root description,
+// which is stripped, and stripping it moves the keys a host has always been shown.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunParams {
+    /// A command line, run by `sh -c`. Give this or `argv`.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The program and its arguments, run without a shell. Give this or `command`.
+    #[serde(default)]
+    pub argv: Option<Vec<String>>,
+    /// Working directory, inside the allowed roots (default: the first root).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Stop the command after this many seconds (default 600).
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
+    /// Text given to the command on its standard input.
+    #[serde(default)]
+    pub stdin: Option<String>,
+    /// Which part of the output to show: `head`, `tail` or `head_tail` (default; on failure the
+    /// real last lines are always shown).
+    #[serde(default)]
+    pub preview: Option<PreviewArg>,
+    /// Cap of this answer in tokens (default: the server's cap, 8000).
+    #[serde(default)]
+    #[schemars(range(min = spool_core::window::MIN_MAX_TOKENS, max = spool_core::window::MAX_MAX_TOKENS))]
+    pub max_tokens: Option<u64>,
+}
+
+impl Tool for Run {
+    type Params = RunParams;
+    const NAME: &'static str = "run";
+    const TITLE: &'static str = "Run a command";
+    const DESCRIPTION: &'static str = DESCRIPTION;
+    const HINTS: Hints = Hints {
+        read_only: false,
+        destructive: true,
+        open_world: true,
+    };
+    const OUTPUT: Output = Output::Envelope;
+
+    fn answer(call: Call<'_>, p: RunParams) -> Result<Answer> {
+        let Call { cx, control, .. } = call;
+        let (argv, command) = match (p.argv, p.command) {
+            (Some(argv), None) if !argv.is_empty() => (argv, None),
+            (None, Some(c)) if !c.trim().is_empty() => (Vec::new(), Some(c)),
+            _ => {
+                return Err(Error::invalid(
+                    "`run` takes either `command` (a string for sh -c) or `argv` (a non-empty array)",
+                    Some("for example run command=\"cargo test\"".to_owned()),
+                ));
+            }
+        };
+        // Held open from the check to the start: the command runs in the directory checked.
+        let (cwd_fd, cwd) = cx.roots.open_dir(p.cwd.as_deref().unwrap_or("."))?;
+        let timeout = match p.timeout_s {
+            Some(t)
+                if !(t.is_finite()
+                    && t > 0.0
+                    && cx.run_timeout_max.is_none_or(|m| t <= m.as_secs_f64())) =>
+            {
+                let (range, example) = match cx.run_timeout_max {
+                    Some(max) => (
+                        format!("between 0 and {} seconds", max.as_secs_f64()),
+                        max.as_secs_f64().min(60.0),
+                    ),
+                    None => ("a positive number of seconds".to_owned(), 60.0),
+                };
+                return Err(Error::invalid_words(
+                    Words::default()
+                        .arg("run", "timeout_s")
+                        .then(format!(" must be {range} (got {t})")),
+                    Words::text("ask for ").arg_value("run", "timeout_s", example),
+                ));
+            }
+            Some(t) => Some(Duration::from_secs_f64(t)),
+            None => cx.run_timeout,
+        };
+        // A cap no answer can have is refused before the command runs, not after.
+        let cap = (cx.cap)(p.max_tokens);
+        spool_core::window::check_cap(cap.tokens)?;
+        let spec = RunSpec {
+            argv,
+            command,
+            cwd: Some(cwd),
+            cwd_fd: Some(Arc::new(cwd_fd)),
+            timeout,
+            stdin: p.stdin.map(String::into_bytes),
+        };
+        let mut progress = control.progress;
+        let run_control = RunControl {
+            cancel: control.cancel,
+            progress: progress.take().map(|mut report| {
+                Box::new(move |bytes, lines| report(Progress::Output { bytes, lines }))
+                    as Box<dyn FnMut(u64, u64) + Send>
+            }),
+            started: control.started,
+        };
+        let outcome = spool_core::exec::run(cx.store, &spec, run_control)?;
+        if let Some(ended) = control.ended {
+            ended(&outcome);
+        }
+        let reader = cx.store.open_artifact(&outcome.meta.reference)?;
+        let preview = p.preview.map(Into::into);
+        let made = window(&reader, WindowRequest::Preview(preview), cap);
+        let envelope = spool_core::window::or_bare(&reader, cap, made)?;
+        Ok(Answer::Envelope(Box::new(envelope)))
+    }
+}
