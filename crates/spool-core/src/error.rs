@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+mod walk;
+
 use crate::envelope::NextCall;
 use crate::spell::{Dialect, Words};
 

@@ -132,7 +132,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
                         .then(" a directory"),
                 ));
             }
-            Err(e) => return Err(crate::roots::path_error(cwd, e)),
+            Err(e) => return Err(spool_walk::roots::path_error(cwd, e).into()),
         }
     }
     let mut cmd = Command::new(&program);

@@ -14,13 +14,13 @@ use crate::store::{ArtifactMeta, NewArtifact, Store};
 /// Stores a snapshot of the file at `path` (or finds the stored one, if the file is unchanged),
 /// anywhere on the file system (the CLI's reads: a person may read what they can).
 pub fn snapshot(store: &Store, path: &Path) -> Result<ArtifactMeta> {
-    let everything = crate::roots::Roots::new(&[PathBuf::from("/")])?;
+    let everything = spool_walk::roots::Roots::new(&[PathBuf::from("/")])?;
     let absolute = std::path::absolute(path).map_err(|e| path_error(path, e))?;
     let (file, real) = everything.open_file(&absolute.to_string_lossy())?;
     snapshot_file(store, file, &real)
 }
 
-/// Stores a snapshot of `file`, open for reading (see [`crate::roots::Roots::open_file`]),
+/// Stores a snapshot of `file`, open for reading (see [`spool_walk::roots::Roots::open_file`]),
 /// whose real path is `real`; or finds the stored one, if the file is unchanged.
 pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Result<ArtifactMeta> {
     let real = real.to_owned();
@@ -33,10 +33,10 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     }
     // A tracked file rewritten with what it held (a checkout and back, a stash and its pop)
     // has new times but the blob it had, which git's index vouches for by git's own check.
-    let repo = crate::git::find(&real);
+    let repo = spool_walk::git::find(&real);
     let says = repo
         .as_ref()
-        .map(|repo| crate::git::index_says(repo, &real, &stat));
+        .map(|repo| spool_walk::git::index_says(repo, &real, &stat));
     let blob_key = says
         .as_ref()
         .and_then(|says| says.vouched_blob.as_ref())
@@ -64,7 +64,7 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     }
     // A file changed within a tick of this look may change again keeping its whole stat:
     // the snapshot is stored, not offered for reuse (git's racily clean rule).
-    let seen = crate::git::SeenStat::of(&stat);
+    let seen = spool_walk::git::SeenStat::of(&stat);
     new.dedup_key = (!seen.racy(clock::now_ms().saturating_mul(1_000_000))).then(|| key.clone());
     new.redo = Some(NextCall::new(
         "read",
@@ -84,7 +84,7 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     // The commit checked out and whether the file differs from it, read from git's files
     // (running git would run the repository's configured programs).
     if let Some(repo) = &repo
-        && let Some(commit) = crate::git::head(repo)
+        && let Some(commit) = spool_walk::git::head(repo)
     {
         version.commit = Some(commit);
         // Unchanged while copied: what the index said before holds for what is stored (and
@@ -99,7 +99,7 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
                 }
                 says.dirty
             }
-            _ => crate::git::file_dirty(repo, &real),
+            _ => spool_walk::git::file_dirty(repo, &real),
         };
     }
     writer.finish(ArtifactState::Complete, None, Some(Version::File(version)))
@@ -175,7 +175,7 @@ fn hash_through(
             .join()
             .map_err(|_| Error::io(real, std::io::Error::other("the reading thread panicked")))?
             .map_err(|e| Error::io(real, e))?;
-        Ok(crate::hex::hex("", &digest))
+        Ok(spool_walk::hex::hex("", &digest))
     })
 }
 

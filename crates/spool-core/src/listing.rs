@@ -8,14 +8,14 @@ use nix::sys::stat::{FileStat, SFlag};
 use globset::{Glob, GlobMatcher};
 use serde::{Deserialize, Serialize};
 
-use crate::beneath::Below;
 use crate::cursor;
 use crate::envelope::NextCall;
 use crate::error::{Error, Result};
 use crate::page::Page;
-use crate::roots::Roots;
 use crate::spell::Words;
 use crate::store::Store;
+use spool_walk::beneath::Below;
+use spool_walk::roots::Roots;
 
 pub const DEFAULT_PAGE: usize = 200;
 pub const MAX_PAGE: usize = 1_000;
@@ -89,7 +89,7 @@ pub fn list(
                 )),
             )
         } else {
-            e
+            e.into()
         }
     })?;
     let mut below = Below::new(dir_fd);

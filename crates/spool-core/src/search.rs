@@ -16,7 +16,6 @@ mod sink;
 mod streamed;
 mod text;
 pub mod tree;
-pub mod walk;
 
 pub use counts::FileCount;
 pub use scope::{ArtifactScope, Scope, Skipped, TreeScope, TreeVersion};

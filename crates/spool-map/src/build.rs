@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use spool_core::envelope::{ArtifactState, MapFiles, MapVersion, NextCall, Source, Version};
-use spool_core::roots::Roots;
-use spool_core::search::walk::{self, Walked};
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::{Error, Result, Store};
+use spool_walk::roots::Roots;
+use spool_walk::walk::{self, Walked};
 
 use crate::focus::Focus;
 use crate::lean::{Lean, Names};

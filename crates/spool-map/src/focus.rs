@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use spool_core::search::walk::Walked;
+use spool_walk::walk::Walked;
 
 use crate::lean::Names;
 use crate::read::Outcome;

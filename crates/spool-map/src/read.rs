@@ -9,9 +9,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use spool_core::roots::Roots;
-use spool_core::search::walk::{self, Skip, Walked};
 use spool_core::{Result, Store};
+use spool_walk::roots::Roots;
+use spool_walk::walk::{self, Skip, Walked};
 
 use crate::cache::{self, Cache};
 use crate::lang::Lang;
@@ -164,7 +164,7 @@ pub fn read_and_parse(
         }
         drop(done_tx);
         let budget = deadline.saturating_duration_since(Instant::now());
-        let walked_all = walk::each_file(
+        let walked_all = walk::each_file::<spool_core::Error>(
             &code,
             roots,
             MAX_FILE_BYTES,

@@ -15,9 +15,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use spool_core::fit::Forms;
-use spool_core::roots::Roots;
 use spool_core::{Cap, Error, Store};
 use spool_toolset::{CiFrom, Control, Entry, Progress, Setup, ToolSet, Wording};
+use spool_walk::roots::Roots;
 
 use crate::answer::{Parts, error_result, into_result};
 use crate::instructions;

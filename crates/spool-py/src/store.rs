@@ -11,9 +11,9 @@ use pyo3::prelude::*;
 use serde_json::{Value, json};
 use spool_core::answer::{Answer, respond};
 use spool_core::fit::Forms;
-use spool_core::roots::Roots;
 use spool_core::{Cap, Error, Result};
 use spool_toolset::{CiFrom, Control, Setup, ToolSet, Wording};
+use spool_walk::roots::Roots;
 
 use crate::call::{Answered, error, interruptible, rendered};
 

@@ -115,13 +115,15 @@ pub fn answered<T: Tool>(
 /// A person at the command line may read whatever they can: the whole file system is a root,
 /// and paths are shown as given. A relative path is taken from the working directory, the
 /// first root (when it can be read).
-pub fn everything() -> Result<spool_core::roots::Roots, Error> {
+pub fn everything() -> Result<spool_walk::Roots, Error> {
     let all = std::path::PathBuf::from("/");
-    match std::env::current_dir() {
-        Ok(cwd) => spool_core::roots::Roots::new(&[cwd, all.clone()])
-            .or_else(|_| spool_core::roots::Roots::new(&[all])),
-        Err(_) => spool_core::roots::Roots::new(&[all]),
-    }
+    let roots = match std::env::current_dir() {
+        Ok(cwd) => {
+            spool_walk::Roots::new(&[cwd, all.clone()]).or_else(|_| spool_walk::Roots::new(&[all]))
+        }
+        Err(_) => spool_walk::Roots::new(&[all]),
+    };
+    Ok(roots?)
 }
 
 /// `path` made absolute against the working directory.

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use spool_core::answer::{Answer, Context, respond};
-use spool_core::roots::Roots;
 use spool_core::{Cap, Result, Store};
 use spool_fetch::github::CiOptions;
+use spool_walk::roots::Roots;
 
 use crate::arguments::{self, Wording};
 use crate::misfit::JsonObject;

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use crate::fit::Cap;
-use crate::roots::Roots;
 use crate::store::Store;
+use spool_walk::roots::Roots;
 
 /// Where the tools run: the store, the roots reads stay inside, and the caller's limits.
 pub struct Context<'a> {

@@ -68,7 +68,7 @@ pub(super) fn search(
         return Ok(Some((found.hits, found.count, found.windowed)));
     }
     let size = reader.size();
-    let threads = crate::cores::threads(16) as u64;
+    let threads = spool_walk::cores::threads(16) as u64;
     let wanted = (size / MIN_PART).clamp(1, threads * PARTS_PER_THREAD);
     let parts = split(reader, &sums, wanted)?;
     // A later page starts at the line after the cursor's.

@@ -2,7 +2,9 @@
 //! them, with their line numbers.
 
 use super::sink::{EncodingSink, HitSink};
-use super::{Hit, Paging, hitlist, parallel, walk};
+use spool_walk::walk;
+
+use super::{Hit, Paging, hitlist, parallel};
 
 /// The largest file read whole into memory before it is searched; a larger one is searched as
 /// it is read, through grep-searcher's line buffer.

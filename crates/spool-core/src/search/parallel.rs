@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::walk::{self, Candidate, Counts, Opener, Seen, Skip, Walked, open_candidate};
 use crate::error::Result;
-use crate::roots::Roots;
+use spool_walk::roots::Roots;
+use spool_walk::walk::{self, Candidate, Counts, Opener, Seen, Skip, Walked, open_candidate};
 
 /// Files at most this large are read by a worker, their answer held until their turn (its
 /// size is bounded by the reader: a directory search holds at most 256 KiB of hits per file).
@@ -87,7 +87,7 @@ pub fn walk_reading<S, T, St, W>(
     (roots, max_bytes, budget, held_most): (&Roots, u64, Duration, usize),
     state: &St,
     work: &W,
-) -> Result<(Walked, PreRead<T>, crate::survey::LeftOut)>
+) -> Result<(Walked, PreRead<T>, spool_walk::survey::LeftOut)>
 where
     S: Send,
     T: Send,
@@ -177,7 +177,7 @@ where
     let next = AtomicUsize::new(0);
     let turn = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let threads = crate::cores::threads(4).min(todo.len().div_ceil(BATCH));
+    let threads = spool_walk::cores::threads(4).min(todo.len().div_ceil(BATCH));
     let (state, work, todo) = (&readers.state, &readers.work, &todo[..]);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<(usize, Vec<Answer<(T, usize)>>)>(threads * 2);

@@ -12,15 +12,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ranked::{fts_query, indexed, no_words};
+use spool_walk::walk;
+
 use super::{
-    Hit, Paging, Query, Resume, Scope, SearchAnswer, TreeScope, WordQuery, page_limit, walk,
-    words_of,
+    Hit, Paging, Query, Resume, Scope, SearchAnswer, TreeScope, WordQuery, page_limit, words_of,
 };
 use crate::cursor;
 use crate::envelope::{ArtifactState, SearchVersion, Source, Version};
 use crate::error::{Error, Result};
-use crate::roots::Roots;
 use crate::store::{ArtifactReader, Store};
+use spool_walk::roots::Roots;
 
 /// Bumped when the stored passages or their index change: a copy of another version is made
 /// again.

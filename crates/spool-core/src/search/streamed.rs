@@ -15,7 +15,7 @@ use grep_regex::RegexMatcher;
 use grep_searcher::{Searcher, Sink, SinkMatch};
 
 use super::sink::EncodingSink;
-use super::walk::ReadFrom;
+use spool_walk::walk::ReadFrom;
 
 /// Searches `opened` (its first bytes `head` read already) into `sink`: whether it was read
 /// to its end. `scratch` is a buffer to read into.

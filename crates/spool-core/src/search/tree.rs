@@ -13,12 +13,14 @@ use super::{
     Hit, Paging, Query, Scope, SearchAnswer, Skipped, TreeScope, TreeVersion, build_matcher,
     page_limit,
 };
-use super::{hitlist, parallel, walk};
+use spool_walk::walk;
+
+use super::{hitlist, parallel};
 use crate::cursor;
 use crate::envelope::{ArtifactState, Reason, ReasonCode, SearchVersion, Source, Version};
 use crate::error::{Error, Result};
-use crate::roots::Roots;
 use crate::store::{NewArtifact, Store};
+use spool_walk::roots::Roots;
 
 /// Default time budget of a directory search.
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(10);
@@ -50,7 +52,7 @@ pub fn search_path(
     search_tree(store, roots, path, query, &filter, paging, budget)
 }
 
-pub use super::walk::Filter;
+pub use spool_walk::walk::Filter;
 
 /// Searches `path` (a directory, or a file) inside the roots, reading the files `filter` lets
 /// through.
@@ -400,7 +402,7 @@ pub(super) struct Walk<'a> {
     pub filter: &'a Filter<'a>,
     pub walked: &'a walk::Walked,
     /// What the walk left out, when it is known (see [`walk::Walked::left`]).
-    pub left: Option<crate::survey::LeftOut>,
+    pub left: Option<spool_walk::survey::LeftOut>,
     pub started: Instant,
     pub budget: Duration,
 }
@@ -526,7 +528,7 @@ pub fn left_out_and_version(
 fn left_out(
     filter: &Filter<'_>,
     walked: &[walk::Candidate],
-    counted: Option<crate::survey::Counts>,
+    counted: Option<spool_walk::survey::Counts>,
     walked_hidden: Option<u64>,
 ) -> LeftOutCounts {
     let Some(c) = counted else {
@@ -542,7 +544,7 @@ fn left_out(
         let walked_hidden = walked_hidden.unwrap_or_else(|| {
             walked
                 .iter()
-                .filter(|f| crate::paths::is_hidden(Path::new(&f.rel)))
+                .filter(|f| spool_walk::paths::is_hidden(Path::new(&f.rel)))
                 .count() as u64
         });
         c.hidden
@@ -719,47 +721,57 @@ fn seen_or_look(
 /// they are read: one survey of the tree (every file counted, untracked files looked for),
 /// the commit, the index, and the tracked files the search does not read looked at.
 struct BesideSoFar {
-    counts: Option<crate::survey::Counts>,
+    counts: Option<spool_walk::survey::Counts>,
     /// The hidden files the walk let through, when it counted them.
     walked_hidden: Option<u64>,
-    git: Option<(crate::git::Repo, String, Option<crate::git::DirtyCheck>)>,
+    git: Option<(
+        spool_walk::git::Repo,
+        String,
+        Option<spool_walk::git::DirtyCheck>,
+    )>,
 }
 
 /// The half of [`BesideSoFar`] that needs no walked list: the survey of the tree (every file
 /// counted, untracked files looked for), the commit and the index. It runs while the files
 /// are walked.
 struct Surveyed {
-    counts: Option<crate::survey::Counts>,
+    counts: Option<spool_walk::survey::Counts>,
     /// The hidden files the walk let through, when it counted them.
     walked_hidden: Option<u64>,
     /// The repository, its commit, and the dirty check with what the survey found for it.
-    git: Option<(crate::git::Repo, String, Option<SurveyedCheck>)>,
+    git: Option<(spool_walk::git::Repo, String, Option<SurveyedCheck>)>,
 }
 
 /// A dirty check with what the survey found for it: (untracked, unknown), and, when it
 /// compared the walked files with the index, which of those it compared it tracks (see
-/// [`crate::survey::Survey::tracked_walked`]).
+/// [`spool_walk::survey::Survey::tracked_walked`]).
 type SurveyedCheck = (
-    crate::git::DirtyCheck,
+    spool_walk::git::DirtyCheck,
     (bool, bool),
     Option<Vec<(usize, usize)>>,
-    Vec<(usize, crate::git::SeenStat)>,
+    Vec<(usize, spool_walk::git::SeenStat)>,
 );
 
 /// The repository holding a searched directory, its commit, and its index, read while the
 /// files are walked.
-struct GitSide(Option<(crate::git::Repo, String, Option<crate::git::DirtyCheck>)>);
+struct GitSide(
+    Option<(
+        spool_walk::git::Repo,
+        String,
+        Option<spool_walk::git::DirtyCheck>,
+    )>,
+);
 
 impl GitSide {
     fn find(dir: &Path) -> Self {
         Self(
-            crate::git::find(dir)
+            spool_walk::git::find(dir)
                 .and_then(|repo| {
-                    let commit = crate::git::head(&repo)?;
+                    let commit = spool_walk::git::head(&repo)?;
                     Some((repo, commit))
                 })
                 .map(|(repo, commit)| {
-                    let check = crate::git::DirtyCheck::load(&repo, dir);
+                    let check = spool_walk::git::DirtyCheck::load(&repo, dir);
                     (repo, commit, check)
                 }),
         )
@@ -770,12 +782,12 @@ impl GitSide {
     fn survey(
         self,
         dir: &Path,
-        left: Option<crate::survey::LeftOut>,
+        left: Option<spool_walk::survey::LeftOut>,
         walked: &[walk::Candidate],
         count_within: Option<Duration>,
     ) -> Surveyed {
         let walked_hidden = left.as_ref().map(|left| left.walked_hidden);
-        let left = left.unwrap_or_else(|| crate::survey::LeftOut::everything(dir));
+        let left = left.unwrap_or_else(|| spool_walk::survey::LeftOut::everything(dir));
         let rels: Vec<&str> = if left.checked.is_empty() {
             Vec::new()
         } else {
@@ -783,13 +795,13 @@ impl GitSide {
         };
         let Some((repo, commit, check)) = self.0 else {
             return Surveyed {
-                counts: crate::survey::finish(left, &rels, None, count_within).counts,
+                counts: spool_walk::survey::finish(left, &rels, None, count_within).counts,
                 walked_hidden,
                 git: None,
             };
         };
-        let tracked = check.as_ref().map(crate::survey::Tracked);
-        let survey = crate::survey::finish(left, &rels, tracked.as_ref(), count_within);
+        let tracked = check.as_ref().map(spool_walk::survey::Tracked);
+        let survey = spool_walk::survey::finish(left, &rels, tracked.as_ref(), count_within);
         // Which walked files the index tracks is known when the survey compared them.
         let read = (!rels.is_empty()).then_some(survey.tracked_walked);
         Surveyed {
@@ -854,7 +866,7 @@ impl BesideSoFar {
     /// walk knows which files the globs left out.
     fn find_after(
         dir: &Path,
-        left: Option<crate::survey::LeftOut>,
+        left: Option<spool_walk::survey::LeftOut>,
         walked: &[walk::Candidate],
         count_within: Option<Duration>,
     ) -> Self {

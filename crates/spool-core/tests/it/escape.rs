@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use spool_core::ErrorCode;
 use spool_core::exec::{RunControl, RunSpec, run};
-use spool_core::roots::Roots;
+use spool_walk::roots::Roots;
 
 use crate::support::store;
 
@@ -48,6 +48,8 @@ fn a_symlink_swapped_mid_read_never_leads_outside_the_root() {
                 }
             }
             Err(e) => {
+                // What the model is answered.
+                let e = spool_core::Error::from(e);
                 assert!(
                     matches!(
                         e.code(),
@@ -184,7 +186,7 @@ fn only_regular_files_are_read() {
     );
     let roots = Roots::new(&[tmp.path().to_owned()]).unwrap();
     // A FIFO blocked the read for ever; now it is refused at once, by its type.
-    let err = roots.open_file("pipe").unwrap_err();
+    let err = spool_core::Error::from(roots.open_file("pipe").unwrap_err());
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     assert!(err.to_string().contains("a FIFO"), "{err}");
     // A character device filled the store at 300 MB/s.
@@ -215,11 +217,11 @@ fn impossible_paths_are_invalid_not_internal() {
         (long.as_str(), "longer than paths may be"),
         ("file.txt/inner", "a file where a directory must be"),
     ] {
-        let err = roots.open_file(path).unwrap_err();
+        let err = spool_core::Error::from(roots.open_file(path).unwrap_err());
         assert_eq!(err.code(), ErrorCode::InvalidArgument, "{path:.40}: {err}");
         assert!(err.to_string().contains(said), "{path:.40}: {err}");
     }
     // A file as a command's working directory.
-    let err = roots.open_dir("file.txt").unwrap_err();
+    let err = spool_core::Error::from(roots.open_dir("file.txt").unwrap_err());
     assert_eq!(err.code(), ErrorCode::InvalidArgument, "{err}");
 }

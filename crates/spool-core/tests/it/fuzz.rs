@@ -7,10 +7,10 @@ use serde_json::Value;
 use spool_core::ErrorCode;
 use spool_core::items::{PageStart, find_list, item_page, store_items};
 use spool_core::listing::{ListQuery, list};
-use spool_core::roots::Roots;
 use spool_core::search::{Paging, Query, search_artifact};
 use spool_core::window::read_window;
 use spool_core::{Error, WindowRequest};
+use spool_walk::roots::Roots;
 
 use crate::support::{numbered_lines, put, store};
 

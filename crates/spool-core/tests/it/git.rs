@@ -7,10 +7,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::Command;
 
-use spool_core::roots::Roots;
 use spool_core::search::Paging;
 use spool_core::search::Query;
 use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
+use spool_walk::roots::Roots;
 
 use crate::support::{git, store};
 

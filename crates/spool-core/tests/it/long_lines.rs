@@ -84,9 +84,9 @@ fn context_lines_over_a_line_longer_than_a_search_holds_are_refused_clearly() {
 
 #[test]
 fn a_directory_search_reads_a_long_line_and_counts_a_longer_one_unreadable() {
-    use spool_core::roots::Roots;
     use spool_core::search::Scope;
     use spool_core::search::tree::{DEFAULT_BUDGET, Filter, search_tree};
+    use spool_walk::roots::Roots;
     let s = store();
     let dir = tempfile::tempdir().unwrap();
     let mut long = vec![b'x'; 10 << 20];

@@ -14,9 +14,9 @@ fn at(path: &str) -> ListQuery<'_> {
         ..ListQuery::default()
     }
 }
-use spool_core::roots::Roots;
 use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
 use spool_core::search::{Paging, Query};
+use spool_walk::roots::Roots;
 
 use crate::support::{git, store, write};
 
@@ -757,7 +757,7 @@ fn a_first_search_states_the_digest_a_looking_walk_finds() {
     let roots = Roots::new(&[dir.path().to_owned()]).unwrap();
     let first = search_dot(&s.store, &roots, "timeout");
     let real = dir.path().canonicalize().unwrap();
-    let looked = spool_core::search::walk::walk(&real, &[], false).unwrap();
+    let looked = spool_walk::walk::walk(&real, &[], false).unwrap();
     assert_eq!(first["version"]["files_digest"], looked.digest.as_str());
     let again = search_dot(&s.store, &roots, "timeout");
     assert_eq!(again, first, "the same scope, from the stored list");

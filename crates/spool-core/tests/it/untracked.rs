@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use spool_core::search::tree::{Filter, left_out_and_version, tree_version};
-use spool_core::search::walk;
+use spool_walk::walk;
 
 use crate::support::{git, write};
 

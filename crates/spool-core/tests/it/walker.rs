@@ -7,9 +7,10 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use spool_core::roots::Roots;
 use spool_core::search::tree::{DEFAULT_BUDGET, Filter, left_out_and_version, search_tree};
-use spool_core::search::{Paging, Query, walk};
+use spool_core::search::{Paging, Query};
+use spool_walk::roots::Roots;
+use spool_walk::walk;
 
 use crate::support::{git, store, write};
 

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use spool_core::ErrorCode;
 use spool_core::render::Dialect;
-use spool_core::roots::Roots;
 use spool_core::search::tree::{DEFAULT_BUDGET, Filter};
 use spool_core::search::{MAX_QUERY_WORDS, Paging, notice, search_words, search_words_tree};
+use spool_walk::roots::Roots;
 
 use crate::support::{put, settings_page, store, write};
 

@@ -8,11 +8,11 @@ use serde_json::json;
 use spool_core::answer::Answer;
 use spool_core::answer::Context;
 use spool_core::render::Dialect;
-use spool_core::roots::Roots;
 use spool_core::window::{WindowRequest, read_window};
 use spool_core::{Cap, Store, StoreConfig};
 use spool_map::MapParams;
 use spool_test_support::flipping::Flipping;
+use spool_walk::roots::Roots;
 
 /// Maps `path` 300 times while the root's `d` flips: (maps made, maps naming an outside file,
 /// read from the whole stored map, not only the page shown).

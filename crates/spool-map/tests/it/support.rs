@@ -6,9 +6,9 @@ use serde_json::Value;
 use spool_core::answer::Answer;
 use spool_core::answer::Context;
 use spool_core::envelope::Envelope;
-use spool_core::roots::Roots;
 use spool_core::{Cap, Result, Store, StoreConfig};
 use spool_map::MapParams;
+use spool_walk::roots::Roots;
 
 pub struct Fixture {
     /// The store's folder, removed with the fixture.

@@ -16,7 +16,7 @@ async fn serve() -> (SocketAddr, tempfile::TempDir) {
     let store = std::sync::Arc::new(
         spool_core::Store::open(home.path(), spool_core::StoreConfig::default()).unwrap(),
     );
-    let roots = spool_core::roots::Roots::new(&[home.path().to_owned()]).unwrap();
+    let roots = spool_walk::roots::Roots::new(&[home.path().to_owned()]).unwrap();
     let server = SpoolServer::new(store, roots, Settings::default());
     let (tx, rx) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {

@@ -6,9 +6,9 @@ use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
-use spool_core::roots::Roots;
 use spool_core::{Store, StoreConfig};
 use spool_mcp::{Settings, SpoolServer};
+use spool_walk::roots::Roots;
 
 pub struct Harness {
     pub client: RunningService<RoleClient, ()>,

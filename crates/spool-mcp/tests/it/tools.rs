@@ -324,7 +324,7 @@ async fn run_reports_progress_while_the_command_runs() {
     let store = std::sync::Arc::new(
         spool_core::Store::open(home.path(), spool_core::StoreConfig::default()).unwrap(),
     );
-    let roots = spool_core::roots::Roots::new(&[root.path().to_owned()]).unwrap();
+    let roots = spool_walk::roots::Roots::new(&[root.path().to_owned()]).unwrap();
     let server = spool_mcp::SpoolServer::new(store, roots, Settings::default());
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {

@@ -7,10 +7,10 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationPar
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
-use spool_core::roots::Roots;
 use spool_core::{Store, StoreConfig};
 use spool_mcp::{Settings, SpoolServer};
 use spool_proxy::{ProxyConfig, ProxyServer, UpstreamSpec};
+use spool_walk::roots::Roots;
 
 /// Records what the proxy sends on its own.
 #[derive(Clone, Default)]

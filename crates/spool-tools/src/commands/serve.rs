@@ -3,9 +3,9 @@
 use std::io::Write as _;
 use std::sync::Arc;
 
-use spool_core::roots::Roots;
 use spool_core::{Error, Store};
 use spool_mcp::{Settings, SpoolServer};
+use spool_walk::roots::Roots;
 
 use crate::cli::ServeArgs;
 

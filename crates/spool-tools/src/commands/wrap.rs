@@ -4,10 +4,10 @@
 use std::io::Write as _;
 use std::sync::Arc;
 
-use spool_core::roots::Roots;
 use spool_core::{Error, Store};
 use spool_mcp::{Settings, SpoolServer};
 use spool_proxy::{ProxyConfig, ProxyServer, UpstreamSpec};
+use spool_walk::roots::Roots;
 
 use crate::cli::WrapArgs;
 

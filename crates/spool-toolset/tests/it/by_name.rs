@@ -72,7 +72,7 @@ fn bad_calls_by_name_say_what_is_wrong() {
     let t = support::tools(1_000);
     let core = spool_toolset::ToolSet::new(spool_toolset::Setup::new(
         std::sync::Arc::clone(t.set.store()),
-        spool_core::roots::Roots::new(&[t.dir.path().to_owned()]).unwrap(),
+        spool_walk::roots::Roots::new(&[t.dir.path().to_owned()]).unwrap(),
         |asked: Option<u64>| spool_core::Cap::new(asked.unwrap_or(1_000)),
     ))
     .only(&CORE_TOOLS);

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use spool_core::answer::Answer;
-use spool_core::roots::Roots;
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::{Cap, Store, StoreConfig};
 use spool_toolset::{Control, Setup, ToolSet, Wording};
+use spool_walk::roots::Roots;
 use tempfile::TempDir;
 
 pub use spool_test_support::git::git;

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 /// `prefix`, then `bytes` as lowercase hex, two digits each.
-pub(crate) fn hex(prefix: &str, bytes: &[u8]) -> String {
+pub fn hex(prefix: &str, bytes: &[u8]) -> String {
     let mut s = String::with_capacity(prefix.len() + bytes.len() * 2);
     s.push_str(prefix);
     for b in bytes {

@@ -88,7 +88,7 @@ fn is_hex_id(s: &str) -> bool {
 /// since the epoch) and inode. A file rewritten in place with its size and mtime put back has
 /// a new change time, which no one can set; one replaced by another has a new inode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct SeenStat {
+pub struct SeenStat {
     pub len: u64,
     pub mtime_ns: i64,
     pub ctime_ns: i64,
@@ -401,7 +401,7 @@ pub fn index_says(repo: &Repo, file: &Path, stat: &fs::Metadata) -> IndexSays {
 /// A dirty check in parts, so a directory search does them beside reading the files and
 /// finishes it from what reading them found: nothing is looked at twice. The untracked files
 /// are looked for by the survey of the tree, with [`DirtyCheck::entry_of`].
-pub(crate) struct DirtyCheck {
+pub struct DirtyCheck {
     /// The index entries under the directory (once prepared, those the search reads).
     entries: Vec<Entry>,
     /// Each entry's number, found by its path below the directory (the first entry of a path
@@ -422,7 +422,7 @@ pub(crate) struct DirtyCheck {
 
 impl DirtyCheck {
     /// Reads the index entries under `dir`; `None` when the index cannot be read.
-    pub(crate) fn load(repo: &Repo, dir: &Path) -> Option<Self> {
+    pub fn load(repo: &Repo, dir: &Path) -> Option<Self> {
         let rel = relative(repo, dir)?;
         if !dir.is_dir() {
             // One file: its own entry, named below its directory. Regression (issue 39): it
@@ -479,7 +479,7 @@ impl DirtyCheck {
     }
 
     /// The number of the index entry that tracks `rel` (a path below `dir`, `/`-separated).
-    pub(crate) fn entry_of(&self, rel: &str) -> Option<usize> {
+    pub fn entry_of(&self, rel: &str) -> Option<usize> {
         use std::hash::BuildHasher as _;
         self.below
             .find(self.hasher.hash_one(rel), |&i| {
@@ -493,7 +493,8 @@ impl DirtyCheck {
     /// [`DirtyCheck::entry_of`]), each with the file's place in the walk; `passed` those the
     /// walk passed without reading, each with the size and time (nanoseconds) it saw: one
     /// whose entry they match is not looked at again.
-    pub(crate) fn prepare(
+    #[must_use]
+    pub fn prepare(
         mut self,
         repo: &Repo,
         (untracked, unknown): (bool, bool),
@@ -555,11 +556,7 @@ impl DirtyCheck {
     /// the search found of the file at each place in its walk. A file whose size and time
     /// match its entry is unchanged (git's own check); any other is looked at. Nothing is
     /// looked up by path here: this runs after the search, while nothing else does.
-    pub(crate) fn finish(
-        self,
-        repo: &Repo,
-        seen: impl Fn(usize) -> Option<SeenStat>,
-    ) -> Option<bool> {
+    pub fn finish(self, repo: &Repo, seen: impl Fn(usize) -> Option<SeenStat>) -> Option<bool> {
         if self.dirty {
             return Some(true);
         }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{Candidate, Seen};
-use crate::error::{Error, Result};
+use crate::error::{Result, WalkError};
 use crate::survey::{LeftOut, Pending};
 
 /// One file a walk found, with what the walk's visitor made of it.
@@ -57,20 +57,18 @@ pub(super) struct Rules<'a> {
 fn overrides(dir: &Path, globs: &[String]) -> Result<ignore::overrides::Override> {
     let mut overrides = ignore::overrides::OverrideBuilder::new(dir);
     for g in globs {
-        overrides.add(g).map_err(|e| {
-            Error::invalid(
-                format!("invalid glob `{g}`: {e}"),
-                Some("for example `*.rs` or `!target/**`".to_owned()),
-            )
+        overrides.add(g).map_err(|e| WalkError::Glob {
+            glob: g.clone(),
+            why: e.to_string(),
         })?;
     }
     overrides
         .build()
-        .map_err(|e| Error::invalid(format!("invalid globs: {e}"), None))
+        .map_err(|e| WalkError::Globs(e.to_string()))
 }
 
 /// Whether the walk of `dir` can take these globs (the error it would give, before it starts).
-pub(crate) fn check_globs(dir: &Path, globs: &[String]) -> Result<()> {
+pub fn check_globs(dir: &Path, globs: &[String]) -> Result<()> {
     overrides(dir, globs).map(drop)
 }
 
@@ -126,7 +124,7 @@ where
     // (regression, issue 39: 48 of 600 maps named files outside the root).
     let held = if rules.stat {
         Some(
-            crate::beneath::open_dir_nofollow(dir).map_err(|refused| Error::Forbidden {
+            crate::beneath::open_dir_nofollow(dir).map_err(|refused| WalkError::Forbidden {
                 path: dir.to_owned(),
                 reason: format!("it could not be held open to walk ({refused:?})"),
             })?,

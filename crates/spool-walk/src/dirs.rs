@@ -15,7 +15,7 @@ use std::sync::{Condvar, Mutex, PoisonError};
 
 /// What a directory entry is, as a walk tells them apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     Dir,
     File,
     Symlink,
@@ -38,7 +38,7 @@ impl Kind {
 
 /// One entry of a directory: its name and kind.
 #[derive(Clone, Copy)]
-pub(crate) struct Entry<'a> {
+pub struct Entry<'a> {
     name: &'a OsStr,
     kind: Kind,
 }
@@ -55,7 +55,7 @@ impl<'a> Entry<'a> {
 
 /// What a directory holds (`.` and `..` aside): every name in one buffer.
 #[derive(Default)]
-pub(crate) struct Entries {
+pub struct Entries {
     names: Vec<u8>,
     /// Where each name ends in `names` (it starts where the one before ends), and its kind.
     ends: Vec<(u32, Kind)>,
@@ -92,7 +92,7 @@ thread_local! {
 }
 
 /// What the directory at `path` holds (`.` and `..` aside), or `None` when it cannot be read.
-pub(crate) fn entries_of(path: &Path) -> Option<Entries> {
+pub fn entries_of(path: &Path) -> Option<Entries> {
     use rustix::fs::{FileType, Mode, OFlags, RawDir};
     let fd = rustix::fs::open(
         path,
@@ -138,7 +138,7 @@ pub(crate) fn entries_of(path: &Path) -> Option<Entries> {
 /// Runs `read` on each of `tops` and on every directory it hands back, on up to twelve cores:
 /// `read` pushes the directories it found in one onto the vector it is given. Each thread has
 /// a state of its own, made by `state`; the states are returned when no directory is left.
-pub(crate) fn each_dir<T: Send, S: Send>(
+pub fn each_dir<T: Send, S: Send>(
     tops: Vec<T>,
     state: impl Fn() -> S + Sync,
     read: impl Fn(&mut S, T, &mut Vec<T>) + Sync,

@@ -2,7 +2,7 @@
 //! `ignore` crate's `WalkBuilder` with its defaults) skips, and what git ignores, both answered
 //! by one pass over the rules of a directory and the directories above it.
 //!
-//! Our own walk applies them (see `dirs` and `search::walk`) so that a directory search reads
+//! Our own walk applies them (see `dirs` and `walk`) so that a directory search reads
 //! each directory once: ripgrep's walker reports only what it does not skip, and the counts of
 //! what a search left out and the dirty check needed a second walk of the whole tree, a third
 //! of a 20,000-file search's time. A test walks random trees with both and compares.
@@ -30,7 +30,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
     clippy::struct_excessive_bools,
     reason = "four names a listing holds or not"
 )]
-pub(crate) struct Present {
+pub struct Present {
     pub ignore: bool,
     pub gitignore: bool,
     pub git: bool,
@@ -55,7 +55,7 @@ impl Present {
     clippy::struct_excessive_bools,
     reason = "what the rules need to know of a directory, each found once"
 )]
-pub(crate) struct Level {
+pub struct Level {
     pub path: PathBuf,
     parent: Option<Arc<Level>>,
     /// Above the walked directory: its rules match the walked path made canonical.
@@ -73,7 +73,7 @@ pub(crate) struct Level {
 
 /// What the rules say of one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Said {
+pub struct Said {
     /// ripgrep's walker: `Some(true)` skips it, `Some(false)` takes it back in (a hidden name
     /// too), `None` leaves it to the hidden rule.
     pub search: Option<bool>,
@@ -82,7 +82,7 @@ pub(crate) struct Said {
 }
 
 /// What every directory of one walk shares.
-pub(crate) struct Context {
+pub struct Context {
     /// The walked directory as given, and made canonical (rules above it match this).
     root: PathBuf,
     canonical: PathBuf,

@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// `path` below `dir` (both as a walk joins them: no `.`, `..` or doubled `/`), or `None`;
 /// the same as `Path::strip_prefix` for such paths.
-pub(crate) fn below<'p>(path: &'p Path, dir: &Path) -> Option<&'p Path> {
+pub fn below<'p>(path: &'p Path, dir: &Path) -> Option<&'p Path> {
     let (p, d) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
     let d = d.strip_suffix(b"/").unwrap_or(d);
     match p.strip_prefix(d)? {
@@ -21,13 +21,13 @@ pub(crate) fn below<'p>(path: &'p Path, dir: &Path) -> Option<&'p Path> {
 
 /// Appends to `keys` a key that sorts paths as `Path`'s order does (component by component):
 /// `/` becomes the least byte, so a name sorts before any longer name it begins.
-pub(crate) fn push_order_key(path: &[u8], keys: &mut Vec<u8>) {
+pub fn push_order_key(path: &[u8], keys: &mut Vec<u8>) {
     keys.extend(path.iter().map(|&b| if b == b'/' { 0 } else { b }));
 }
 
 /// Whether a name on relative path `rel` starts with `.` (what the walker's hidden rule skips,
 /// unless an ignore rule takes the file back in).
-pub(crate) fn is_hidden(rel: &Path) -> bool {
+pub fn is_hidden(rel: &Path) -> bool {
     let b = rel.as_os_str().as_bytes();
     // Each `/` looked at, not `memmem::find`: it builds a searcher per call, and a directory
     // search asks this of every file it read.

@@ -2,7 +2,7 @@
 //! there are in all, ignored and hidden ones too (the left-out counts), and whether a file git
 //! neither tracks nor ignores is there (a dirty tree).
 //!
-//! The search's own walk (`search::walk`) counts the files of the directories it reads and
+//! The search's own walk (`walk`) counts the files of the directories it reads and
 //! notes what it reads past there ([`LeftOut`]); the survey then reads only the directories it
 //! left out (ignored, hidden, or outside the globs) and compares what was noted with the index.
 //! A survey with no search before it starts from the top ([`LeftOut::everything`]). Git's
@@ -18,7 +18,7 @@ use crate::rules::{Context, Level, Present};
 
 /// What the survey compares with the repository: the index entries under the surveyed
 /// directory, found by their paths below it.
-pub(crate) struct Tracked<'a>(pub &'a crate::git::DirtyCheck);
+pub struct Tracked<'a>(pub &'a crate::git::DirtyCheck);
 
 impl Tracked<'_> {
     /// The index entry that tracks the path under the surveyed directory that `parts` spell.
@@ -35,7 +35,7 @@ impl Tracked<'_> {
 
 /// What the survey found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(crate) struct Survey {
+pub struct Survey {
     /// Every regular file under the directory (`.git` left out), how many of them are hidden
     /// and how many only the globs left out; `None` when not asked for, or not counted within
     /// the time given.
@@ -55,7 +55,7 @@ pub(crate) struct Survey {
 
 /// The files under a surveyed directory, by what left them out.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Counts {
+pub struct Counts {
     /// Every regular file (`.git` left out).
     pub all: u64,
     /// Those with a hidden name on their path (a name that starts with `.`).
@@ -70,7 +70,7 @@ pub(crate) struct Counts {
     clippy::struct_excessive_bools,
     reason = "what the walk knows of a directory on its way, each a fact of its own"
 )]
-pub(crate) struct Pending {
+pub struct Pending {
     pub path: PathBuf,
     /// The rules of the directory it is in (for the top, of the one above it).
     pub parent: Option<Arc<Level>>,
@@ -89,7 +89,7 @@ pub(crate) struct Pending {
 }
 
 /// A directory read: its entries and its rules.
-pub(crate) struct Listed {
+pub struct Listed {
     pub entries: crate::dirs::Entries,
     pub level: Arc<Level>,
     /// It is the top of a repository inside the walked directory.
@@ -136,7 +136,7 @@ impl Pending {
 
 /// What a walk that read part of the tree leaves to the survey.
 #[derive(Default)]
-pub(crate) struct LeftOut {
+pub struct LeftOut {
     /// The files of the directories the walk read, and how many of them are hidden.
     pub counted: (u64, u64),
     /// The hidden files it let through (an ignore rule took them back in, or hidden files were
@@ -235,7 +235,7 @@ impl Shared<'_> {
 
 /// Surveys what a walk left (`left`) beside the files it walked (`walked`, by path under the
 /// walked directory, in walk order).
-pub(crate) fn finish(
+pub fn finish(
     left: LeftOut,
     walked: &[&str],
     git: Option<&Tracked<'_>>,

@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest as _, Sha256};
 
-use crate::error::Result;
+use crate::error::{Result, WalkError};
 use crate::survey::LeftOut;
 
 mod gather;
 
-pub(crate) use gather::check_globs;
+pub use gather::check_globs;
 use gather::{Rules, gather};
 
 /// A file the walk found, not yet opened.
@@ -62,7 +62,7 @@ pub struct Walked {
     pub digest: String,
     /// What the walk left out, for the survey that counts it by why (the files outside the
     /// globs are known only to the walk that applied them); taken by the first survey.
-    pub(crate) left: Option<LeftOut>,
+    pub left: Option<LeftOut>,
     /// A file changed within two seconds of the walk (see [`crate::git::SeenStat::racy`]): its
     /// stat cannot vouch for a later look, so what is stored of this walk is not reused.
     pub racy: bool,
@@ -70,7 +70,7 @@ pub struct Walked {
 
 /// Whether any file was seen changed within two seconds of `since_ms` (unix ms, taken before
 /// the files were looked at).
-pub(crate) fn any_racy(seen: &[Option<Seen>], since_ms: i64) -> bool {
+pub fn any_racy(seen: &[Option<Seen>], since_ms: i64) -> bool {
     seen.iter()
         .flatten()
         .any(|s| s.racy(since_ms.saturating_mul(1_000_000)))
@@ -90,7 +90,7 @@ impl Walked {
 
 /// A file's size, times and inode, as a version digest states them and git's check compares
 /// them.
-pub(crate) use crate::git::SeenStat as Seen;
+pub use crate::git::SeenStat as Seen;
 
 /// The files under `dir` a search reads, in path order, each with its size and modification
 /// time: `.gitignore` and the other ignore files respected, globs applied, hidden files
@@ -109,7 +109,7 @@ pub fn walk(dir: &Path, globs: &[String], hidden: bool) -> Result<Walked> {
 /// The files under `dir` that `filter` lets through, in path order, each with its size and
 /// modification time.
 pub fn walk_filtered(dir: &Path, filter: &Filter<'_>) -> Result<Walked> {
-    let since = crate::clock::now_ms();
+    let since = now_ms();
     let (found, left) = gather(dir, &filter.rules(true), &|| |_: &Candidate| ())?;
     let digest = digest_of(&found.files, &found.seen);
     Ok(Walked {
@@ -125,7 +125,7 @@ pub fn walk_filtered(dir: &Path, filter: &Filter<'_>) -> Result<Walked> {
 /// learns size and time when it opens them (it then finds the digest with [`digest_of`]).
 /// What the visitor made of each file is returned beside it, in path order, and what the
 /// survey needs of what the walk left out.
-pub(crate) fn walk_visiting<P, V>(
+pub fn walk_visiting<P, V>(
     dir: &Path,
     filter: &Filter<'_>,
     visitor: &(impl Fn() -> V + Sync),
@@ -146,7 +146,7 @@ where
 
 /// The version digest of `files` from what was seen of each (`None`: not seen, counted as
 /// size 0 and time 0), the same as [`walk`] finds for the same sizes and times.
-pub(crate) fn digest_of(files: &[Candidate], seen: &[Option<Seen>]) -> String {
+pub fn digest_of(files: &[Candidate], seen: &[Option<Seen>]) -> String {
     let mut digest = Digest::default();
     for (file, s) in files.iter().zip(seen) {
         digest.add(file, *s);
@@ -206,7 +206,7 @@ impl Counts {
     }
 
     /// One more file left out for `why`.
-    pub(crate) fn count(&mut self, why: Skip) {
+    pub fn count(&mut self, why: Skip) {
         match why {
             Skip::TooLarge => self.too_large += 1,
             Skip::Binary => self.binary += 1,
@@ -217,11 +217,11 @@ impl Counts {
 
 /// How much of each file is read first (a NUL in it makes the file binary). A head shorter
 /// than this is the whole file.
-pub(crate) const HEAD_BYTES: usize = 8192;
+pub const HEAD_BYTES: usize = 8192;
 
 /// Opens walked files beneath their root, holding the last root open (the files of one walk
 /// share it).
-pub(crate) struct Opener<'r> {
+pub struct Opener<'r> {
     roots: &'r crate::roots::Roots,
     held: Option<(PathBuf, crate::beneath::HeldRoot)>,
     /// A head buffer given back, used for the next file (not allocated and zeroed per file).
@@ -229,7 +229,7 @@ pub(crate) struct Opener<'r> {
 }
 
 impl<'r> Opener<'r> {
-    pub(crate) fn new(roots: &'r crate::roots::Roots) -> Self {
+    pub fn new(roots: &'r crate::roots::Roots) -> Self {
         Self {
             roots,
             held: None,
@@ -249,7 +249,7 @@ impl<'r> Opener<'r> {
 
 /// A file read from a position on, by positioned reads (the file's own position is left as
 /// it is).
-pub(crate) struct ReadFrom<'f> {
+pub struct ReadFrom<'f> {
     pub file: &'f std::fs::File,
     pub at: u64,
 }
@@ -263,7 +263,7 @@ impl std::io::Read for ReadFrom<'_> {
 }
 
 /// A walked file open for reading, with its first 8 KiB and its size and time.
-pub(crate) struct Opened {
+pub struct Opened {
     pub file: std::fs::File,
     /// `HEAD_BYTES` long; the file's first `head_len` bytes.
     buf: Vec<u8>,
@@ -286,7 +286,7 @@ impl Opened {
 /// Opens a walked file beneath its root with its first 8 KiB, or says why it is left out:
 /// larger than `max_bytes`, binary (a NUL in the first 8 KiB), or not openable; with its size
 /// and time when they could be found.
-pub(crate) fn open_candidate(
+pub fn open_candidate(
     file: &Candidate,
     roots: &mut Opener<'_>,
     max_bytes: u64,
@@ -342,14 +342,14 @@ pub enum Skip {
 /// ones (a NUL in the first 8 KiB) are counted and left out, and told to `skipped`. Stops once
 /// `budget` has passed (after at least one file) and returns the last file looked at then; an
 /// error of `read` ends the walk.
-pub fn each_file(
+pub fn each_file<E: From<WalkError>>(
     walked: &Walked,
     roots: &crate::roots::Roots,
     max_bytes: u64,
     budget: Duration,
-    mut read: impl FnMut(&Candidate, &std::fs::File, &[u8]) -> Result<bool>,
+    mut read: impl FnMut(&Candidate, &std::fs::File, &[u8]) -> Result<bool, E>,
     mut skipped: impl FnMut(&Candidate, Skip),
-) -> Result<(Counts, Option<String>)> {
+) -> Result<(Counts, Option<String>), E> {
     let started = Instant::now();
     let mut n = Counts::default();
     let mut last_path = String::new();
@@ -377,4 +377,11 @@ pub fn each_file(
         }
     }
     Ok((n, None))
+}
+
+/// Now, in Unix milliseconds (a clock before 1970 reads 0).
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

@@ -5,9 +5,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::envelope::NextCall;
-use crate::error::{Error, Result};
-use crate::spell::Words;
+use crate::error::{Result, WalkError};
 
 #[derive(Debug, Clone)]
 pub struct Roots {
@@ -20,26 +18,24 @@ impl Roots {
         let mut roots = Vec::with_capacity(dirs.len());
         for dir in dirs {
             let real = std::fs::canonicalize(dir).map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => Error::PathNotFound { path: dir.clone() },
-                _ => Error::io(dir, e),
+                std::io::ErrorKind::NotFound => WalkError::NotFound { path: dir.clone() },
+                _ => WalkError::Io {
+                    path: dir.clone(),
+                    source: e,
+                },
             })?;
             if !real.is_dir() {
-                return Err(Error::invalid(
-                    format!("root `{}` is not a directory", dir.display()),
-                    Some("give `--root` a directory".to_owned()),
-                ));
+                return Err(WalkError::RootNotDirectory { path: dir.clone() });
             }
             roots.push(real);
         }
         if roots.is_empty() {
-            return Err(Error::invalid(
-                "no allowed roots",
-                Some("give at least one `--root DIR`".to_owned()),
-            ));
+            return Err(WalkError::NoRoots);
         }
         Ok(Self { roots })
     }
 
+    /// The roots, each its real path.
     pub fn dirs(&self) -> &[PathBuf] {
         &self.roots
     }
@@ -53,9 +49,9 @@ impl Roots {
         self.roots.iter().any(|r| path.starts_with(r))
     }
 
-    fn refused(&self, path: &Path, why: &str) -> Error {
+    fn refused(&self, path: &Path, why: &str) -> WalkError {
         let roots: Vec<String> = self.roots.iter().map(|r| r.display().to_string()).collect();
-        Error::Forbidden {
+        WalkError::Forbidden {
             path: path.to_owned(),
             reason: format!("{why}; the allowed roots are {}", roots.join(", ")),
         }
@@ -68,13 +64,7 @@ impl Roots {
         const PATH_MAX: usize = 4096;
         const NAME_MAX: usize = 255;
         if path.len() >= PATH_MAX || path.split('/').any(|name| name.len() > NAME_MAX) {
-            return Err(Error::invalid(
-                format!(
-                    "the path is longer than paths may be ({} bytes; at most {PATH_MAX}, and {NAME_MAX} a name)",
-                    path.len()
-                ),
-                Some("give a shorter path".to_owned()),
-            ));
+            return Err(WalkError::TooLong { len: path.len() });
         }
         let joined = self.primary().join(path);
         let lexical = normalize(&joined);
@@ -117,44 +107,30 @@ impl Roots {
     }
 
     /// The root holding `real`, and the path inside it.
-    pub(crate) fn split<'p>(&'p self, real: &'p Path) -> Result<(&'p Path, &'p Path)> {
+    pub fn split<'p>(&'p self, real: &'p Path) -> Result<(&'p Path, &'p Path)> {
         self.roots
             .iter()
             .find_map(|r| crate::paths::below(real, r).map(|rel| (r.as_path(), rel)))
             .ok_or_else(|| self.refused(real, "it is outside the allowed roots"))
     }
 
-    fn refusal(&self, real: &Path, refusal: crate::beneath::Refusal) -> Error {
+    fn refusal(&self, real: &Path, refusal: crate::beneath::Refusal) -> WalkError {
         use crate::beneath::Refusal;
         match refusal {
             Refusal::Escaped => self.refused(
                 real,
                 "a symlink on its way leads outside the allowed roots (it changed since it was checked)",
             ),
-            Refusal::Changed => Error::invalid(
-                format!("`{}` changed while it was being opened", real.display()),
-                Some("read it again".to_owned()),
-            ),
-            Refusal::NotRegular("a directory") => {
-                let path = serde_json::json!(real.display().to_string());
-                Error::invalid_words(
-                    format!("`{}` is a directory, not a file", real.display()).into(),
-                    Words::text("search it with ")
-                        .call(NextCall::new(
-                            "search",
-                            [("pattern", serde_json::json!("<regex>")), ("path", path.clone())],
-                        ))
-                        .then(", or list it with ")
-                        .call(NextCall::new("list", [("path", path)])),
-                )
-            }
-            Refusal::NotRegular(what) => Error::invalid(
-                format!(
-                    "`{}` is {what}, not a regular file: only regular files are read",
-                    real.display()
-                ),
-                Some("read a regular file".to_owned()),
-            ),
+            Refusal::Changed => WalkError::Changed {
+                path: real.to_owned(),
+            },
+            Refusal::NotRegular("a directory") => WalkError::IsDirectory {
+                path: real.to_owned(),
+            },
+            Refusal::NotRegular(what) => WalkError::NotRegular {
+                path: real.to_owned(),
+                what,
+            },
             Refusal::Io(e) => path_error(real, e),
         }
     }
@@ -168,21 +144,19 @@ impl Roots {
     }
 }
 
-/// What the operating system said of `path`, as the answer's code: missing is `not_found`,
-/// refused is `forbidden`, a path that cannot be one (a loop of symlinks, a NUL byte, too
-/// long, a file where a directory must be) is `invalid_argument`; only the rest is `internal`.
-pub(crate) fn path_error(path: &Path, e: std::io::Error) -> Error {
-    let invalid = |what: &str| {
-        Error::invalid(
-            format!("`{}` {what}", path.display()),
-            Some("give a path that names an existing file or directory".to_owned()),
-        )
+/// What the operating system said of `path`, typed: missing, refused, a path that cannot be
+/// one (a loop of symlinks, a NUL byte, too long, a file where a directory must be); only the
+/// rest is an i/o error.
+pub fn path_error(path: &Path, e: std::io::Error) -> WalkError {
+    let invalid = |what: &'static str| WalkError::Unusable {
+        path: path.to_owned(),
+        what,
     };
     match (e.kind(), e.raw_os_error()) {
-        (std::io::ErrorKind::NotFound, _) => Error::PathNotFound {
+        (std::io::ErrorKind::NotFound, _) => WalkError::NotFound {
             path: path.to_owned(),
         },
-        (std::io::ErrorKind::PermissionDenied, _) => Error::Forbidden {
+        (std::io::ErrorKind::PermissionDenied, _) => WalkError::Forbidden {
             path: path.to_owned(),
             reason: "permission denied by the operating system".into(),
         },
@@ -198,7 +172,10 @@ pub(crate) fn path_error(path: &Path, e: std::io::Error) -> Error {
         (std::io::ErrorKind::InvalidInput, _) => {
             invalid("is not a usable path (a NUL byte in it?)")
         }
-        _ => Error::io(path, e),
+        _ => WalkError::Io {
+            path: path.to_owned(),
+            source: e,
+        },
     }
 }
 
@@ -231,20 +208,20 @@ mod tests {
             .unwrap();
         let roots = Roots::new(&[root.path().to_owned()]).unwrap();
         assert!(roots.resolve("in.txt").is_ok());
-        assert_eq!(
-            roots.resolve("nope.txt").unwrap_err().code(),
-            crate::ErrorCode::NotFound
-        );
-        assert_eq!(
-            roots.resolve("../../etc/passwd").unwrap_err().code(),
-            crate::ErrorCode::Forbidden
-        );
-        assert_eq!(
-            roots.resolve("/etc/passwd").unwrap_err().code(),
-            crate::ErrorCode::Forbidden
-        );
+        assert!(matches!(
+            roots.resolve("nope.txt").unwrap_err(),
+            WalkError::NotFound { .. }
+        ));
+        assert!(matches!(
+            roots.resolve("../../etc/passwd").unwrap_err(),
+            WalkError::Forbidden { .. }
+        ));
+        assert!(matches!(
+            roots.resolve("/etc/passwd").unwrap_err(),
+            WalkError::Forbidden { .. }
+        ));
         let escape = roots.resolve("link").unwrap_err();
-        assert_eq!(escape.code(), crate::ErrorCode::Forbidden);
+        assert!(matches!(escape, WalkError::Forbidden { .. }));
         assert!(
             escape.to_string().contains("outside the allowed roots"),
             "{escape}"

@@ -1,0 +1,28 @@
+//! `spool-walk`: the file tree as spool reads it, like ripgrep's `ignore` crate is to ripgrep.
+//!
+//! - [`roots`]: the directories reads stay inside, checked after symlinks are resolved;
+//! - [`beneath`]: opening below a root without a race (`openat2`, else one component at a time);
+//! - [`rules`]: the ignore rules of a tree, a directory at a time, as ripgrep and git apply them;
+//! - [`dirs`]: directories read on every core;
+//! - [`git`]: the commit and the dirty flag, read from the repository's files (git never runs);
+//! - [`survey`]: what a walk left out, counted by why;
+//! - [`walk`]: the files a search or a map reads, in path order, and each opened beneath its root.
+//!
+//! It knows nothing of artifacts or answers: its refusals are the typed [`WalkError`], which
+//! spool-core turns into the words a model reads. spool-core's searches and spool-map's map walk
+//! with it.
+
+pub mod beneath;
+pub mod cores;
+pub mod dirs;
+mod error;
+pub mod git;
+pub mod hex;
+pub mod paths;
+pub mod roots;
+pub mod rules;
+pub mod survey;
+pub mod walk;
+
+pub use error::{Result, WalkError};
+pub use roots::Roots;
