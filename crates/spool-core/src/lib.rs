@@ -11,10 +11,10 @@
 //! - [`window::read_window`] answers a [`WindowRequest`] (a preview, lines, chars, bytes)
 //!   within a [`Cap`], as an [`Envelope`]: what was shown, of how much, why, and the `next`
 //!   calls that read on.
-//! - [`answer::tools`] are the tools every front end shares (read, search, query, list,
-//!   artifacts, run), from their typed arguments ([`answer::params`]) to an [`answer::Answer`];
-//!   [`answer::respond`] times and audits one, and [`answer::rendered`] turns it into the text
-//!   and the structured form a model receives.
+//! - The tools are defined once, in spool-toolset's table; each runs its engine here in an
+//!   [`answer::Context`] and answers an [`answer::Answer`]; [`answer::respond`] times and
+//!   audits one, and [`answer::rendered`] turns it into the text and the structured form a
+//!   model receives.
 //! - [`render`] and [`wire`] write an envelope in a caller's [`render::Dialect`] (MCP calls or
 //!   CLI syntax).
 //!
@@ -47,37 +47,25 @@
 //! # }
 //! ```
 
-pub mod access;
+// The layers, lowest first: base, model, storage, rendering, engines, answer. A layer uses only
+// the layers before it (a test reads the sources and holds them to it); rustfmt sorts the lines
+// below by name. Each module keeps its path at the root (`spool_core::store`).
 pub mod answer;
-pub mod audit;
-pub mod clip;
-pub mod clock;
-pub mod cursor;
-pub mod envelope;
-pub mod error;
-pub mod exec;
-pub mod files;
-pub mod fit;
-pub mod items;
-pub mod jq_box;
-mod ledger;
-pub mod list_text;
-pub mod listing;
-pub mod numbers;
-pub mod order;
-pub mod page;
-pub mod query;
-pub mod refs;
-pub mod render;
-pub mod search;
-pub mod spell;
-pub mod store;
-pub mod streams;
-pub mod tokens;
-pub mod utf8;
-pub mod window;
-pub mod wire;
-pub mod words;
+mod base;
+mod engines;
+mod model;
+mod rendering;
+mod storage;
+
+pub use base::{clip, clock, numbers, tokens, utf8};
+pub use engines::{
+    audit, exec, files, items, jq_box, list_text, listing, order, page, query, search, streams,
+    window,
+};
+pub use model::{cursor, envelope, error, refs, spell, words};
+pub use rendering::{fit, render, wire};
+use storage::ledger;
+pub use storage::{access, store};
 
 pub use envelope::{Envelope, NextCall, Source, SourceKind, Version};
 pub use error::{Error, ErrorCode, Result};

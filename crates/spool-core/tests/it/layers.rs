@@ -1,14 +1,27 @@
-//! spool-core is layered: the store uses neither the renderer nor the audit, and the modules'
-//! imports form no cycle (a module and its own children aside). Read from the sources, so a
-//! new edge that points up fails here before it lands.
+//! spool-core is layered, and its root says so: `src/` holds one folder per layer (base,
+//! model, storage, rendering, engines, answer) and `lib.rs`. A layer uses only the layers
+//! below it, the store uses neither the renderer nor the audit, and the modules' imports form
+//! no cycle (a module and its own children aside). Read from the sources, so a new edge that
+//! points up fails here before it lands.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Each top-level module of `src`, and the top-level modules its code (tests aside) names.
-fn imports() -> BTreeMap<String, BTreeSet<String>> {
+/// The layers, lowest first.
+const LAYERS: [&str; 6] = ["base", "model", "storage", "rendering", "engines", "answer"];
+
+/// Each module of `src` (a layer's child, or `answer`) and the modules its code (tests aside)
+/// names, with the layer each module is in.
+struct Sources {
+    edges: BTreeMap<String, BTreeSet<String>>,
+    layer_of: BTreeMap<String, String>,
+}
+
+fn sources() -> Sources {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let roots = root_items(&std::fs::read_to_string(src.join("lib.rs")).unwrap());
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut layer_of = BTreeMap::new();
     let mut stack = vec![src.clone()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -21,28 +34,116 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
                 continue;
             }
             let rel = path.strip_prefix(&src).unwrap();
-            let top = rel
+            let parts: Vec<String> = rel
                 .components()
-                .next()
-                .unwrap()
-                .as_os_str()
-                .to_string_lossy()
-                .trim_end_matches(".rs")
-                .to_owned();
-            if top == "lib" {
+                .map(|c| {
+                    c.as_os_str()
+                        .to_string_lossy()
+                        .trim_end_matches(".rs")
+                        .to_owned()
+                })
+                .collect();
+            let layer = parts[0].clone();
+            if layer == "lib" || (parts.len() == 1 && layer != "answer") {
+                // lib.rs, and a layer's own file (it only lists its modules).
                 continue;
             }
+            let module = if layer == "answer" {
+                layer.clone()
+            } else {
+                parts[1].clone()
+            };
+            layer_of.insert(module.clone(), layer);
             let text = std::fs::read_to_string(&path).unwrap();
             let code = without_tests(&text);
-            let named = edges.entry(top.clone()).or_default();
+            let named = edges.entry(module.clone()).or_default();
             for name in crate_paths(&code) {
-                if name != top {
+                // An item the root re-exports (`crate::Error`) is its module's.
+                let name = roots.get(&name).cloned().unwrap_or(name);
+                if name != module {
                     named.insert(name);
                 }
             }
         }
     }
-    edges
+    Sources { edges, layer_of }
+}
+
+/// The items `lib.rs` re-exports from a module (`pub use error::{Error, Result}`), by name.
+fn root_items(lib: &str) -> BTreeMap<String, String> {
+    let mut items = BTreeMap::new();
+    for line in lib.lines() {
+        let Some(rest) = line.strip_prefix("pub use ") else {
+            continue;
+        };
+        let Some((module, names)) = rest.split_once("::{") else {
+            continue;
+        };
+        for name in names.trim_end_matches("};").split(',') {
+            let name = name.trim();
+            if name.chars().next().is_some_and(char::is_uppercase) {
+                items.insert(name.to_owned(), module.to_owned());
+            }
+        }
+    }
+    items
+}
+
+/// Each module and the modules its code names (a layer named in a path counts as itself).
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    sources().edges
+}
+
+#[test]
+fn the_root_holds_a_folder_per_layer_and_each_layer_uses_only_those_below() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found: BTreeSet<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(found.remove("lib.rs"));
+    let mut wanted = BTreeSet::new();
+    for layer in LAYERS {
+        wanted.insert(format!("{layer}.rs"));
+        wanted.insert(layer.to_owned());
+    }
+    assert_eq!(
+        found, wanted,
+        "the root of src/ holds the layers and lib.rs alone"
+    );
+
+    let s = sources();
+    let rank = |layer: &str| LAYERS.iter().position(|l| *l == layer);
+    let mut upward = Vec::new();
+    for (module, named) in &s.edges {
+        let from = &s.layer_of[module];
+        for name in named {
+            let to = s
+                .layer_of
+                .get(name)
+                .or_else(|| LAYERS.iter().find(|l| *l == name).map(|_| name));
+            if let Some(to) = to
+                && rank(to) > rank(from)
+            {
+                upward.push(format!("{module} ({from}) uses {name} ({to})"));
+            }
+        }
+    }
+    assert!(upward.is_empty(), "imports that point up: {upward:#?}");
+    // The reading is real: every layer has modules, and the edges were found.
+    for layer in LAYERS {
+        assert!(
+            s.layer_of.values().any(|l| l == layer),
+            "{layer}: {:?}",
+            s.layer_of
+        );
+    }
+    assert!(
+        s.edges["window"].contains("store"),
+        "{:?}",
+        s.edges["window"]
+    );
+    assert!(s.edges["store"].contains("error"), "{:?}", s.edges["store"]);
 }
 
 /// `text` without its test code: each item after a `#[cfg(test)]` (a `mod tests { .. }`, a
@@ -172,5 +273,6 @@ fn no_module_reaches_itself_through_its_imports() {
     assert!(cycles.is_empty(), "modules in an import cycle: {cycles:?}");
     // The reading is real: the modules and their edges were found.
     assert!(edges.len() > 20, "{edges:?}");
+    assert!(edges.contains_key("answer"), "{edges:?}");
     assert!(edges["window"].contains("store"), "{:?}", edges["window"]);
 }
