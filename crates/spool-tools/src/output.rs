@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use spool_core::answer::Answer;
-use spool_core::render::{self, Dialect};
-use spool_core::{Envelope, Error};
+use spool_core::render::Dialect;
+use spool_core::Error;
 
 pub fn json<T: serde::Serialize>(value: &T) {
     let json =
@@ -22,36 +22,17 @@ pub fn text(s: &str) {
     let _ = out.flush();
 }
 
-/// An envelope: its text, or with `--json` the whole structured answer (`notice` first, in the
-/// CLI's words).
-pub fn envelope(e: &Envelope, as_json: bool) {
-    if as_json {
-        json(&spool_core::wire::envelope(e, Dialect::Cli));
-    } else {
-        text(&render::envelope_text(e, Dialect::Cli));
-    }
-}
-
-/// An answer of the pipeline in the CLI's words, or with `--json` its structured form (the
-/// CLI's own answers, `gc` and `audit`, are written by their commands).
+/// An answer of a tool in the CLI's words, or with `--json` its structured form (`notice`
+/// first): the two parts every front end renders with `answer::rendered`, the CLI printing one.
+/// The CLI's own answers (`gc`, `audit`) are written by their commands.
 pub fn answer(a: &Answer, as_json: bool) {
-    match a {
-        Answer::Envelope(e) => envelope(e, as_json),
-        Answer::Items(p) if as_json => json(&spool_core::items::structured(p, Dialect::Cli)),
-        Answer::Items(p) => text(&spool_core::list_text::item_page_text(p, Dialect::Cli)),
-        Answer::Search(s) if as_json => json(&spool_core::search::structured(s, Dialect::Cli)),
-        Answer::Search(s) => text(&spool_core::search::render_answer(s, Dialect::Cli)),
-        Answer::List(p, dir) if as_json => json(&spool_core::page::structured(
-            &**p,
-            spool_core::list_text::entries_notice(p, dir, Dialect::Cli),
-        )),
-        Answer::List(p, dir) => text(&spool_core::list_text::entries_text(p, dir, Dialect::Cli)),
-        Answer::Artifacts(p) if as_json => json(&spool_core::page::structured(
-            &**p,
-            spool_core::list_text::artifacts_notice(p, Dialect::Cli),
-        )),
-        Answer::Artifacts(p) => text(&spool_core::list_text::artifacts_text(p, Dialect::Cli)),
-        Answer::Gc(..) | Answer::Recent(_) | Answer::OfRef(_) => {}
+    let Some(rendered) = spool_core::answer::rendered(a, Dialect::Cli) else {
+        return;
+    };
+    if as_json {
+        json(&rendered.structured);
+    } else {
+        text(&rendered.text);
     }
 }
 

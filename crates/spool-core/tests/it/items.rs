@@ -35,6 +35,14 @@ fn following_cursors_returns_every_item_once_under_the_cap() {
     loop {
         pages += 1;
         let text = item_page_text(&page, Dialect::Mcp);
+        // The text every front end renders (the CLI prints it) is this page's, gap for gap.
+        for dialect in [Dialect::Mcp, Dialect::Cli] {
+            let rendered = spool_core::answer::rendered::items(&page, dialect);
+            assert_eq!(
+                rendered.text.trim_end(),
+                item_page_text(&page, dialect).trim_end()
+            );
+        }
         assert!(
             spool_core::tokens::count(&text) <= 2_000,
             "page {pages} over the cap"
