@@ -3,6 +3,9 @@
 from typing import List, Optional, Tuple
 
 DEFAULT_MAX_TOKENS: int
+ERROR_CODES: List[str]
+REASON_CODES: List[str]
+UNITS: List[str]
 __version__: str
 
 def main(argv: List[str]) -> int:

@@ -426,3 +426,16 @@ def test_the_jq_box_never_imports_a_spool_package_from_the_working_directory(sto
     a = store.put("[1,2,3]", desc="a list")
     assert store.query(a["ref"], "length")["content"].strip() == "3"
     assert not marker.exists()
+
+
+def test_the_packages_code_types_are_the_contracts_one_list():
+    # The `Literal` types a harness checks against, and the codes spool-core answers with.
+    import typing
+
+    from spool import _native, _types
+
+    assert list(typing.get_args(_types.ErrorCode)) == list(_native.ERROR_CODES)
+    assert list(typing.get_args(_types.ReasonCode)) == list(_native.REASON_CODES)
+    assert list(typing.get_args(_types.Unit)) == list(_native.UNITS)
+    for code in _native.ERROR_CODES:
+        assert f"``{code}``" in spool.SpoolError.__doc__, code

@@ -1,10 +1,13 @@
 //! Output schemas and tool `_meta`, built by hand: each admits the tool's answer and the
-//! contract's error object.
+//! contract's error object. The codes they list (errors, reasons, units) come from the core's
+//! enums, the one list of each.
 
 use std::sync::Arc;
 
 use rmcp::model::{JsonObject, MetaObject};
 use serde_json::{Value, json};
+use spool_core::ErrorCode;
+use spool_core::envelope::{ReasonCode, Unit};
 
 pub const MAX_RESULT_SIZE_CHARS: u64 = 200_000;
 
@@ -15,7 +18,7 @@ fn error_shape() -> Value {
             "error": {
                 "type": "object",
                 "properties": {
-                    "code": { "type": "string", "enum": ["not_found", "expired", "forbidden", "invalid_argument", "unavailable", "timeout", "corrupt", "internal"] },
+                    "code": { "type": "string", "enum": ErrorCode::ALL.map(ErrorCode::as_str) },
                     "message": { "type": "string" },
                     "hint": { "type": "string" },
                     "source": { "type": "object" }
@@ -97,7 +100,7 @@ pub fn envelope_shape() -> Value {
                 "items": {
                     "type": "object",
                     "properties": {
-                        "unit": { "type": "string", "enum": ["lines", "chars", "bytes", "tokens", "items", "hits"] },
+                        "unit": { "type": "string", "enum": Unit::ALL.map(Unit::as_str) },
                         "start": { "type": "integer" },
                         "end": { "type": "integer" }
                     },
@@ -119,7 +122,7 @@ pub fn envelope_shape() -> Value {
             "reason": {
                 "type": "object",
                 "properties": {
-                    "code": { "type": "string", "enum": ["size_cap", "token_cap", "timeout", "requested_range", "upstream_partial", "binary", "cancelled"] },
+                    "code": { "type": "string", "enum": ReasonCode::ALL.map(ReasonCode::as_str) },
                     "detail": { "type": "string" }
                 },
                 "required": ["code", "detail"]

@@ -48,6 +48,20 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<store::Store>()?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add("DEFAULT_MAX_TOKENS", spool_core::DEFAULT_MAX_TOKENS)?;
+    // The contract's codes, the one list of each: the package's `Literal` types are tested
+    // against them.
+    m.add(
+        "ERROR_CODES",
+        spool_core::ErrorCode::ALL.map(spool_core::ErrorCode::as_str),
+    )?;
+    m.add(
+        "REASON_CODES",
+        spool_core::envelope::ReasonCode::ALL.map(spool_core::envelope::ReasonCode::as_str),
+    )?;
+    m.add(
+        "UNITS",
+        spool_core::envelope::Unit::ALL.map(spool_core::envelope::Unit::as_str),
+    )?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-const EXIT_CODES: &str = "\
+pub(crate) const EXIT_CODES: &str = "\
 Exit codes:
   0   success
   1   internal error (i/o, database)

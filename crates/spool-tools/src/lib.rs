@@ -16,7 +16,12 @@ pub use spool_toolset::config::{ci_options, ci_options_in, open_store};
 
 /// The exit code of a command that failed with `err` (documented in `spool --help`).
 pub fn exit_code_for(err: &Error) -> u8 {
-    match err.code() {
+    exit_code_of(err.code())
+}
+
+/// The exit code of an error with `code`.
+fn exit_code_of(code: ErrorCode) -> u8 {
+    match code {
         ErrorCode::NotFound => 3,
         ErrorCode::Expired => 4,
         ErrorCode::Forbidden => 5,
@@ -122,6 +127,21 @@ where
         Err(err) => {
             output::error(&err, as_json);
             exit_code_for(&err)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use spool_core::ErrorCode;
+
+    /// `spool --help` lists every error code with the exit code the command gives for it.
+    #[test]
+    fn the_help_lists_every_error_code_with_its_exit_code() {
+        let help = crate::cli::EXIT_CODES;
+        for code in ErrorCode::ALL {
+            let listed = format!("{}   {}", super::exit_code_of(code), code.as_str());
+            assert!(help.contains(&listed), "`{listed}` is not in:\n{help}");
         }
     }
 }

@@ -3,9 +3,9 @@
 
 use std::io::Write;
 
+use spool_core::Error;
 use spool_core::answer::Answer;
 use spool_core::render::Dialect;
-use spool_core::Error;
 
 pub fn json<T: serde::Serialize>(value: &T) {
     let json =

@@ -232,6 +232,16 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Every unit, in the contract's order.
+    pub const ALL: [Self; 6] = [
+        Self::Lines,
+        Self::Chars,
+        Self::Bytes,
+        Self::Tokens,
+        Self::Items,
+        Self::Hits,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Lines => "lines",
@@ -289,6 +299,17 @@ pub enum ReasonCode {
 }
 
 impl ReasonCode {
+    /// Every reason, in the contract's order.
+    pub const ALL: [Self; 7] = [
+        Self::SizeCap,
+        Self::TokenCap,
+        Self::Timeout,
+        Self::RequestedRange,
+        Self::UpstreamPartial,
+        Self::Binary,
+        Self::Cancelled,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::SizeCap => "size_cap",

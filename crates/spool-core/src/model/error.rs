@@ -27,6 +27,19 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, in the contract's order: the one list the output schemas, the Python
+    /// package's types and the CLI's exit codes are checked against.
+    pub const ALL: [Self; 8] = [
+        Self::NotFound,
+        Self::Expired,
+        Self::Forbidden,
+        Self::InvalidArgument,
+        Self::Unavailable,
+        Self::Timeout,
+        Self::Corrupt,
+        Self::Internal,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::NotFound => "not_found",
