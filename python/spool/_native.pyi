@@ -39,3 +39,7 @@ class Store:
         max_tokens: Optional[int] = None,
     ) -> Tuple[str, str]: ...
     def audit(self, reference: Optional[str] = None, limit: int = 20) -> str: ...
+
+def tools() -> str:
+    """The tool table as JSON: each tool's ``name``, ``title``, ``description``, hints
+    (``read_only``, ``destructive``, ``open_world``) and ``input_schema``."""

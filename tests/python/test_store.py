@@ -439,3 +439,20 @@ def test_the_packages_code_types_are_the_contracts_one_list():
     assert list(typing.get_args(_types.Unit)) == list(_native.UNITS)
     for code in _native.ERROR_CODES:
         assert f"``{code}``" in spool.SpoolError.__doc__, code
+
+
+def test_each_tool_method_takes_the_arguments_its_schema_lists():
+    # A tool's method on `Store` and its table entry (the input schema MCP hosts list) name the
+    # same arguments: one added to the tool and not to the method fails here.
+    import inspect
+
+    from spool import _native
+
+    table = json.loads(_native.tools())
+    names = [t["name"] for t in table]
+    assert names == ["read", "search", "query", "list", "artifacts", "run", "fetch", "ci_log", "map"]
+    for tool in table:
+        method = getattr(spool.Store, tool["name"])
+        params = set(inspect.signature(method).parameters) - {"self"}
+        assert params == set(tool["input_schema"]["properties"]), tool["name"]
+        assert tool["description"], tool["name"]

@@ -23,6 +23,27 @@ fn main(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> u8 {
     py.detach(move || spool_tools::main_with(argv))
 }
 
+/// The tool table as JSON: each tool's name, title, description, hints and input schema, as an
+/// MCP host lists them. `Store.call` answers every one; a harness may offer them to its model.
+#[pyfunction]
+fn tools() -> String {
+    let listed: Vec<serde_json::Value> = spool_toolset::TOOLS
+        .iter()
+        .map(|entry| {
+            serde_json::json!({
+                "name": entry.name,
+                "title": entry.title,
+                "description": entry.description,
+                "read_only": entry.hints.read_only,
+                "destructive": entry.hints.destructive,
+                "open_world": entry.hints.open_world,
+                "input_schema": entry.input_schema(),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(listed).to_string()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A jq program runs in a box started as this interpreter running the package's command
@@ -47,6 +68,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add_class::<store::Store>()?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(tools, m)?)?;
     m.add("DEFAULT_MAX_TOKENS", spool_core::DEFAULT_MAX_TOKENS)?;
     // The contract's codes, the one list of each: the package's `Literal` types are tested
     // against them.

@@ -103,7 +103,7 @@ impl ToolSet {
             .iter()
             .map(|entry| Listed {
                 entry,
-                schema: Arc::new((entry.input_schema)()),
+                schema: Arc::new(entry.input_schema()),
             })
             .collect();
         Self { setup, tools }

@@ -38,8 +38,15 @@ pub struct Entry {
     pub output: Output,
     /// The arguments' JSON Schema, as MCP lists it (draft 2020-12, without the root's title and
     /// description, which name the Rust type).
-    pub(crate) input_schema: fn() -> JsonObject,
+    schema: fn() -> JsonObject,
     pub(crate) call: fn(&ToolSet, &Value, Control, Wording, &JsonObject) -> Result<Answer>,
+}
+
+impl Entry {
+    /// The arguments' JSON Schema, made now (a tool set makes it once).
+    pub fn input_schema(&self) -> JsonObject {
+        (self.schema)()
+    }
 }
 
 impl std::fmt::Debug for Entry {
@@ -62,7 +69,7 @@ const fn entry<T: Tool>() -> Entry {
         description: T::DESCRIPTION,
         hints: T::HINTS,
         output: T::OUTPUT,
-        input_schema: input_schema::<T>,
+        schema: input_schema::<T>,
         call: call_as::<T>,
     }
 }
