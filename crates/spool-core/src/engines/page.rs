@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::cursor;
 use crate::envelope::{NextCall, Reason, SourceKind};
 use crate::error::{Error, Result};
-use crate::fit::{self, Cap, Size};
+use crate::fit::{self, Cap};
 use crate::render::Dialect;
 use crate::spell::Words;
 use crate::store::ArtifactSummary;
@@ -94,30 +94,21 @@ pub fn fit<T: Serialize>(
 ) -> Result<()> {
     let cap = cap.into();
     crate::window::check_cap(cap.tokens)?;
-    for _ in 0..8 {
-        let size = [Dialect::Mcp, Dialect::Cli]
-            .into_iter()
-            .map(|d| {
-                let (text, notice) = forms(page, d);
-                cap.forms.pick(
-                    || fit::measure(&text, "", cap),
-                    || fit::measure(&crate::wire::compact(&structured(page, notice)), "", cap),
-                )
-            })
-            .fold(Size::default(), Size::max);
-        if cap.holds(size) {
-            return Ok(());
-        }
-        let (kept, why) = fit::fewer(
-            page.items.len(),
-            size,
-            cap,
-            "one item of this list",
-            Words::text("ask for a larger ").arg("list", "max_tokens"),
-        )?;
-        page.keep_first(kept, why);
-    }
-    Ok(())
+    let hint = Words::text("ask for a larger ").arg("list", "max_tokens");
+    fit::fit_entries(
+        page,
+        cap,
+        |page, d| {
+            let (text, notice) = forms(page, d);
+            cap.forms.pick(
+                || fit::measure(&text, "", cap),
+                || fit::measure(&crate::wire::compact(&structured(page, notice)), "", cap),
+            )
+        },
+        |page| page.items.len(),
+        ("one item of this list", &hint),
+        Page::keep_first,
+    )
 }
 
 #[derive(Serialize, Deserialize)]

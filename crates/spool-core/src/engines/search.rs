@@ -33,8 +33,7 @@ use serde_json::{Map, Value};
 use crate::cursor;
 use crate::envelope::{NextCall, Reason, ReasonCode};
 use crate::error::{Error, Result};
-use crate::fit::{self, Cap, Size};
-use crate::render::Dialect;
+use crate::fit::{self, Cap};
 use crate::spell::Words;
 
 use crate::store::Store;
@@ -443,53 +442,50 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
     let cap = cap.into();
     crate::window::check_cap(cap.tokens)?;
     let reference = answer.reference.clone().unwrap_or_default();
-    for _ in 0..8 {
-        let size = [Dialect::Mcp, Dialect::Cli]
-            .into_iter()
-            .map(|d| {
-                cap.forms.pick(
-                    || {
-                        let hits = text::hit_lines(answer);
-                        fit::facts_and_content(&notice(answer, d), &hits, &reference, cap, 4)
-                    },
-                    || {
-                        let mut v = text::structured(answer, d);
-                        for key in ["hits", "files"] {
-                            if let Some(entries) = v.get_mut(key) {
-                                *entries = Value::Array(Vec::new());
-                            }
+    // Only a `context` the caller asked for is named as the way to a smaller hit.
+    let context = answer.repeat.contains_key("context");
+    let hint = if context {
+        Words::text("ask for less ")
+            .arg("search", "context")
+            .then(", or a larger ")
+            .arg("search", "max_tokens")
+    } else {
+        Words::text("ask for a larger ").arg("search", "max_tokens")
+    };
+    let one = if context {
+        "one hit with its context"
+    } else {
+        "one hit"
+    };
+    fit::fit_entries(
+        answer,
+        cap,
+        |answer, d| {
+            cap.forms.pick(
+                || {
+                    let hits = text::hit_lines(answer);
+                    fit::facts_and_content(&notice(answer, d), &hits, &reference, cap, 4)
+                },
+                || {
+                    let mut v = text::structured(answer, d);
+                    for key in ["hits", "files"] {
+                        if let Some(entries) = v.get_mut(key) {
+                            *entries = Value::Array(Vec::new());
                         }
-                        let hits = match &answer.files {
-                            Some(files) => serde_json::to_string(files).unwrap_or_default(),
-                            None => serde_json::to_string(&answer.hits).unwrap_or_default(),
-                        };
-                        let facts = crate::wire::compact(&v);
-                        fit::facts_and_content(&facts, &hits, &reference, cap, 4)
-                    },
-                )
-            })
-            .fold(Size::default(), Size::max);
-        if cap.holds(size) {
-            return Ok(());
-        }
-        // Only a `context` the caller asked for is named as the way to a smaller hit.
-        let hint = if answer.repeat.contains_key("context") {
-            Words::text("ask for less ")
-                .arg("search", "context")
-                .then(", or a larger ")
-                .arg("search", "max_tokens")
-        } else {
-            Words::text("ask for a larger ").arg("search", "max_tokens")
-        };
-        let one = if answer.repeat.contains_key("context") {
-            "one hit with its context"
-        } else {
-            "one hit"
-        };
-        let (kept, why) = fit::fewer(answer.entries(), size, cap, one, hint)?;
-        answer.keep_first(store, kept, why);
-    }
-    Ok(())
+                    }
+                    let hits = match &answer.files {
+                        Some(files) => serde_json::to_string(files).unwrap_or_default(),
+                        None => serde_json::to_string(&answer.hits).unwrap_or_default(),
+                    };
+                    let facts = crate::wire::compact(&v);
+                    fit::facts_and_content(&facts, &hits, &reference, cap, 4)
+                },
+            )
+        },
+        SearchAnswer::entries,
+        (one, &hint),
+        |answer, kept, why| answer.keep_first(store, kept, why),
+    )
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -6,6 +6,7 @@
 
 use crate::envelope::{Reason, ReasonCode};
 use crate::error::{Error, Result};
+use crate::spell::Dialect;
 use crate::tokens;
 
 /// How many times an answer is cut and measured before its cap is declared out of reach.
@@ -196,6 +197,33 @@ pub fn fewer(
         detail: cap.detail(size.chars > cap.chars),
     };
     Ok((kept as usize, why))
+}
+
+/// The one fit loop of a page of entries (a list's items, a search's hits): the page is
+/// measured in both dialects (`measure` gives the size of the form it is sent in), and while
+/// the largest does not hold `cap`, cut to the entries [`fewer`] keeps (`keep_first` keeps
+/// them and says why). `one` names one entry and `hint` what to ask for instead, for the error
+/// when one entry alone does not fit.
+pub fn fit_entries<P>(
+    page: &mut P,
+    cap: Cap,
+    measure: impl Fn(&P, Dialect) -> Size,
+    entries: impl Fn(&P) -> usize,
+    (one, hint): (&str, &crate::spell::Words),
+    mut keep_first: impl FnMut(&mut P, usize, Reason),
+) -> Result<()> {
+    for _ in 0..ATTEMPTS {
+        let size = [Dialect::Mcp, Dialect::Cli]
+            .into_iter()
+            .map(|d| measure(page, d))
+            .fold(Size::default(), Size::max);
+        if cap.holds(size) {
+            return Ok(());
+        }
+        let (kept, why) = fewer(entries(page), size, cap, one, hint.clone())?;
+        keep_first(page, kept, why);
+    }
+    Ok(())
 }
 
 /// The size of one form of an answer: its chars, and at most how many tokens it holds.
