@@ -147,9 +147,7 @@ fn raw_text_end(bytes: &[u8], from: usize, name: &str) -> usize {
 /// panic in it is `None`.
 pub fn with_room<T: Send>(work: impl FnOnce() -> T + Send) -> Option<T> {
     std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .stack_size(STACK)
-            .spawn_scoped(s, work)
+        spool_walk::workers::spawn_scoped_sized(s, "convert", STACK, work)
             .ok()?
             .join()
             .ok()

@@ -150,17 +150,26 @@ pub fn read_and_parse(
         unsaved: Vec::new(),
         unsaved_error: None,
     });
-    let workers = std::thread::available_parallelism()
-        .map_or(2, std::num::NonZero::get)
-        .clamp(1, 8);
+    let workers = spool_walk::workers::count(8);
     let (job_tx, job_rx) = mpsc::sync_channel::<Job>(workers * 4);
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::channel::<Parsed>();
     std::thread::scope(|s| {
+        let mut parsers = 0;
         for _ in 0..workers {
             let jobs = Arc::clone(&job_rx);
             let done = done_tx.clone();
-            s.spawn(move || parse_jobs(&jobs, &done, deadline));
+            let spawned = spool_walk::workers::spawn_scoped(s, "parse", move || {
+                parse_jobs(&jobs, &done, deadline);
+            });
+            match spawned {
+                Ok(_) => parsers += 1,
+                // The walk would wait for a parser that never comes.
+                Err(e) if parsers == 0 => {
+                    return Err(spool_core::Error::no_thread("parsing the files", &e));
+                }
+                Err(_) => break,
+            }
         }
         drop(done_tx);
         let budget = deadline.saturating_duration_since(Instant::now());

@@ -69,12 +69,17 @@ pub fn interruptible<T: Send>(
 ) -> PyResult<T> {
     let (tx, rx) = std::sync::mpsc::sync_channel::<T>(1);
     std::thread::scope(|scope| {
-        scope.spawn(move || {
+        let spawned = spool_walk::workers::spawn_scoped(scope, "call", move || {
             // A panic drops the sender: the wait below sees it and raises, the process stays.
             if let Ok(answer) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
                 let _ = tx.send(answer);
             }
         });
+        if let Err(e) = spawned {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "spool: no thread could be started for the call ({e})"
+            )));
+        }
         let mut interrupted: Option<PyErr> = None;
         let mut rx = rx;
         loop {

@@ -79,13 +79,13 @@ impl LiveUpload {
             heartbeat: HEARTBEAT.min(store.stale_after / 3),
         };
         let waiting = Arc::clone(&signal);
-        let thread = std::thread::Builder::new()
-            .name(format!("spool-upload-{}", meta.reference))
-            .spawn(move || worker.run(&waiting))
-            .map_err(|e| S3Error::Local {
-                what: "an upload thread".into(),
-                cause: e.to_string(),
-            })?;
+        let thread = spool_walk::workers::spawn(&format!("upload-{}", meta.reference), move || {
+            worker.run(&waiting)
+        })
+        .map_err(|e| S3Error::Local {
+            what: "an upload thread".into(),
+            cause: e.to_string(),
+        })?;
         Ok(Self {
             store: store.clone(),
             reference: meta.reference.clone(),

@@ -45,14 +45,12 @@ fn ship_audit(store: &Store) {
 /// Ships audit rows in the background while the command runs (for servers; a short command
 /// ends before the first round, and ships once at its end).
 fn ship_audit_every(store: std::sync::Arc<Store>, every: std::time::Duration) {
-    let spawned = std::thread::Builder::new()
-        .name("spool-audit-shipping".into())
-        .spawn(move || {
-            loop {
-                std::thread::sleep(every);
-                ship_audit(&store);
-            }
-        });
+    let spawned = spool_walk::workers::spawn("audit-shipping", move || {
+        loop {
+            std::thread::sleep(every);
+            ship_audit(&store);
+        }
+    });
     if let Err(e) = spawned {
         tracing::warn!(error = %e, "audit rows will be shipped only when the command ends");
     }

@@ -34,22 +34,20 @@ impl Stderr {
             let (queue, lines) = sync_channel::<Vec<u8>>(QUEUED);
             let counts = Arc::new(Counts::default());
             let seen = Arc::clone(&counts);
-            let _ = std::thread::Builder::new()
-                .name("spool-log".into())
-                .spawn(move || {
-                    for line in lines {
-                        let mut err = std::io::stderr().lock();
-                        let dropped = seen.dropped.swap(0, Ordering::Relaxed);
-                        if dropped > 0 {
-                            let _ = writeln!(
-                                err,
-                                "spool: {dropped} log lines were dropped: stderr was not read"
-                            );
-                        }
-                        let _ = err.write_all(&line);
-                        seen.pending.fetch_sub(1, Ordering::Relaxed);
+            let _ = spool_walk::workers::spawn("log", move || {
+                for line in lines {
+                    let mut err = std::io::stderr().lock();
+                    let dropped = seen.dropped.swap(0, Ordering::Relaxed);
+                    if dropped > 0 {
+                        let _ = writeln!(
+                            err,
+                            "spool: {dropped} log lines were dropped: stderr was not read"
+                        );
                     }
-                });
+                    let _ = err.write_all(&line);
+                    seen.pending.fetch_sub(1, Ordering::Relaxed);
+                }
+            });
             Self { queue, counts }
         })
         .clone()

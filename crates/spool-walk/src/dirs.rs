@@ -148,44 +148,47 @@ pub fn each_dir<T: Send, S: Send>(
     // when the walk has ended (a wake-up after every directory cost a futex call each).
     let work: Work<T> = Mutex::new((tops, 0usize, 0usize));
     let ready = Condvar::new();
-    std::thread::scope(|scope| {
-        let threads: Vec<_> = (0..crate::cores::threads(12))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut own = state();
-                    let mut found = Vec::new();
-                    loop {
-                        let next = {
-                            let mut w = work.lock().unwrap_or_else(PoisonError::into_inner);
-                            loop {
-                                if let Some(next) = w.0.pop() {
-                                    w.1 += 1;
-                                    break next;
-                                }
-                                if w.1 == 0 {
-                                    return own;
-                                }
-                                w.2 += 1;
-                                w = ready.wait(w).unwrap_or_else(PoisonError::into_inner);
-                                w.2 -= 1;
-                            }
-                        };
-                        let unwinding = Unwinding {
-                            work: &work,
-                            ready: &ready,
-                        };
-                        read(&mut own, next, &mut found);
-                        drop(unwinding);
-                        let mut w = work.lock().unwrap_or_else(PoisonError::into_inner);
-                        w.0.append(&mut found);
-                        w.1 -= 1;
-                        if w.2 > 0 && (!w.0.is_empty() || w.1 == 0) {
-                            ready.notify_all();
-                        }
+    let worker = || {
+        let mut own = state();
+        let mut found = Vec::new();
+        loop {
+            let next = {
+                let mut w = work.lock().unwrap_or_else(PoisonError::into_inner);
+                loop {
+                    if let Some(next) = w.0.pop() {
+                        w.1 += 1;
+                        break next;
                     }
-                })
-            })
+                    if w.1 == 0 {
+                        return own;
+                    }
+                    w.2 += 1;
+                    w = ready.wait(w).unwrap_or_else(PoisonError::into_inner);
+                    w.2 -= 1;
+                }
+            };
+            let unwinding = Unwinding {
+                work: &work,
+                ready: &ready,
+            };
+            read(&mut own, next, &mut found);
+            drop(unwinding);
+            let mut w = work.lock().unwrap_or_else(PoisonError::into_inner);
+            w.0.append(&mut found);
+            w.1 -= 1;
+            if w.2 > 0 && (!w.0.is_empty() || w.1 == 0) {
+                ready.notify_all();
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..crate::workers::count(12))
+            .map_while(|_| crate::workers::spawn_scoped(scope, "dirs", worker).ok())
             .collect();
+        if threads.is_empty() {
+            // No thread to be had: this one reads every directory.
+            return vec![worker()];
+        }
         // Every thread is joined first; a panic is then passed on, not a thread's states
         // silently dropped.
         let joined: Vec<_> = threads

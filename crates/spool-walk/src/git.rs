@@ -589,24 +589,28 @@ fn entries_changed(repo: &Repo, entries: &[&Entry]) -> (bool, bool) {
     if entries.is_empty() {
         return (false, false);
     }
-    let threads = crate::cores::threads(12);
+    let threads = crate::workers::count(12);
     let unknown = AtomicBool::new(false);
     let changed = AtomicBool::new(false);
+    let check = |part: &[&Entry]| {
+        for entry in part {
+            if changed.load(Ordering::Relaxed) {
+                return;
+            }
+            match entry_changed(repo, entry) {
+                Some(true) => changed.store(true, Ordering::Relaxed),
+                Some(false) => {}
+                None => unknown.store(true, Ordering::Relaxed),
+            }
+        }
+    };
     std::thread::scope(|scope| {
         for part in entries.chunks(entries.len().div_ceil(threads).max(1)) {
-            let (unknown, changed) = (&unknown, &changed);
-            scope.spawn(move || {
-                for entry in part {
-                    if changed.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    match entry_changed(repo, entry) {
-                        Some(true) => changed.store(true, Ordering::Relaxed),
-                        Some(false) => {}
-                        None => unknown.store(true, Ordering::Relaxed),
-                    }
-                }
-            });
+            let check = &check;
+            if crate::workers::spawn_scoped(scope, "git-index", move || check(part)).is_err() {
+                // No thread to be had: this one looks at the part.
+                check(part);
+            }
         }
     });
     (changed.into_inner(), unknown.into_inner())

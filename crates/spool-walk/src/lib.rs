@@ -6,14 +6,14 @@
 //! - [`dirs`]: directories read on every core;
 //! - [`git`]: the commit and the dirty flag, read from the repository's files (git never runs);
 //! - [`survey`]: what a walk left out, counted by why;
-//! - [`walk`]: the files a search or a map reads, in path order, and each opened beneath its root.
+//! - [`walk`]: the files a search or a map reads, in path order, and each opened beneath its root;
+//! - [`workers`]: every worker thread spool starts, named, and never a panic when none can be had.
 //!
 //! It knows nothing of artifacts or answers: its refusals are the typed [`WalkError`], which
 //! spool-core turns into the words a model reads. spool-core's searches and spool-map's map walk
 //! with it.
 
 pub mod beneath;
-pub mod cores;
 pub mod dirs;
 mod error;
 pub mod git;
@@ -23,6 +23,7 @@ pub mod roots;
 pub mod rules;
 pub mod survey;
 pub mod walk;
+pub mod workers;
 
 pub use error::{Result, WalkError};
 pub use roots::Roots;

@@ -189,9 +189,15 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
     }
 
     if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
-        thread::spawn(move || {
+        let feeding = spool_walk::workers::spawn("stdin", move || {
             let _ = pipe.write_all(&input);
         });
+        if let Err(e) = feeding {
+            // Without its input the command would run on something else: it is stopped.
+            signal_group(&child, nix::sys::signal::Signal::SIGKILL);
+            let _ = child.wait();
+            return Err(Error::no_thread("a command's input", &e));
+        }
     }
     let mut pipes = Pipes {
         stdout: child.stdout.take(),

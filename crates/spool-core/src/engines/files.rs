@@ -150,22 +150,24 @@ fn hash_through(
     std::thread::scope(move |scope| {
         // Dropped with this closure, even by a panic: the reading thread then stops too.
         let empty_tx = empty_tx;
-        let reading = scope.spawn(move || -> std::io::Result<_> {
-            let mut hasher = Sha256::new();
-            hasher.update(&head);
-            // The writing thread hands every buffer back until it stops.
-            while let Ok(mut buf) = empty_rx.recv() {
-                let n = read_some(file, &mut buf)?;
-                if n == 0 {
-                    break;
+        let reading =
+            spool_walk::workers::spawn_scoped(scope, "snapshot", move || -> std::io::Result<_> {
+                let mut hasher = Sha256::new();
+                hasher.update(&head);
+                // The writing thread hands every buffer back until it stops.
+                while let Ok(mut buf) = empty_rx.recv() {
+                    let n = read_some(file, &mut buf)?;
+                    if n == 0 {
+                        break;
+                    }
+                    hasher.update(&buf[..n]);
+                    if full_tx.send((buf, n)).is_err() {
+                        break;
+                    }
                 }
-                hasher.update(&buf[..n]);
-                if full_tx.send((buf, n)).is_err() {
-                    break;
-                }
-            }
-            Ok(hasher.finalize())
-        });
+                Ok(hasher.finalize())
+            });
+        let reading = reading.map_err(|e| Error::no_thread("reading a file", &e))?;
         for (buf, n) in full_rx {
             write(&buf[..n]);
             // Refused once the reading has stopped: the buffer is not needed then.

@@ -184,6 +184,15 @@ impl Error {
         }
     }
 
+    /// No thread could be started for `what` (the system's limit on threads): the call is
+    /// answered `unavailable`, and the process goes on.
+    pub fn no_thread(what: &str, e: &std::io::Error) -> Self {
+        Self::Unavailable {
+            what: format!("a thread for {what}"),
+            cause: e.to_string(),
+        }
+    }
+
     pub fn invalid(message: impl Into<String>, hint: impl Into<Option<String>>) -> Self {
         Self::InvalidArgument {
             message: Words::text(message),

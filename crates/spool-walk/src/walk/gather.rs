@@ -227,7 +227,7 @@ fn in_path_order<P>(lists: Vec<ThreadFound<P>>) -> (Gathered<P>, Vec<bool>) {
             // A short run is sorted sooner than a thread starts.
             if rest.is_empty() || len < 4096 {
                 sort();
-            } else if let Err(e) = std::thread::Builder::new().spawn_scoped(scope, sort) {
+            } else if let Err(e) = crate::workers::spawn_scoped(scope, "sort", sort) {
                 // With no thread to be had, the merge below sorts what is left unsorted.
                 tracing::debug!(error = %e, "a sorting thread could not start");
             }

@@ -100,10 +100,8 @@ fn run_request() -> Status {
             why: format!("reading the input failed: {e}"),
         };
     }
-    let worker = std::thread::Builder::new()
-        .name("jq".into())
-        .stack_size(limits.stack)
-        .spawn(move || work(&request.jq, &input));
+    let worker =
+        spool_walk::workers::spawn_sized("jq", limits.stack, move || work(&request.jq, &input));
     match worker.map(std::thread::JoinHandle::join) {
         Ok(Ok(status)) => status,
         Ok(Err(panic)) => Status::Panic {

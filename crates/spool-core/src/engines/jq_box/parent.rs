@@ -76,18 +76,34 @@ pub fn run_limited(
     let mut head = serde_json::to_vec(&serde_json::json!({ "jq": program, "limits": limits }))?;
     head.push(b'\n');
     std::thread::scope(|s| {
-        let feeding = s.spawn(move || -> std::io::Result<()> {
-            // A child that ended early closes its stdin: the rest is not needed, not an error.
-            match stdin
-                .write_all(&head)
-                .and_then(|()| std::io::copy(input, &mut stdin))
-            {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                other => other.map(drop),
-            }
+        let feeding =
+            spool_walk::workers::spawn_scoped(s, "jq-input", move || -> std::io::Result<()> {
+                // A child that ended early closes its stdin: the rest is not needed, not an error.
+                match stdin
+                    .write_all(&head)
+                    .and_then(|()| std::io::copy(input, &mut stdin))
+                {
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                    other => other.map(drop),
+                }
+            });
+        let reading = spool_walk::workers::spawn_scoped(s, "jq-output", || {
+            read_output(stdout, &over, limits.output)
         });
-        let reading = s.spawn(|| read_output(stdout, &over, limits.output));
-        let errors = s.spawn(move || read_kept(stderr));
+        let errors = spool_walk::workers::spawn_scoped(s, "jq-errors", move || read_kept(stderr));
+        let (feeding, reading, errors) = match (feeding, reading, errors) {
+            (Ok(f), Ok(r), Ok(e)) => (f, r, e),
+            (Err(e), ..) | (_, Err(e), _) | (.., Err(e)) => {
+                // The box is not run without all three: it is stopped, and the threads that
+                // started end with its pipes.
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(std::io::Error::other(crate::Error::no_thread(
+                    "the jq box",
+                    &e,
+                )));
+            }
+        };
         let (killed_for, code) = watch(&mut child, &over, cancel, limits.time);
         let fed = feeding.join().unwrap_or(Ok(()));
         let out = reading.join().unwrap_or_default();

@@ -68,7 +68,7 @@ pub(super) fn search(
         return Ok(Some((found.hits, found.count, found.windowed)));
     }
     let size = reader.size();
-    let threads = spool_walk::cores::threads(16) as u64;
+    let threads = spool_walk::workers::count(16) as u64;
     let wanted = (size / MIN_PART).clamp(1, threads * PARTS_PER_THREAD);
     let parts = split(reader, &sums, wanted)?;
     // A later page starts at the line after the cursor's.
@@ -80,39 +80,41 @@ pub(super) fn search(
     let next = AtomicUsize::new(0);
     let found: Outcomes = Mutex::new((0..parts.len()).map(|_| None).collect());
     let workers = (threads as usize).min(parts.len());
+    let work = || {
+        // A matcher of its own: a shared one hands each thread but its first a cache
+        // from a locked pool on every line (every-line hits ran 1.8x slower).
+        let matcher = ask.matcher.clone();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= parts.len() || page_is_full(&found, ask, i) {
+                return;
+            }
+            let part = &parts[i];
+            let outcome = if ask.known_total.is_some() && part.lines.end <= from_byte {
+                // A later page: every line of this part comes before the cursor.
+                Ok(Found {
+                    hits: Vec::new(),
+                    count: 0,
+                    windowed: 0,
+                })
+            } else {
+                search_part(reader, &sums, part, ask, &matcher, Some(from_byte))
+            };
+            let failed = outcome.is_err();
+            if let Ok(mut all) = found.lock() {
+                all[i] = Some(outcome);
+            }
+            if failed {
+                // The first error is the answer: the other threads stop too.
+                next.store(parts.len(), Ordering::Relaxed);
+                return;
+            }
+        }
+    };
     std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                // A matcher of its own: a shared one hands each thread but its first a cache
-                // from a locked pool on every line (every-line hits ran 1.8x slower).
-                let matcher = ask.matcher.clone();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= parts.len() || page_is_full(&found, ask, i) {
-                        return;
-                    }
-                    let part = &parts[i];
-                    let outcome = if ask.known_total.is_some() && part.lines.end <= from_byte {
-                        // A later page: every line of this part comes before the cursor.
-                        Ok(Found {
-                            hits: Vec::new(),
-                            count: 0,
-                            windowed: 0,
-                        })
-                    } else {
-                        search_part(reader, &sums, part, ask, &matcher, Some(from_byte))
-                    };
-                    let failed = outcome.is_err();
-                    if let Ok(mut all) = found.lock() {
-                        all[i] = Some(outcome);
-                    }
-                    if failed {
-                        // The first error is the answer: the other threads stop too.
-                        next.store(parts.len(), Ordering::Relaxed);
-                        return;
-                    }
-                }
-            });
+        if spool_walk::workers::pool(scope, "search", workers, &work) == 0 {
+            // No thread to be had: this one searches every part.
+            work();
         }
     });
     let all = found

@@ -177,14 +177,15 @@ where
     let next = AtomicUsize::new(0);
     let turn = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let threads = spool_walk::cores::threads(4).min(todo.len().div_ceil(BATCH));
+    let threads = spool_walk::workers::count(4).min(todo.len().div_ceil(BATCH));
     let (state, work, todo) = (&readers.state, &readers.work, &todo[..]);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<(usize, Vec<Answer<(T, usize)>>)>(threads * 2);
+        let mut readers_started = 0;
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, turn, stop) = (&next, &turn, &stop);
-            scope.spawn(move || {
+            let spawned = spool_walk::workers::spawn_scoped(scope, "read", move || {
                 let mut own = state();
                 let mut beneath = Opener::new(roots);
                 while !stop.load(Ordering::Relaxed) {
@@ -216,6 +217,15 @@ where
                     }
                 }
             });
+            match spawned {
+                Ok(_) => readers_started += 1,
+                // Files no reader takes would be counted as left for lack of time: a claim
+                // that would be false. Without a reader the search is not answered.
+                Err(e) if readers_started == 0 => {
+                    return Err(crate::Error::no_thread("reading the files", &e));
+                }
+                Err(_) => break,
+            }
         }
         drop(tx);
         let answer = in_order(

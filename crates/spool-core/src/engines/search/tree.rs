@@ -231,7 +231,8 @@ fn run_search(
     std::thread::scope(|outer| {
         // The survey of the tree needs no walked list: it runs on its own thread while the files
         // are walked and read (a walk leaves a core idle part of its time).
-        let git_side = outer.spawn(|| GitSide::find(dir));
+        let git_side = spool_walk::workers::spawn_scoped(outer, "survey", || GitSide::find(dir))
+            .map_err(|e| Error::no_thread("the survey of the tree", &e))?;
         let (walked, pre, left_out) = match walked_already {
             Some(mut walked) => {
                 let n = walked.files.len();
@@ -299,7 +300,7 @@ fn run_search(
         // the survey is done, while the answers are taken in order (and the rest read).
         let (searched, beside) = std::thread::scope(|scope| {
             let files = &walked.files;
-            let beside = scope.spawn(move || {
+            let beside = spool_walk::workers::spawn_scoped(scope, "dirty-check", move || {
                 let git_side = git_side.join().ok()?;
                 let surveyed = git_side.survey(dir, left_out, files, Some(count_within));
                 tracing::debug!(ms = ?started.elapsed(), "surveyed");
@@ -325,7 +326,9 @@ fn run_search(
                 };
                 (searched, seen, digest)
             });
-            (searched, beside.join().ok().flatten())
+            // Without its thread (none to be had, or it failed), the version is found below on
+            // this thread, as when it panics.
+            (searched, beside.ok().and_then(|b| b.join().ok().flatten()))
         });
         let (searched, seen, digest) = searched?;
         tracing::debug!(ms = ?started.elapsed(), "files read");
@@ -372,7 +375,7 @@ fn run_search(
 /// freeing those of a 20,000-file repository took the answer's thread 5 ms.
 fn drop_later<T: Send + 'static>(value: T) {
     // With no thread to be had, the value is freed here, with the closure that holds it.
-    let _ = std::thread::Builder::new().spawn(move || drop(value));
+    let _ = spool_walk::workers::spawn("free", move || drop(value));
 }
 
 /// The version of a stored answer over walked files (a hit list, a word index): the filter,

@@ -204,7 +204,7 @@ impl ArtifactReader {
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let limit = size;
         let stopped = std::sync::Arc::clone(&stop);
-        let hasher = std::thread::spawn(move || -> std::io::Result<String> {
+        let hasher = spool_walk::workers::spawn("verify", move || -> std::io::Result<String> {
             let mut h = XxHash3_128::new();
             let mut buf = vec![0u8; 1 << 20];
             let mut at = 0u64;
@@ -219,6 +219,7 @@ impl ArtifactReader {
             }
             Ok(format!("{:032x}", h.finish_128()))
         });
+        let hasher = hasher.map_err(|e| Error::no_thread("checking a stored copy", &e))?;
         Ok(VerifiedStream {
             file,
             stop,

@@ -37,9 +37,7 @@ impl Store {
     pub(super) fn empty_trash_in_background(&self) {
         let trash = self.trash_dir();
         if std::fs::read_dir(&trash).is_ok_and(|mut d| d.next().is_some()) {
-            let spawned = std::thread::Builder::new()
-                .name("spool-trash".into())
-                .spawn(move || empty(&trash));
+            let spawned = spool_walk::workers::spawn("trash", move || empty(&trash));
             if let Err(e) = spawned {
                 tracing::warn!(error = %e, "could not start emptying the trash");
             }

@@ -80,11 +80,13 @@ impl Flusher {
     fn start(file: &File) -> Option<Self> {
         let file = file.try_clone().ok()?;
         let (nudge, wait) = std::sync::mpsc::sync_channel::<()>(1);
-        let thread = std::thread::spawn(move || {
+        // Without its thread the file is synced when it is sealed, as a small one is.
+        let thread = spool_walk::workers::spawn("flush", move || {
             while wait.recv().is_ok() {
                 let _ = file.sync_data();
             }
-        });
+        })
+        .ok()?;
         Some(Self {
             nudge,
             thread,
@@ -222,7 +224,9 @@ impl<'s> ArtifactWriter<'s> {
             self.head.extend_from_slice(&done[..room.min(done.len())]);
             if self.head.len() == tokens::EXACT_TOKEN_LIMIT {
                 let head = self.head.clone();
-                self.head_tokens = Some(std::thread::spawn(move || tokens::head_tokens(&head)));
+                // Without its thread the head is counted when the artifact is sealed.
+                self.head_tokens =
+                    spool_walk::workers::spawn("count", move || tokens::head_tokens(&head)).ok();
             }
         }
     }
@@ -419,28 +423,38 @@ impl<'s> ArtifactWriter<'s> {
         // (each took about as long as the other at the end of a directory search).
         let (head, bytes) = (&self.head, self.meta.bytes);
         let counting = self.head_tokens.take();
+        // Taken by the thread that syncs, or by this one when no thread can be had.
+        let to_sync = std::sync::Mutex::new(Some((flusher, scanner)));
+        let sync = || {
+            let taken = to_sync.lock().ok().and_then(|mut held| held.take());
+            let Some((flusher, scanner)) = taken else {
+                return (Ok(()), Ok(()));
+            };
+            // A sync under way (one started early: see `start_sync`) ends first, here, not
+            // before `late` starts.
+            if let Some(f) = flusher {
+                f.stop();
+            }
+            let content = file.as_ref().map_or(Ok(()), std::fs::File::sync_data);
+            (
+                content,
+                scanner.map_or(Ok(()), super::scan::Scanner::finish),
+            )
+        };
         let (content, indexed, total, (version, dedup_key)) = std::thread::scope(|scope| {
-            let synced = scope.spawn(|| {
-                // A sync under way (one started early: see `start_sync`) ends first, here, not
-                // before `late` starts.
-                if let Some(f) = flusher {
-                    f.stop();
-                }
-                let content = file.as_ref().map_or(Ok(()), std::fs::File::sync_data);
-                (
-                    content,
-                    scanner.map_or(Ok(()), super::scan::Scanner::finish),
-                )
-            });
+            let synced = spool_walk::workers::spawn_scoped(scope, "sync", sync);
             let late = late();
             let counted = counting
                 .and_then(|c| c.join().ok())
                 .unwrap_or_else(|| tokens::head_tokens(head));
             let total = tokens::total_from_counted(counted, head.len(), bytes);
-            let (content, indexed) = synced.join().unwrap_or_else(|_| {
-                let failed = || Err(std::io::Error::other("the sync failed"));
-                (failed(), failed())
-            });
+            let (content, indexed) = match synced {
+                Ok(synced) => synced.join().unwrap_or_else(|_| {
+                    let failed = || Err(std::io::Error::other("the sync failed"));
+                    (failed(), failed())
+                }),
+                Err(_) => sync(),
+            };
             (content, indexed, total, late)
         });
         if let Some(key) = dedup_key {
