@@ -94,3 +94,20 @@ fn a_tool_left_out_is_answered_neither_by_name_nor_by_type() {
     assert_eq!(rows.iter().filter(|r| r.tool == "run").count(), 2);
     assert!(set.store().list(None, None, 10).unwrap().is_empty());
 }
+
+/// Regression: called by name (the Python package's path), a fetch's audit row kept the URL
+/// as given, password and all; MCP's and the CLI's rows left it out. Every front end now
+/// records what the tool's definition records.
+#[test]
+fn a_fetch_called_by_name_audits_its_url_without_the_password() {
+    let t = support::tools(1_000);
+    let url = "http://someone:hunter2@127.0.0.1:1/page";
+    // Loopback is refused (the set allows no private address): an error, audited all the same.
+    let err = t.call("fetch", &json!({ "url": url })).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Forbidden, "{err}");
+    let rows = spool_core::audit::recent(t.store(), 10, None).unwrap();
+    let row = rows.iter().find(|r| r.tool == "fetch").unwrap();
+    let recorded = row.arguments.to_string();
+    assert!(!recorded.contains("hunter2"), "{recorded}");
+    assert!(recorded.contains("127.0.0.1"), "{recorded}");
+}
