@@ -23,7 +23,6 @@ pub use scope::{ArtifactScope, Scope, Skipped, TreeScope, TreeVersion};
 pub use artifact::search_artifact;
 pub use find::{BEST, Find, find};
 pub use ranked::{MAX_QUERY_WORDS, QueryWords, search_words, words_of};
-pub use ranked_tree::search_words_tree;
 pub use text::{notice, render_answer, structured};
 
 use grep_regex::RegexMatcherBuilder;

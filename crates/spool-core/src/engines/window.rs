@@ -72,7 +72,35 @@ pub fn window(
     request: WindowRequest,
     cap: impl Into<Cap>,
 ) -> Result<Envelope> {
-    window_with_notes(reader, request, cap, &[])
+    Alongside::default().window(reader, request, cap)
+}
+
+/// What an answer holds beside the window it shows: what a question found in the whole, notes,
+/// calls that read on, and a last touch to the envelope (an item page's fields). Each is
+/// measured into the cap before the content is cut. A window is made by [`Alongside::window`];
+/// the `window_*` functions are its common shapes.
+#[derive(Default, Clone, Copy)]
+pub struct Alongside<'a> {
+    /// What a question found in the whole artifact (a preview's only).
+    pub found: Option<&'a Found>,
+    /// Said before the window's own notes.
+    pub notes: &'a [String],
+    /// Calls offered after the window's own.
+    pub calls: &'a [crate::envelope::NextCall],
+    /// Applied to the envelope once it is made.
+    pub shape: Option<&'a dyn Fn(&mut Envelope)>,
+}
+
+impl Alongside<'_> {
+    /// The window `request` asks for of `reader`, with this beside it, within `cap`.
+    pub fn window(
+        &self,
+        reader: &ArtifactReader,
+        request: WindowRequest,
+        cap: impl Into<Cap>,
+    ) -> Result<Envelope> {
+        window_inner(reader, request, cap.into(), self)
+    }
 }
 
 /// The answer for a copy just captured (a command that ran, a log, a page, an upstream's
@@ -168,7 +196,11 @@ pub fn window_with_notes(
     cap: impl Into<Cap>,
     notes: &[String],
 ) -> Result<Envelope> {
-    window_inner(reader, request, None, cap.into(), notes, &[], None)
+    Alongside {
+        notes,
+        ..Alongside::default()
+    }
+    .window(reader, request, cap)
 }
 
 /// The same, with calls of the caller's (the other jobs of a CI run, ...) offered after the
@@ -180,7 +212,12 @@ pub fn window_with_calls(
     notes: &[String],
     calls: &[crate::envelope::NextCall],
 ) -> Result<Envelope> {
-    window_inner(reader, request, None, cap.into(), notes, calls, None)
+    Alongside {
+        notes,
+        calls,
+        ..Alongside::default()
+    }
+    .window(reader, request, cap)
 }
 
 /// A window whose envelope `shape` finishes before it is measured (a page of a map sets its
@@ -191,7 +228,11 @@ pub fn window_shaped(
     cap: impl Into<Cap>,
     shape: &dyn Fn(&mut Envelope),
 ) -> Result<Envelope> {
-    window_inner(reader, request, None, cap.into(), &[], &[], Some(shape))
+    Alongside {
+        shape: Some(shape),
+        ..Alongside::default()
+    }
+    .window(reader, request, cap)
 }
 
 /// A preview that also shows what a search of the whole artifact `found`: its best passages
@@ -203,26 +244,26 @@ pub fn window_found(
     cap: impl Into<Cap>,
     notes: &[String],
 ) -> Result<Envelope> {
-    window_inner(
-        reader,
-        WindowRequest::Preview(preview),
-        Some(found),
-        cap.into(),
+    Alongside {
+        found: Some(found),
         notes,
-        &[],
-        None,
-    )
+        ..Alongside::default()
+    }
+    .window(reader, WindowRequest::Preview(preview), cap)
 }
 
 fn window_inner(
     reader: &ArtifactReader,
     request: WindowRequest,
-    found: Option<&Found>,
     cap: Cap,
-    notes: &[String],
-    calls: &[crate::envelope::NextCall],
-    shape: Option<&dyn Fn(&mut Envelope)>,
+    beside: &Alongside<'_>,
 ) -> Result<Envelope> {
+    let Alongside {
+        found,
+        notes,
+        calls,
+        shape,
+    } = *beside;
     let max_tokens = cap.tokens;
     check_cap(max_tokens)?;
     let meta = reader.meta();

@@ -489,7 +489,6 @@ fn a_hit_list_of_short_lines_is_stored_compactly() {
 /// when a file changed.
 #[test]
 fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
-    use spool_core::search::search_words_tree;
     use spool_core::search::tree::Filter;
     let s = store();
     let dir = tempfile::tempdir().unwrap();
@@ -517,15 +516,15 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         no_ignore: false,
     };
     let question = "exponential backoff when upstream times out";
-    let a = search_words_tree(
-        &s.store,
-        &roots,
-        ".",
-        question,
-        &filter,
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
+    let a = spool_core::search::tree::TreeSearch {
+        store: &s.store,
+        roots: &roots,
+        path: ".",
+        filter,
+        paging: &Paging::default(),
+        budget: DEFAULT_BUDGET,
+    }
+    .passages(question)
     .unwrap();
     assert_eq!(
         a.hits[0].path.as_deref(),
@@ -563,46 +562,46 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         limit: Some(1),
         ..Paging::default()
     };
-    let first = search_words_tree(
-        &s.store,
-        &roots,
-        ".",
-        question,
-        &filter,
-        &paging,
-        DEFAULT_BUDGET,
-    )
+    let first = spool_core::search::tree::TreeSearch {
+        store: &s.store,
+        roots: &roots,
+        path: ".",
+        filter,
+        paging: &paging,
+        budget: DEFAULT_BUDGET,
+    }
+    .passages(question)
     .unwrap();
     assert_eq!(first.reference, a.reference);
     assert!(first.truncated);
-    let second = search_words_tree(
-        &s.store,
-        &roots,
-        ".",
-        question,
-        &filter,
-        &Paging {
+    let second = spool_core::search::tree::TreeSearch {
+        store: &s.store,
+        roots: &roots,
+        path: ".",
+        filter,
+        paging: &Paging {
             cursor: first.next_cursor.clone(),
             ..paging.clone()
         },
-        DEFAULT_BUDGET,
-    )
+        budget: DEFAULT_BUDGET,
+    }
+    .passages(question)
     .unwrap();
     assert_eq!(second.hits[0].path.as_deref(), Some("docs/config.md"));
     assert!(!second.truncated);
     // A cursor of another query is refused, not restarted.
-    let err = search_words_tree(
-        &s.store,
-        &roots,
-        ".",
-        "config name",
-        &filter,
-        &Paging {
+    let err = spool_core::search::tree::TreeSearch {
+        store: &s.store,
+        roots: &roots,
+        path: ".",
+        filter,
+        paging: &Paging {
             cursor: first.next_cursor.clone(),
             ..paging.clone()
         },
-        DEFAULT_BUDGET,
-    )
+        budget: DEFAULT_BUDGET,
+    }
+    .passages("config name")
     .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     // A changed file makes a new copy, and its words are found.
@@ -611,15 +610,15 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         "src/retry.rs",
         b"fn jitter() {} // adds exponential jitter\n",
     );
-    let changed = search_words_tree(
-        &s.store,
-        &roots,
-        ".",
-        "jitter",
-        &filter,
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
+    let changed = spool_core::search::tree::TreeSearch {
+        store: &s.store,
+        roots: &roots,
+        path: ".",
+        filter,
+        paging: &Paging::default(),
+        budget: DEFAULT_BUDGET,
+    }
+    .passages("jitter")
     .unwrap();
     assert_ne!(changed.reference, a.reference);
     assert_eq!(changed.hit_count, 1);
@@ -629,15 +628,15 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         hidden: true,
         no_ignore: false,
     };
-    let with_hidden = search_words_tree(
-        &s.store,
-        &roots,
-        ".",
-        "exponential",
-        &hidden,
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
+    let with_hidden = spool_core::search::tree::TreeSearch {
+        store: &s.store,
+        roots: &roots,
+        path: ".",
+        filter: hidden,
+        paging: &Paging::default(),
+        budget: DEFAULT_BUDGET,
+    }
+    .passages("exponential")
     .unwrap();
     assert!(
         with_hidden
@@ -648,19 +647,19 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         with_hidden.hits
     );
     // Out of time: the answer says what the index covered, and that the count is not exact.
-    let late = search_words_tree(
-        &s.store,
-        &roots,
-        ".",
-        "config",
-        &Filter {
+    let late = spool_core::search::tree::TreeSearch {
+        store: &s.store,
+        roots: &roots,
+        path: ".",
+        filter: Filter {
             globs: &["*.md".to_owned()],
             hidden: true,
             no_ignore: false,
         },
-        &Paging::default(),
-        Duration::ZERO,
-    )
+        paging: &Paging::default(),
+        budget: Duration::ZERO,
+    }
+    .passages("config")
     .unwrap();
     assert!(!late.hit_count_exact);
     assert_eq!(
@@ -669,19 +668,19 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
     );
     // Regression: a build that ran out of time was reused for every later search of the same
     // tree; the next search with time to spare indexes it whole.
-    let whole = search_words_tree(
-        &s.store,
-        &roots,
-        ".",
-        "config",
-        &Filter {
+    let whole = spool_core::search::tree::TreeSearch {
+        store: &s.store,
+        roots: &roots,
+        path: ".",
+        filter: Filter {
             globs: &["*.md".to_owned()],
             hidden: true,
             no_ignore: false,
         },
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
+        paging: &Paging::default(),
+        budget: DEFAULT_BUDGET,
+    }
+    .passages("config")
     .unwrap();
     assert!(whole.hit_count_exact && whole.reason.is_none());
     assert_ne!(whole.reference, late.reference);
@@ -952,7 +951,6 @@ fn hidden_files_count_for_the_dirty_check_and_a_nested_rule_takes_one_back() {
 /// its answers stated the old commit; it is built again when the repository's state moved.
 #[test]
 fn a_word_index_is_not_reused_across_a_commit() {
-    use spool_core::search::search_words_tree;
     use spool_core::search::tree::Filter;
     let s = store();
     let dir = repo();
@@ -963,15 +961,15 @@ fn a_word_index_is_not_reused_across_a_commit() {
         no_ignore: false,
     };
     let ask = || {
-        search_words_tree(
-            &s.store,
-            &roots,
-            ".",
-            "timeout main",
-            &filter,
-            &Paging::default(),
-            DEFAULT_BUDGET,
-        )
+        spool_core::search::tree::TreeSearch {
+            store: &s.store,
+            roots: &roots,
+            path: ".",
+            filter,
+            paging: &Paging::default(),
+            budget: DEFAULT_BUDGET,
+        }
+        .passages("timeout main")
         .unwrap()
     };
     let commit_of = |a: &spool_core::search::SearchAnswer| {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use spool_core::ErrorCode;
 use spool_core::render::Dialect;
 use spool_core::search::tree::{DEFAULT_BUDGET, Filter};
-use spool_core::search::{MAX_QUERY_WORDS, Paging, notice, search_words, search_words_tree};
+use spool_core::search::{MAX_QUERY_WORDS, Paging, notice, search_words};
 use spool_walk::roots::Roots;
 
 use crate::support::{put, settings_page, store, write};
@@ -63,15 +63,15 @@ fn a_directory_word_search_caps_its_words_too() {
         no_ignore: false,
     };
     let text = format!("retry {}", huge_query());
-    let a = search_words_tree(
-        &s.store,
-        &roots,
-        ".",
-        &text,
-        &filter,
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
+    let a = spool_core::search::tree::TreeSearch {
+        store: &s.store,
+        roots: &roots,
+        path: ".",
+        filter,
+        paging: &Paging::default(),
+        budget: DEFAULT_BUDGET,
+    }
+    .passages(&text)
     .unwrap();
     let words = a.query.words.as_ref().unwrap();
     assert_eq!(words.looked_for.len(), MAX_QUERY_WORDS);

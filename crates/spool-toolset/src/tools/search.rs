@@ -130,15 +130,7 @@ fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
             let reference = match target {
                 Target::Ref(r) => r.to_owned(),
                 Target::Path(path) if cx.roots.resolve(path)?.is_dir() => {
-                    let mut answer = spool_core::search::search_words_tree(
-                        cx.store,
-                        cx.roots,
-                        path,
-                        words,
-                        &filter(p),
-                        &paging,
-                        cx.search_budget,
-                    )?;
+                    let mut answer = tree(cx, p, path, &paging).passages(words)?;
                     spool_core::search::fit(&mut answer, cx.store, (cx.cap)(p.max_tokens))?;
                     return Ok(Answer::Search(Box::new(answer)));
                 }
@@ -179,15 +171,7 @@ fn search(cx: &Context<'_>, p: &SearchParams) -> Result<Answer> {
     }
     let mut answer = match target {
         Target::Ref(r) => spool_core::search::search_artifact(cx.store, r, &query, &paging)?,
-        Target::Path(path) => spool_core::search::tree::search_tree(
-            cx.store,
-            cx.roots,
-            path,
-            &query,
-            &filter(p),
-            &paging,
-            cx.search_budget,
-        )?,
+        Target::Path(path) => tree(cx, p, path, &paging).hits(&query)?,
     };
     spool_core::search::fit(&mut answer, cx.store, (cx.cap)(p.max_tokens))?;
     Ok(Answer::Search(Box::new(answer)))
@@ -214,23 +198,28 @@ fn count(
         Target::Ref(r) => Ok(spool_core::search::count_of_ref(
             cx.store, r, query, paging,
         )?),
-        Target::Path(path) => spool_core::search::tree::count_tree(
-            cx.store,
-            cx.roots,
-            path,
-            query,
-            &filter(p),
-            paging,
-            cx.search_budget,
-        ),
+        Target::Path(path) => tree(cx, p, path, paging).counts(query),
     }
 }
 
-/// Which files of a directory a search reads.
-fn filter(p: &SearchParams) -> spool_core::search::tree::Filter<'_> {
-    spool_core::search::tree::Filter {
-        globs: &p.glob,
-        hidden: p.hidden,
-        no_ignore: p.no_ignore,
+/// The search of the files under `path` that `p` asks for: the files its filter lets through,
+/// the page `paging` names, within the context's budget.
+fn tree<'a>(
+    cx: &'a Context<'a>,
+    p: &'a SearchParams,
+    path: &'a str,
+    paging: &'a Paging,
+) -> spool_core::search::tree::TreeSearch<'a> {
+    spool_core::search::tree::TreeSearch {
+        store: cx.store,
+        roots: cx.roots,
+        path,
+        filter: spool_core::search::tree::Filter {
+            globs: &p.glob,
+            hidden: p.hidden,
+            no_ignore: p.no_ignore,
+        },
+        paging,
+        budget: cx.search_budget,
     }
 }

@@ -14,9 +14,7 @@ use serde_json::{Map, Value};
 use super::ranked::{fts_query, indexed, no_words};
 use spool_walk::walk;
 
-use super::{
-    Hit, Paging, Query, Resume, Scope, SearchAnswer, TreeScope, WordQuery, page_limit, words_of,
-};
+use super::{Hit, Query, Resume, Scope, SearchAnswer, TreeScope, WordQuery, page_limit, words_of};
 use crate::cursor;
 use crate::envelope::{ArtifactState, SearchVersion, Source, Version};
 use crate::error::{Error, Result};
@@ -43,15 +41,19 @@ struct TreeWordsCursor {
 
 /// Searches every file under the directory `path` for passages holding any of the words of
 /// `text`, best first.
-pub fn search_words_tree(
-    store: &Store,
-    roots: &Roots,
-    path: &str,
+pub(super) fn search_words_tree(
+    search: &super::tree::TreeSearch<'_>,
     text: &str,
-    filter: &super::tree::Filter<'_>,
-    paging: &Paging,
-    budget: Duration,
 ) -> Result<SearchAnswer> {
+    let super::tree::TreeSearch {
+        store,
+        roots,
+        path,
+        filter,
+        paging,
+        budget,
+    } = *search;
+    let filter = &filter;
     let limit = page_limit(paging)?;
     let super::ranked::QueryWords {
         looked_for,

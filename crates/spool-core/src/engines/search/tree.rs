@@ -49,22 +49,63 @@ pub fn search_path(
         globs,
         ..Filter::default()
     };
-    search_tree(store, roots, path, query, &filter, paging, budget)
+    TreeSearch {
+        store,
+        roots,
+        path,
+        filter,
+        paging,
+        budget,
+    }
+    .hits(query)
 }
 
 pub use spool_walk::walk::Filter;
 
-/// Searches `path` (a directory, or a file) inside the roots, reading the files `filter` lets
-/// through.
-pub fn search_tree(
-    store: &Store,
-    roots: &Roots,
-    path: &str,
-    query: &Query,
-    filter: &Filter<'_>,
-    paging: &Paging,
-    budget: Duration,
-) -> Result<SearchAnswer> {
+/// A search of the files under `path` (a directory, or a file) inside the roots: which files
+/// (`filter`), which page (`paging`), and how long the walk may take (`budget`). Asked for its
+/// hits ([`TreeSearch::hits`]), its hits per file ([`TreeSearch::counts`]), or the passages that
+/// hold some words ([`TreeSearch::passages`]).
+#[derive(Clone, Copy)]
+pub struct TreeSearch<'a> {
+    pub store: &'a Store,
+    pub roots: &'a Roots,
+    /// The directory or file, as the caller named it (answers show it so).
+    pub path: &'a str,
+    pub filter: Filter<'a>,
+    pub paging: &'a Paging,
+    pub budget: Duration,
+}
+
+impl TreeSearch<'_> {
+    /// The hits of `query`, every one counted, a page at a time.
+    pub fn hits(&self, query: &Query) -> Result<SearchAnswer> {
+        search_tree(self, query)
+    }
+
+    /// Hits per file (`count`): which files hold the pattern and how often, a page of files
+    /// at a time, every one counted. A file (not a directory) is its one entry.
+    pub fn counts(&self, query: &Query) -> Result<SearchAnswer> {
+        count_tree(self, query)
+    }
+
+    /// The passages holding any of the words of `text`, best first.
+    pub fn passages(&self, text: &str) -> Result<SearchAnswer> {
+        super::ranked_tree::search_words_tree(self, text)
+    }
+}
+
+/// [`TreeSearch::hits`].
+fn search_tree(search: &TreeSearch<'_>, query: &Query) -> Result<SearchAnswer> {
+    let TreeSearch {
+        store,
+        roots,
+        path,
+        filter,
+        paging,
+        ..
+    } = *search;
+    let filter = &filter;
     let real = roots.resolve(path)?;
     if !real.is_dir() {
         let (file, real) = roots.open_file(path)?;
@@ -87,9 +128,7 @@ pub fn search_tree(
         answer.set_next();
         return Ok(answer);
     }
-    let fresh = run_search(
-        store, roots, path, &real, query, filter, paging, budget, &digest,
-    )?;
+    let fresh = run_search(search, &real, query, &digest)?;
     let mut answer = page_of_hits(store, &fresh, query, &digest, 0, limit)?;
     answer.repeat = repeat(path, query, paging, filter);
     answer.set_next();
@@ -110,17 +149,17 @@ fn tree_digest(real: &Path, query: &Query, filter: &Filter<'_>, paging: &Paging)
     ])
 }
 
-/// Hits per file of a search of `path` (`count`): which files hold the pattern and how often,
-/// a page of files at a time, every one counted. A file (not a directory) is its one entry.
-pub fn count_tree(
-    store: &Store,
-    roots: &Roots,
-    path: &str,
-    query: &Query,
-    filter: &Filter<'_>,
-    paging: &Paging,
-    budget: Duration,
-) -> Result<SearchAnswer> {
+/// [`TreeSearch::counts`].
+fn count_tree(search: &TreeSearch<'_>, query: &Query) -> Result<SearchAnswer> {
+    let TreeSearch {
+        store,
+        roots,
+        path,
+        filter,
+        paging,
+        ..
+    } = *search;
+    let filter = &filter;
     let real = roots.resolve(path)?;
     let limit = page_limit(paging)?;
     let one_page = Paging {
@@ -128,15 +167,18 @@ pub fn count_tree(
         limit: Some(1),
         cursor: None,
     };
+    let one = TreeSearch {
+        paging: &one_page,
+        ..*search
+    };
     if !real.is_dir() {
-        let answer = search_tree(store, roots, path, query, filter, &one_page, budget)?;
-        return Ok(super::counts::of_one(answer, path));
+        return Ok(super::counts::of_one(one.hits(query)?, path));
     }
     let digest = format!("{}:count", tree_digest(&real, query, filter, &one_page));
     let (counts, first) = if let Some(c) = &paging.cursor {
         super::counts::open_cursor(store, c, &digest)?
     } else {
-        let answer = search_tree(store, roots, path, query, filter, &one_page, budget)?;
+        let answer = one.hits(query)?;
         let hits = answer.reference.clone().unwrap_or_default();
         (super::counts::counts_of(store, &hits)?, 0)
     };
@@ -183,21 +225,21 @@ pub(super) fn cursor(store: &Store, hits: &str, digest: &str, at: u64) -> String
 /// of a tree whose files are unchanged (by path, size and modification time) reuses the list it
 /// stored: when one was stored, the walk looks at each file's size and time first; a first
 /// search learns them as it opens the files (a `stat` fewer per file).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one walk, told everything it needs once"
-)]
 fn run_search(
-    store: &Store,
-    roots: &Roots,
-    shown_root: &str,
+    search: &TreeSearch<'_>,
     dir: &Path,
     query: &Query,
-    filter: &Filter<'_>,
-    paging: &Paging,
-    budget: Duration,
     query_digest: &str,
 ) -> Result<String> {
+    let TreeSearch {
+        store,
+        roots,
+        path: shown_root,
+        filter,
+        paging,
+        budget,
+    } = *search;
+    let filter = &filter;
     let matcher = build_matcher(query)?;
     let started = Instant::now();
     let started_ms = crate::clock::now_ms();
