@@ -197,12 +197,13 @@ pub fn answer(
         spool_core::answer::found_window(store, reference, find, None, cap, &fetched.notes)?
     } else {
         let reader = store.open_artifact(reference)?;
-        spool_core::window::window_with_notes(
-            &reader,
-            spool_core::window::WindowRequest::Preview(None),
-            cap,
-            &fetched.notes,
-        )?
+        spool_core::window::Alongside::default()
+            .with_notes(&fetched.notes)
+            .window(
+                &reader,
+                spool_core::window::WindowRequest::Preview(None),
+                cap,
+            )?
     };
     Ok(spool_core::answer::Answer::Envelope(Box::new(envelope)))
 }

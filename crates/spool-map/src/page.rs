@@ -11,7 +11,7 @@ use spool_core::envelope::{
 use spool_core::fit::Cap;
 use spool_core::render::thousands;
 use spool_core::store::ArtifactReader;
-use spool_core::window::{MAX_MAX_TOKENS, WindowRequest, window_shaped};
+use spool_core::window::{Alongside, MAX_MAX_TOKENS, WindowRequest};
 use spool_core::{Error, Result, Store, cursor};
 
 use crate::build::map_call;
@@ -76,13 +76,20 @@ pub fn page(store: &Store, reader: &ArtifactReader, of: &PageOf<'_>, cap: Cap) -
         })?;
     let shape = |e: &mut Envelope| shape(store, e, &version, of, cap);
     if meta.lines == 0 {
-        return window_shaped(reader, WindowRequest::Preview(None), cap, &shape);
+        return Alongside::default().with_shape(&shape).window(
+            reader,
+            WindowRequest::Preview(None),
+            cap,
+        );
     }
     let request = |limit| WindowRequest::Lines {
         line: of.line,
         limit,
     };
-    let first = match window_shaped(reader, request(None), cap, &shape) {
+    let first = match Alongside::default()
+        .with_shape(&shape)
+        .window(reader, request(None), cap)
+    {
         Err(e) if !of.lean && e.code() == spool_core::ErrorCode::InvalidArgument => {
             // Even one line does not fit beside every call: offer only those that go on.
             return page(store, reader, &PageOf { lean: true, ..*of }, cap);
@@ -111,7 +118,9 @@ pub fn page(store: &Store, reader: &ArtifactReader, of: &PageOf<'_>, cap: Cap) -
         .map(|(i, _)| i as u64)
         .last();
     match last_start {
-        Some(k) => window_shaped(reader, request(Some(k)), cap, &shape),
+        Some(k) => Alongside::default()
+            .with_shape(&shape)
+            .window(reader, request(Some(k)), cap),
         None => Ok(first),
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use spool_core::envelope::{McpVersion, NextCall, Source, Version};
 use spool_core::items::{PageStart, find_list, item_page_with_notes, store_items};
 use spool_core::store::{ArtifactMeta, NewArtifact};
-use spool_core::window::{WindowRequest, window_with_notes};
+use spool_core::window::{Alongside, WindowRequest};
 use spool_core::{Cap, Preview, Result, Store};
 use spool_mcp::answer::{Parts, envelope_result, items_result};
 
@@ -327,11 +327,10 @@ fn window_answer(
     let (preview, why) = preview_of(&reader, call)?;
     let mut notes = media.to_vec();
     notes.extend(why);
-    let made = window_with_notes(
+    let made = Alongside::default().with_notes(&notes).window(
         &reader,
         WindowRequest::Preview(Some(preview)),
         call.cap,
-        &notes,
     );
     let envelope = spool_core::window::or_bare(&reader, call.cap, made)?;
     spool_core::answer::record_envelope(store, call.exposed, call.arguments, &envelope, ms);

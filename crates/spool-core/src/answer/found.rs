@@ -20,5 +20,8 @@ pub fn found_window(
     // go at the first open) until the window is made.
     let reader = store.open_artifact(reference)?;
     let found = crate::search::find(store, reference, find)?;
-    crate::window::window_found(&reader, preview, &found, cap, notes)
+    crate::window::Alongside::default()
+        .with_found(&found)
+        .with_notes(notes)
+        .window(&reader, crate::window::WindowRequest::Preview(preview), cap)
 }

@@ -77,8 +77,8 @@ pub fn window(
 
 /// What an answer holds beside the window it shows: what a question found in the whole, notes,
 /// calls that read on, and a last touch to the envelope (an item page's fields). Each is
-/// measured into the cap before the content is cut. A window is made by [`Alongside::window`];
-/// the `window_*` functions are its common shapes.
+/// measured into the cap before the content is cut: `Alongside::default().with_notes(&notes)
+/// .window(reader, request, cap)`.
 #[derive(Default, Clone, Copy)]
 pub struct Alongside<'a> {
     /// What a question found in the whole artifact (a preview's only).
@@ -91,7 +91,37 @@ pub struct Alongside<'a> {
     pub shape: Option<&'a dyn Fn(&mut Envelope)>,
 }
 
-impl Alongside<'_> {
+impl<'a> Alongside<'a> {
+    /// With `notes` said first.
+    #[must_use]
+    pub fn with_notes(self, notes: &'a [String]) -> Self {
+        Self { notes, ..self }
+    }
+
+    /// With `calls` offered after the window's own.
+    #[must_use]
+    pub fn with_calls(self, calls: &'a [crate::envelope::NextCall]) -> Self {
+        Self { calls, ..self }
+    }
+
+    /// With `shape` applied to the envelope once it is made.
+    #[must_use]
+    pub fn with_shape(self, shape: &'a dyn Fn(&mut Envelope)) -> Self {
+        Self {
+            shape: Some(shape),
+            ..self
+        }
+    }
+
+    /// With what a question found in the whole (shown beside a preview).
+    #[must_use]
+    pub fn with_found(self, found: &'a Found) -> Self {
+        Self {
+            found: Some(found),
+            ..self
+        }
+    }
+
     /// The window `request` asks for of `reader`, with this beside it, within `cap`.
     pub fn window(
         &self,
@@ -182,74 +212,6 @@ pub fn check_cap(max_tokens: u64) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// The same, with notes of the caller's (a reused or changed page, ...) shown first in the
-/// banner and counted within the cap.
-///
-/// Every form the answer is sent in fits the cap alone: the text (banner, ranges, gap markers)
-/// and the structured JSON (`notice`, facts and `content`, escapes counted), in the MCP and the
-/// CLI dialect.
-pub fn window_with_notes(
-    reader: &ArtifactReader,
-    request: WindowRequest,
-    cap: impl Into<Cap>,
-    notes: &[String],
-) -> Result<Envelope> {
-    Alongside {
-        notes,
-        ..Alongside::default()
-    }
-    .window(reader, request, cap)
-}
-
-/// The same, with calls of the caller's (the other jobs of a CI run, ...) offered after the
-/// window's own, and measured with the answer.
-pub fn window_with_calls(
-    reader: &ArtifactReader,
-    request: WindowRequest,
-    cap: impl Into<Cap>,
-    notes: &[String],
-    calls: &[crate::envelope::NextCall],
-) -> Result<Envelope> {
-    Alongside {
-        notes,
-        calls,
-        ..Alongside::default()
-    }
-    .window(reader, request, cap)
-}
-
-/// A window whose envelope `shape` finishes before it is measured (a page of a map sets its
-/// own calls, reason and scope), so that the cap holds for the answer as it is sent.
-pub fn window_shaped(
-    reader: &ArtifactReader,
-    request: WindowRequest,
-    cap: impl Into<Cap>,
-    shape: &dyn Fn(&mut Envelope),
-) -> Result<Envelope> {
-    Alongside {
-        shape: Some(shape),
-        ..Alongside::default()
-    }
-    .window(reader, request, cap)
-}
-
-/// A preview that also shows what a search of the whole artifact `found`: its best passages
-/// beside the head (or the tail), as many as fit, and in `found` which of them are shown.
-pub fn window_found(
-    reader: &ArtifactReader,
-    preview: Option<Preview>,
-    found: &Found,
-    cap: impl Into<Cap>,
-    notes: &[String],
-) -> Result<Envelope> {
-    Alongside {
-        found: Some(found),
-        notes,
-        ..Alongside::default()
-    }
-    .window(reader, WindowRequest::Preview(preview), cap)
 }
 
 fn window_inner(

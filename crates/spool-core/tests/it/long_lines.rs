@@ -85,7 +85,6 @@ fn context_lines_over_a_line_longer_than_a_search_holds_are_refused_clearly() {
 #[test]
 fn a_directory_search_reads_a_long_line_and_counts_a_longer_one_unreadable() {
     use spool_core::search::Scope;
-    use spool_core::search::tree::{DEFAULT_BUDGET, Filter};
     use spool_walk::roots::Roots;
     let s = store();
     let dir = tempfile::tempdir().unwrap();
@@ -99,16 +98,9 @@ fn a_directory_search_reads_a_long_line_and_counts_a_longer_one_unreadable() {
     std::fs::write(dir.path().join("small.txt"), b"another needle\n").unwrap();
     crate::support::settle();
     let roots = Roots::new(&[dir.path().to_path_buf()]).unwrap();
-    let a = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter: Filter::default(),
-        paging: &Paging::default(),
-        budget: DEFAULT_BUDGET,
-    }
-    .hits(&query("needle", true))
-    .unwrap();
+    let a = spool_core::search::tree::TreeSearch::new(&s.store, &roots, ".", &Paging::default())
+        .hits(&query("needle", true))
+        .unwrap();
     assert_eq!(a.hit_count, 3, "{:#?}", a.hits);
     let Scope::Tree(t) = &a.scope else {
         panic!("not a tree")

@@ -516,16 +516,10 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         no_ignore: false,
     };
     let question = "exponential backoff when upstream times out";
-    let a = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter,
-        paging: &Paging::default(),
-        budget: DEFAULT_BUDGET,
-    }
-    .passages(question)
-    .unwrap();
+    let a = spool_core::search::tree::TreeSearch::new(&s.store, &roots, ".", &Paging::default())
+        .filtered(filter)
+        .passages(question)
+        .unwrap();
     assert_eq!(
         a.hits[0].path.as_deref(),
         Some("src/retry.rs"),
@@ -562,45 +556,37 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         limit: Some(1),
         ..Paging::default()
     };
-    let first = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter,
-        paging: &paging,
-        budget: DEFAULT_BUDGET,
-    }
-    .passages(question)
-    .unwrap();
+    let first = spool_core::search::tree::TreeSearch::new(&s.store, &roots, ".", &paging)
+        .filtered(filter)
+        .passages(question)
+        .unwrap();
     assert_eq!(first.reference, a.reference);
     assert!(first.truncated);
-    let second = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter,
-        paging: &Paging {
+    let second = spool_core::search::tree::TreeSearch::new(
+        &s.store,
+        &roots,
+        ".",
+        &Paging {
             cursor: first.next_cursor.clone(),
             ..paging.clone()
         },
-        budget: DEFAULT_BUDGET,
-    }
+    )
+    .filtered(filter)
     .passages(question)
     .unwrap();
     assert_eq!(second.hits[0].path.as_deref(), Some("docs/config.md"));
     assert!(!second.truncated);
     // A cursor of another query is refused, not restarted.
-    let err = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter,
-        paging: &Paging {
+    let err = spool_core::search::tree::TreeSearch::new(
+        &s.store,
+        &roots,
+        ".",
+        &Paging {
             cursor: first.next_cursor.clone(),
             ..paging.clone()
         },
-        budget: DEFAULT_BUDGET,
-    }
+    )
+    .filtered(filter)
     .passages("config name")
     .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
@@ -610,16 +596,11 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         "src/retry.rs",
         b"fn jitter() {} // adds exponential jitter\n",
     );
-    let changed = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter,
-        paging: &Paging::default(),
-        budget: DEFAULT_BUDGET,
-    }
-    .passages("jitter")
-    .unwrap();
+    let changed =
+        spool_core::search::tree::TreeSearch::new(&s.store, &roots, ".", &Paging::default())
+            .filtered(filter)
+            .passages("jitter")
+            .unwrap();
     assert_ne!(changed.reference, a.reference);
     assert_eq!(changed.hit_count, 1);
     // Hidden files when asked for.
@@ -628,16 +609,11 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         hidden: true,
         no_ignore: false,
     };
-    let with_hidden = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter: hidden,
-        paging: &Paging::default(),
-        budget: DEFAULT_BUDGET,
-    }
-    .passages("exponential")
-    .unwrap();
+    let with_hidden =
+        spool_core::search::tree::TreeSearch::new(&s.store, &roots, ".", &Paging::default())
+            .filtered(hidden)
+            .passages("exponential")
+            .unwrap();
     assert!(
         with_hidden
             .hits
@@ -647,20 +623,15 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
         with_hidden.hits
     );
     // Out of time: the answer says what the index covered, and that the count is not exact.
-    let late = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter: Filter {
+    let late = spool_core::search::tree::TreeSearch::new(&s.store, &roots, ".", &Paging::default())
+        .filtered(Filter {
             globs: &["*.md".to_owned()],
             hidden: true,
             no_ignore: false,
-        },
-        paging: &Paging::default(),
-        budget: Duration::ZERO,
-    }
-    .passages("config")
-    .unwrap();
+        })
+        .within(Duration::ZERO)
+        .passages("config")
+        .unwrap();
     assert!(!late.hit_count_exact);
     assert_eq!(
         late.reason.as_ref().unwrap().code,
@@ -668,20 +639,15 @@ fn a_word_search_of_a_directory_ranks_passages_of_every_file_it_reads() {
     );
     // Regression: a build that ran out of time was reused for every later search of the same
     // tree; the next search with time to spare indexes it whole.
-    let whole = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter: Filter {
-            globs: &["*.md".to_owned()],
-            hidden: true,
-            no_ignore: false,
-        },
-        paging: &Paging::default(),
-        budget: DEFAULT_BUDGET,
-    }
-    .passages("config")
-    .unwrap();
+    let whole =
+        spool_core::search::tree::TreeSearch::new(&s.store, &roots, ".", &Paging::default())
+            .filtered(Filter {
+                globs: &["*.md".to_owned()],
+                hidden: true,
+                no_ignore: false,
+            })
+            .passages("config")
+            .unwrap();
     assert!(whole.hit_count_exact && whole.reason.is_none());
     assert_ne!(whole.reference, late.reference);
 }
@@ -961,16 +927,10 @@ fn a_word_index_is_not_reused_across_a_commit() {
         no_ignore: false,
     };
     let ask = || {
-        spool_core::search::tree::TreeSearch {
-            store: &s.store,
-            roots: &roots,
-            path: ".",
-            filter,
-            paging: &Paging::default(),
-            budget: DEFAULT_BUDGET,
-        }
-        .passages("timeout main")
-        .unwrap()
+        spool_core::search::tree::TreeSearch::new(&s.store, &roots, ".", &Paging::default())
+            .filtered(filter)
+            .passages("timeout main")
+            .unwrap()
     };
     let commit_of = |a: &spool_core::search::SearchAnswer| {
         serde_json::to_value(&a.scope).unwrap()["version"]["commit"].clone()

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use spool_core::search::tree::{DEFAULT_BUDGET, Filter, left_out_and_version};
+use spool_core::search::tree::{Filter, left_out_and_version};
 use spool_core::search::{Paging, Query};
 use spool_walk::roots::Roots;
 use spool_walk::walk;
@@ -181,16 +181,11 @@ fn check(t: &Tree) -> Result<(), TestCaseError> {
         case_insensitive: false,
         words: None,
     };
-    let answer = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter,
-        paging: &Paging::default(),
-        budget: DEFAULT_BUDGET,
-    }
-    .hits(&query)
-    .unwrap();
+    let answer =
+        spool_core::search::tree::TreeSearch::new(&s.store, &roots, ".", &Paging::default())
+            .filtered(filter)
+            .hits(&query)
+            .unwrap();
     let scope = serde_json::to_value(&answer.scope).unwrap();
     let ((ignored, hidden), version) = left_out_and_version(
         &root,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use spool_core::ErrorCode;
 use spool_core::render::Dialect;
-use spool_core::search::tree::{DEFAULT_BUDGET, Filter};
+use spool_core::search::tree::Filter;
 use spool_core::search::{MAX_QUERY_WORDS, Paging, notice, search_words};
 use spool_walk::roots::Roots;
 
@@ -63,16 +63,10 @@ fn a_directory_word_search_caps_its_words_too() {
         no_ignore: false,
     };
     let text = format!("retry {}", huge_query());
-    let a = spool_core::search::tree::TreeSearch {
-        store: &s.store,
-        roots: &roots,
-        path: ".",
-        filter,
-        paging: &Paging::default(),
-        budget: DEFAULT_BUDGET,
-    }
-    .passages(&text)
-    .unwrap();
+    let a = spool_core::search::tree::TreeSearch::new(&s.store, &roots, ".", &Paging::default())
+        .filtered(filter)
+        .passages(&text)
+        .unwrap();
     let words = a.query.words.as_ref().unwrap();
     assert_eq!(words.looked_for.len(), MAX_QUERY_WORDS);
     assert_eq!(words.not_used, 200_001 - MAX_QUERY_WORDS as u64);

@@ -7,7 +7,7 @@ use spool_core::answer::Answer;
 use spool_core::envelope::{ArtifactState, CiVersion, NextCall, ReasonCode, Source, Version};
 use spool_core::search::{Paging, Query, search_artifact};
 use spool_core::store::NewArtifact;
-use spool_core::window::{WindowRequest, window_with_calls};
+use spool_core::window::{Alongside, WindowRequest};
 use spool_core::{Cap, Error, Result, Store, clock};
 
 use super::{Api, CiOptions, Job};
@@ -112,7 +112,10 @@ pub fn answer(store: &Store, p: &CiLogParams, opts: &CiOptions, cap: Cap) -> Res
             ..cap
         }
     };
-    let made = window_with_calls(&reader, WindowRequest::Preview(None), cap, &notes, &calls);
+    let made = Alongside::default()
+        .with_notes(&notes)
+        .with_calls(&calls)
+        .window(&reader, WindowRequest::Preview(None), cap);
     let mut envelope = spool_core::window::or_bare(&reader, cap, made)?;
     if !completed {
         envelope.complete = false;

@@ -210,16 +210,11 @@ fn tree<'a>(
     path: &'a str,
     paging: &'a Paging,
 ) -> spool_core::search::tree::TreeSearch<'a> {
-    spool_core::search::tree::TreeSearch {
-        store: cx.store,
-        roots: cx.roots,
-        path,
-        filter: spool_core::search::tree::Filter {
+    spool_core::search::tree::TreeSearch::new(cx.store, cx.roots, path, paging)
+        .filtered(spool_core::search::tree::Filter {
             globs: &p.glob,
             hidden: p.hidden,
             no_ignore: p.no_ignore,
-        },
-        paging,
-        budget: cx.search_budget,
-    }
+        })
+        .within(cx.search_budget)
 }

@@ -45,15 +45,8 @@ pub(super) fn search_words_tree(
     search: &super::tree::TreeSearch<'_>,
     text: &str,
 ) -> Result<SearchAnswer> {
-    let super::tree::TreeSearch {
-        store,
-        roots,
-        path,
-        filter,
-        paging,
-        budget,
-    } = *search;
-    let filter = &filter;
+    let (store, roots, path, filter) = (search.store, search.roots, search.path, &search.filter);
+    let (paging, budget) = (search.paging, search.budget);
     let limit = page_limit(paging)?;
     let super::ranked::QueryWords {
         looked_for,

@@ -49,15 +49,10 @@ pub fn search_path(
         globs,
         ..Filter::default()
     };
-    TreeSearch {
-        store,
-        roots,
-        path,
-        filter,
-        paging,
-        budget,
-    }
-    .hits(query)
+    TreeSearch::new(store, roots, path, paging)
+        .filtered(filter)
+        .within(budget)
+        .hits(query)
 }
 
 pub use spool_walk::walk::Filter;
@@ -77,7 +72,32 @@ pub struct TreeSearch<'a> {
     pub budget: Duration,
 }
 
-impl TreeSearch<'_> {
+impl<'a> TreeSearch<'a> {
+    /// A search of the files under `path` that a plain search reads (hidden and ignored files
+    /// left out), the page `paging` names, within the default budget.
+    pub fn new(store: &'a Store, roots: &'a Roots, path: &'a str, paging: &'a Paging) -> Self {
+        Self {
+            store,
+            roots,
+            path,
+            filter: Filter::default(),
+            paging,
+            budget: DEFAULT_BUDGET,
+        }
+    }
+
+    /// Reading the files `filter` lets through.
+    #[must_use]
+    pub fn filtered(self, filter: Filter<'a>) -> Self {
+        Self { filter, ..self }
+    }
+
+    /// The walk and the reads within `budget`.
+    #[must_use]
+    pub fn within(self, budget: Duration) -> Self {
+        Self { budget, ..self }
+    }
+
     /// The hits of `query`, every one counted, a page at a time.
     pub fn hits(&self, query: &Query) -> Result<SearchAnswer> {
         search_tree(self, query)
@@ -97,15 +117,8 @@ impl TreeSearch<'_> {
 
 /// [`TreeSearch::hits`].
 fn search_tree(search: &TreeSearch<'_>, query: &Query) -> Result<SearchAnswer> {
-    let TreeSearch {
-        store,
-        roots,
-        path,
-        filter,
-        paging,
-        ..
-    } = *search;
-    let filter = &filter;
+    let (store, roots, path) = (search.store, search.roots, search.path);
+    let (filter, paging) = (&search.filter, search.paging);
     let real = roots.resolve(path)?;
     if !real.is_dir() {
         let (file, real) = roots.open_file(path)?;
@@ -151,15 +164,8 @@ fn tree_digest(real: &Path, query: &Query, filter: &Filter<'_>, paging: &Paging)
 
 /// [`TreeSearch::counts`].
 fn count_tree(search: &TreeSearch<'_>, query: &Query) -> Result<SearchAnswer> {
-    let TreeSearch {
-        store,
-        roots,
-        path,
-        filter,
-        paging,
-        ..
-    } = *search;
-    let filter = &filter;
+    let (store, roots, path) = (search.store, search.roots, search.path);
+    let (filter, paging) = (&search.filter, search.paging);
     let real = roots.resolve(path)?;
     let limit = page_limit(paging)?;
     let one_page = Paging {
@@ -231,15 +237,9 @@ fn run_search(
     query: &Query,
     query_digest: &str,
 ) -> Result<String> {
-    let TreeSearch {
-        store,
-        roots,
-        path: shown_root,
-        filter,
-        paging,
-        budget,
-    } = *search;
-    let filter = &filter;
+    let (store, roots, shown_root, filter) =
+        (search.store, search.roots, search.path, &search.filter);
+    let (paging, budget) = (search.paging, search.budget);
     let matcher = build_matcher(query)?;
     let started = Instant::now();
     let started_ms = crate::clock::now_ms();
