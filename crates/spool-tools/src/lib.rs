@@ -142,4 +142,23 @@ mod tests {
             assert!(help.contains(&listed), "`{listed}` is not in:\n{help}");
         }
     }
+
+    /// Every tool of the table is a `spool` subcommand (`list` is `ls`, `ci_log` is `ci-log`):
+    /// a tool added to the table without its command fails here.
+    #[test]
+    fn every_tool_of_the_table_is_a_subcommand() {
+        use clap::CommandFactory as _;
+        let cli = crate::cli::Cli::command();
+        for entry in &spool_toolset::TOOLS {
+            let name = match entry.name {
+                "list" => "ls".to_owned(),
+                other => other.replace('_', "-"),
+            };
+            assert!(
+                cli.find_subcommand(&name).is_some(),
+                "`{}` has no `spool {name}`",
+                entry.name
+            );
+        }
+    }
 }

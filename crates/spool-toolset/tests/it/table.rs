@@ -111,3 +111,14 @@ fn a_fetch_called_by_name_audits_its_url_without_the_password() {
     assert!(!recorded.contains("hunter2"), "{recorded}");
     assert!(recorded.contains("127.0.0.1"), "{recorded}");
 }
+
+/// Every tool of the table is spelled as a `spool` command line in the CLI's answers: a tool
+/// added to the table without its CLI spelling would print an MCP call in a CLI answer.
+#[test]
+fn every_tool_has_a_command_line_spelling() {
+    for entry in &TOOLS {
+        let call = spool_core::NextCall::new(entry.name, []);
+        let line = spool_core::spell::cli_text(&call);
+        assert!(line.starts_with("spool "), "{}: {line}", entry.name);
+    }
+}
