@@ -15,7 +15,7 @@
 //!   [`answer::Context`] and answers an [`answer::Answer`]; [`answer::respond`] times and
 //!   audits one, and [`answer::rendered`] turns it into the text and the structured form a
 //!   model receives.
-//! - [`render`] and [`wire`] write an envelope in a caller's [`render::Dialect`] (MCP calls or
+//! - [`render`] and [`structured`] write an envelope in a caller's [`render::Dialect`] (MCP calls or
 //!   CLI syntax).
 //!
 //! ```
@@ -59,12 +59,12 @@ mod storage;
 
 pub use base::{clip, clock, numbers, tokens, utf8};
 pub use engines::{
-    audit, exec, files, items, jq_box, list_text, listing, order, page, query, search, streams,
-    window,
+    audit, exec, files, items, jq_box, list_text, listing, page, query, search, streams,
+    time_order, window,
 };
-pub use model::{cursor, envelope, error, refs, spell, words};
-pub use rendering::{fit, render, wire};
-use storage::ledger;
+pub use model::{cursor, dialect, envelope, error, in_words, refs};
+pub use rendering::{fit, render, structured};
+use storage::audit_rows;
 pub use storage::{access, store};
 
 pub use envelope::{Envelope, NextCall, Source, SourceKind, Version};

@@ -344,7 +344,7 @@ fn preview_of(
     reader: &spool_core::store::ArtifactReader,
     call: &Call<'_>,
 ) -> Result<(Preview, Option<String>)> {
-    use spool_core::order::{TimeOrder, time_order};
+    use spool_core::time_order::{TimeOrder, time_order};
     if call.preview_configured {
         return Ok((call.preview, None));
     }

@@ -86,11 +86,11 @@ impl Roots {
 
     /// The regular file at `path`, open for reading, and its real path: resolved as
     /// [`Roots::resolve`] does, then opened confined beneath its root, so that a symlink
-    /// swapped in between cannot lead outside (see `beneath.rs`).
+    /// swapped in between cannot lead outside (see `confined.rs`).
     pub fn open_file(&self, path: &str) -> Result<(std::fs::File, PathBuf)> {
         let real = self.resolve(path)?;
         let (root, inside) = self.split(&real)?;
-        match crate::beneath::open_file(root, inside) {
+        match crate::confined::open_file(root, inside) {
             Ok(file) => Ok((file, real)),
             Err(refusal) => Err(self.refusal(&real, refusal)),
         }
@@ -100,7 +100,7 @@ impl Roots {
     pub fn open_dir(&self, path: &str) -> Result<(std::os::fd::OwnedFd, PathBuf)> {
         let real = self.resolve(path)?;
         let (root, inside) = self.split(&real)?;
-        match crate::beneath::open_dir(root, inside) {
+        match crate::confined::open_dir(root, inside) {
             Ok(fd) => Ok((fd, real)),
             Err(refusal) => Err(self.refusal(&real, refusal)),
         }
@@ -114,8 +114,8 @@ impl Roots {
             .ok_or_else(|| self.refused(real, "it is outside the allowed roots"))
     }
 
-    fn refusal(&self, real: &Path, refusal: crate::beneath::Refusal) -> WalkError {
-        use crate::beneath::Refusal;
+    fn refusal(&self, real: &Path, refusal: crate::confined::Refusal) -> WalkError {
+        use crate::confined::Refusal;
         match refusal {
             Refusal::Escaped => self.refused(
                 real,

@@ -1,4 +1,4 @@
-//! The files a directory search reads: ripgrep's walker's rules (see [`crate::rules`]) with the
+//! The files a directory search reads: ripgrep's walker's rules (see [`crate::ignore_rules`]) with the
 //! search's globs and its hidden rule, applied by a walk of our own (`walk/gather.rs`), each
 //! file's size and modification time (looked at by the walk, or learnt when the search opens
 //! the file), and a digest of that list. The digest is the version of a tree that
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest as _, Sha256};
 
 use crate::error::{Result, WalkError};
-use crate::survey::LeftOut;
+use crate::left_out::LeftOut;
 
 mod gather;
 
@@ -223,7 +223,7 @@ pub const HEAD_BYTES: usize = 8192;
 /// share it).
 pub struct Opener<'r> {
     roots: &'r crate::roots::Roots,
-    held: Option<(PathBuf, crate::beneath::HeldRoot)>,
+    held: Option<(PathBuf, crate::confined::HeldRoot)>,
     /// A head buffer given back, used for the next file (not allocated and zeroed per file).
     spare: Vec<u8>,
 }
@@ -240,7 +240,7 @@ impl<'r> Opener<'r> {
     fn open(&mut self, path: &Path) -> Option<(std::fs::File, std::fs::Metadata)> {
         let (root, rel) = self.roots.split(path).ok()?;
         if self.held.as_ref().is_none_or(|(held, _)| held != root) {
-            self.held = Some((root.to_owned(), crate::beneath::HeldRoot::open(root).ok()?));
+            self.held = Some((root.to_owned(), crate::confined::HeldRoot::open(root).ok()?));
         }
         let (_, held) = self.held.as_ref()?;
         held.open_walked(rel).ok()

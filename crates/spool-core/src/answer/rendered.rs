@@ -52,7 +52,7 @@ pub fn rendered(answer: &Answer, dialect: Dialect) -> Option<Rendered> {
 pub fn envelope(e: &Envelope, dialect: Dialect) -> Rendered {
     Rendered {
         blocks: envelope_blocks(e, dialect),
-        structured: crate::wire::envelope(e, dialect),
+        structured: crate::structured::envelope(e, dialect),
         text: render::envelope_text(e, dialect),
     }
 }

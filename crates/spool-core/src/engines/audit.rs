@@ -12,7 +12,7 @@ use crate::envelope::Totals;
 use crate::error::{Error, Result};
 use crate::store::Store;
 
-pub use crate::ledger::{AuditRow, Delivered, SharedRow};
+pub use crate::audit_rows::{AuditRow, Delivered, SharedRow};
 pub use shared::ship;
 
 /// One answer, as the audit table stores it (built by `answer`, the one place answers are

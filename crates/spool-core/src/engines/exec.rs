@@ -50,7 +50,7 @@ impl RunSpec {
             None => self
                 .argv
                 .iter()
-                .map(|a| crate::spell::shell_word(a))
+                .map(|a| crate::dialect::shell_word(a))
                 .collect::<Vec<_>>()
                 .join(" "),
         }
@@ -127,7 +127,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
                         cwd.display()
                     )
                     .into(),
-                    crate::spell::Words::text("give ")
+                    crate::dialect::Words::text("give ")
                         .arg("run", "cwd")
                         .then(" a directory"),
                 ));

@@ -13,15 +13,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::cursor;
+use crate::dialect::Words;
 use crate::envelope::{
     Block, Delivery, Envelope, NextCall, Range, Reason, ReasonCode, Source, Totals, Unit, ViewOf,
 };
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Size};
 use crate::render::{self, Dialect};
-use crate::spell::Words;
 use crate::store::{ArtifactMeta, ArtifactReader, NewArtifact, Store};
-use crate::wire;
+use crate::structured;
 
 /// The most items one page holds.
 pub const ITEMS_MAX_PAGE: usize = 1_000;
@@ -212,7 +212,7 @@ fn page_size(page: &ItemPage, cap: Cap) -> Size {
                         *items = Value::Array(Vec::new());
                     }
                     let items = serde_json::to_string(&page.items).unwrap_or_default();
-                    fit::facts_and_content(&wire::compact(&v), &items, reference, cap, 4)
+                    fit::facts_and_content(&structured::compact(&v), &items, reference, cap, 4)
                 },
             )
         })

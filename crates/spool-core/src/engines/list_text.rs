@@ -2,10 +2,10 @@
 //! notice (how many are shown, why not more, the call for the next page), then the items.
 //! Above the lists it words, and beside `render`, which words envelopes.
 
+use crate::in_words::{human_bytes, thousands};
 use crate::page::Page;
 use crate::render::{Dialect, envelope_text};
 use crate::store::ArtifactSummary;
-use crate::words::{human_bytes, thousands};
 
 /// A page of items: the banner, then one item per line.
 pub fn item_page_text(page: &crate::items::ItemPage, dialect: Dialect) -> String {
@@ -26,7 +26,7 @@ fn page_notice<T>(page: &crate::page::Page<T>, what: &str, dialect: Dialect) -> 
     if let Some(next) = page.next.first() {
         lines.push(format!(
             "[more {what}: {}]",
-            crate::spell::call(next, dialect)
+            crate::dialect::call(next, dialect)
         ));
     }
     lines

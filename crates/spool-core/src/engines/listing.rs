@@ -9,12 +9,12 @@ use globset::{Glob, GlobMatcher};
 use serde::{Deserialize, Serialize};
 
 use crate::cursor;
+use crate::dialect::Words;
 use crate::envelope::NextCall;
 use crate::error::{Error, Result};
 use crate::page::Page;
-use crate::spell::Words;
 use crate::store::Store;
-use spool_walk::beneath::Below;
+use spool_walk::confined::Below;
 use spool_walk::roots::Roots;
 
 pub const DEFAULT_PAGE: usize = 200;

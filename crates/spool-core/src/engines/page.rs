@@ -5,11 +5,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::cursor;
+use crate::dialect::Words;
 use crate::envelope::{NextCall, Reason, SourceKind};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap};
 use crate::render::Dialect;
-use crate::spell::Words;
 use crate::store::ArtifactSummary;
 use crate::store::Store;
 
@@ -102,7 +102,13 @@ pub fn fit<T: Serialize>(
             let (text, notice) = forms(page, d);
             cap.forms.pick(
                 || fit::measure(&text, "", cap),
-                || fit::measure(&crate::wire::compact(&structured(page, notice)), "", cap),
+                || {
+                    fit::measure(
+                        &crate::structured::compact(&structured(page, notice)),
+                        "",
+                        cap,
+                    )
+                },
             )
         },
         |page| page.items.len(),

@@ -14,11 +14,11 @@ use std::sync::atomic::AtomicBool;
 use serde_json::json;
 
 use crate::clock;
+use crate::dialect::Words;
 use crate::envelope::{NextCall, QueryVersion, Source, Version};
 use crate::error::{Error, Result};
 use crate::jq_box::{self, Bound, Ended};
 use crate::render::{human_bytes, thousands};
-use crate::spell::Words;
 use crate::store::{ArtifactMeta, NewArtifact, Store};
 
 /// The largest artifact a program runs over: parsed, a document takes several times its size.

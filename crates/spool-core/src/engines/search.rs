@@ -30,10 +30,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::cursor;
+use crate::dialect::Words;
 use crate::envelope::{NextCall, Reason, ReasonCode};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap};
-use crate::spell::Words;
 
 use crate::store::Store;
 
@@ -476,7 +476,7 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
                         Some(files) => serde_json::to_string(files).unwrap_or_default(),
                         None => serde_json::to_string(&answer.hits).unwrap_or_default(),
                     };
-                    let facts = crate::wire::compact(&v);
+                    let facts = crate::structured::compact(&v);
                     fit::facts_and_content(&facts, &hits, &reference, cap, 4)
                 },
             )

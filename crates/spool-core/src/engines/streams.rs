@@ -7,9 +7,9 @@
 
 use serde_json::json;
 
+use crate::dialect::Words;
 use crate::envelope::{NextCall, Source, ViewOf};
 use crate::error::{Error, Result};
-use crate::spell::Words;
 use crate::store::{ArtifactMeta, NewArtifact, Store, Stream};
 
 impl Stream {

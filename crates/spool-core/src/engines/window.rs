@@ -6,14 +6,14 @@ mod pieces;
 
 use serde_json::Value;
 
+use crate::dialect::Words;
 use crate::envelope::{Block, Envelope, Found};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap, Forms, Size};
 use crate::render;
-use crate::spell::Words;
 use crate::store::{ArtifactReader, Store};
+use crate::structured;
 use crate::tokens;
-use crate::wire;
 use assemble::assemble;
 use pieces::Budget;
 pub use pieces::{Continuation, Piece};
@@ -413,11 +413,11 @@ fn text_size(envelope: &Envelope, pieces: &[Piece], cap: Cap) -> Size {
 /// content, each escaped as JSON writes it.
 fn json_size(envelope: &Envelope, cap: Cap) -> Size {
     let reference = envelope.reference.as_str();
-    let mut facts = wire::notice_first(String::new(), envelope);
+    let mut facts = structured::notice_first(String::new(), envelope);
     if let Value::Object(fields) = &mut facts {
         fields.insert("content".into(), Value::String(String::new()));
     }
-    let facts = wire::compact(&facts);
+    let facts = structured::compact(&facts);
     let content = [render::Dialect::Mcp, render::Dialect::Cli]
         .into_iter()
         .map(|d| serde_json::to_string(&render::content(envelope, d)).unwrap_or_default())

@@ -12,8 +12,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::Sha256;
 
+use crate::dialect::Words;
 use crate::error::{Error, Result};
-use crate::spell::Words;
 
 const TAG_LEN: usize = 16;
 

@@ -6,8 +6,8 @@ use serde::Serialize;
 
 mod walk;
 
+use crate::dialect::{Dialect, Words};
 use crate::envelope::NextCall;
-use crate::spell::{Dialect, Words};
 
 /// Result with the crate's error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -254,7 +254,7 @@ impl Error {
             return Some(crate::clip::clipped(
                 format!(
                     "to reach it anyway: `spool fetch --allow-private-network {}`",
-                    crate::spell::shell_word(url)
+                    crate::dialect::shell_word(url)
                 ),
                 HINT_CHARS,
             ));

@@ -4,9 +4,9 @@
 //! content as JSON (CONTRACT.md, "What the model receives"). Each part alone must fit the cap,
 //! measured as sent: the JSON form with its escapes, the text form with its banner and markers.
 
+use crate::dialect::Dialect;
 use crate::envelope::{Reason, ReasonCode};
 use crate::error::{Error, Result};
-use crate::spell::Dialect;
 use crate::tokens;
 
 /// How many times an answer is cut and measured before its cap is declared out of reach.
@@ -110,12 +110,12 @@ impl Cap {
 
     /// The cap in words, as the caller knows it: the `max_tokens` it asked for of `tool`, or
     /// the default that applied because it asked for none.
-    pub fn words(self, tool: &'static str) -> crate::spell::Words {
+    pub fn words(self, tool: &'static str) -> crate::dialect::Words {
         let tokens = crate::render::thousands(self.tokens);
         if self.given {
-            crate::spell::Words::default().arg_value(tool, "max_tokens", self.tokens)
+            crate::dialect::Words::default().arg_value(tool, "max_tokens", self.tokens)
         } else {
-            crate::spell::Words::text(format!("the default cap of {tokens} tokens (no "))
+            crate::dialect::Words::text(format!("the default cap of {tokens} tokens (no "))
                 .arg(tool, "max_tokens")
                 .then(" was asked for)")
         }
@@ -179,7 +179,7 @@ pub fn fewer(
     size: Size,
     cap: Cap,
     one: &str,
-    hint: crate::spell::Words,
+    hint: crate::dialect::Words,
 ) -> Result<(usize, Reason)> {
     if n <= 1 {
         return Err(Error::invalid_words(
@@ -209,7 +209,7 @@ pub fn fit_entries<P>(
     cap: Cap,
     measure: impl Fn(&P, Dialect) -> Size,
     entries: impl Fn(&P) -> usize,
-    (one, hint): (&str, &crate::spell::Words),
+    (one, hint): (&str, &crate::dialect::Words),
     mut keep_first: impl FnMut(&mut P, usize, Reason),
 ) -> Result<()> {
     for _ in 0..ATTEMPTS {

@@ -10,15 +10,15 @@ use crate::clock;
 use crate::envelope::{Block, Envelope, Found, Gap, Range, SourceKind, Unit};
 use crate::error::Error;
 
-pub use crate::spell::{Dialect, call_text, cli_text, shell_word};
+pub use crate::dialect::{Dialect, call_text, cli_text, shell_word};
 pub use coverage::{coverage_words, held_words};
 
-pub use crate::words::{describe_source, human_bytes, thousands};
-use crate::words::{human_tokens, plural};
+pub use crate::in_words::{describe_source, human_bytes, thousands};
+use crate::in_words::{human_tokens, plural};
 
 /// The marker that stands in a preview where a gap is, its call in `dialect`.
 pub fn gap_marker(gap: &Gap, dialect: Dialect) -> String {
-    let call = crate::spell::call(&gap.read, dialect);
+    let call = crate::dialect::call(&gap.read, dialect);
     if gap.unit == Unit::Lines {
         format!(
             "... [lines {}-{} not shown: {}, {}; {call}] ...",
@@ -296,7 +296,7 @@ fn calls_text(e: &Envelope, dialect: Dialect) -> String {
         .next
         .iter()
         .chain(&e.next_templates)
-        .map(|c| crate::spell::call(c, dialect))
+        .map(|c| crate::dialect::call(c, dialect))
         .collect();
     calls.join(", or ")
 }

@@ -39,7 +39,7 @@ fn check_honest(store: &Store, e: &Envelope, cap: u64) {
     let text = envelope_text(e, Dialect::Mcp);
     assert!(tokens::count(&text) <= cap, "text over {cap}:\n{text}");
     for d in [Dialect::Mcp, Dialect::Cli] {
-        let json = spool_core::wire::compact(&spool_core::wire::envelope(e, d));
+        let json = spool_core::structured::compact(&spool_core::structured::envelope(e, d));
         assert!(tokens::count(&json) <= cap, "JSON over {cap}: {json}");
     }
     let spans = &e.delivered.byte_spans;
@@ -107,7 +107,7 @@ fn the_first_answer_shows_the_row_a_question_describes_beside_the_head() {
                 .clone()
         );
         // The structured form says it too.
-        let v = spool_core::wire::envelope(&e, Dialect::Mcp);
+        let v = spool_core::structured::envelope(&e, Dialect::Mcp);
         assert_eq!(v["found"]["hit_count"], 6);
         assert_eq!(v["found"]["best"][0]["shown"], true);
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();

@@ -59,7 +59,8 @@ fn follow(store: &Store, reference: &str, max_tokens: u64) -> (Vec<(u64, u64)>, 
         );
         // The structured form alone fits too, as a host that forwards only it sends it.
         for dialect in [Dialect::Mcp, Dialect::Cli] {
-            let json = spool_core::wire::compact(&spool_core::wire::envelope(&e, dialect));
+            let json =
+                spool_core::structured::compact(&spool_core::structured::envelope(&e, dialect));
             let used = tokens::count(&json);
             assert!(
                 used <= max_tokens,

@@ -3,8 +3,8 @@
 use serde_json::Value;
 use spool_core::answer::Answer;
 use spool_core::audit::{AuditRow, Delivered, RefAudit, for_ref, recent};
+use spool_core::in_words::plural;
 use spool_core::render::{range_text, thousands};
-use spool_core::words::plural;
 use spool_core::{Error, Store};
 
 use crate::cli::AuditArgs;

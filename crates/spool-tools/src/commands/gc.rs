@@ -1,8 +1,8 @@
 //! `spool gc`
 
 use spool_core::answer::Answer;
+use spool_core::in_words::plural;
 use spool_core::render::{human_bytes, thousands};
-use spool_core::words::plural;
 use spool_core::{Error, Store};
 
 use crate::cli::GcArgs;

@@ -4,8 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use spool_core::answer::{Answer, Context, found_window};
+use spool_core::dialect::Words;
 use spool_core::search::Find;
-use spool_core::spell::Words;
 use spool_core::store::Stream;
 use spool_core::window::{WindowRequest, read_window};
 use spool_core::{Error, Result};

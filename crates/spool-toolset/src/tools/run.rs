@@ -7,8 +7,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use spool_core::answer::Answer;
+use spool_core::dialect::Words;
 use spool_core::exec::{RunControl, RunSpec};
-use spool_core::spell::Words;
 use spool_core::window::{WindowRequest, window};
 use spool_core::{Error, Result};
 

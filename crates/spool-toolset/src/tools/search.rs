@@ -4,8 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use spool_core::answer::{Answer, Context};
+use spool_core::dialect::Words;
 use spool_core::search::{Paging, Query};
-use spool_core::spell::Words;
 use spool_core::{Error, Result};
 
 use super::{Target, one_of};

@@ -118,7 +118,7 @@ fn a_fetch_called_by_name_audits_its_url_without_the_password() {
 fn every_tool_has_a_command_line_spelling() {
     for entry in &TOOLS {
         let call = spool_core::NextCall::new(entry.name, []);
-        let line = spool_core::spell::cli_text(&call);
+        let line = spool_core::dialect::cli_text(&call);
         assert!(line.starts_with("spool "), "{}: {line}", entry.name);
     }
 }

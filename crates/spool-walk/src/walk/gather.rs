@@ -1,5 +1,5 @@
 //! The walk itself: each directory read once, on every core, ripgrep's walker's rules applied
-//! to what it holds (see [`crate::rules`]), the files let through handed to a visitor as they
+//! to what it holds (see [`crate::ignore_rules`]), the files let through handed to a visitor as they
 //! are found, and what the survey needs of the rest noted on the way.
 
 use std::path::Path;
@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{Candidate, Seen};
 use crate::error::{Result, WalkError};
-use crate::survey::{LeftOut, Pending};
+use crate::left_out::{LeftOut, Pending};
 
 /// One file a walk found, with what the walk's visitor made of it.
 struct Found<P> {
@@ -74,10 +74,10 @@ pub fn check_globs(dir: &Path, globs: &[String]) -> Result<()> {
 
 /// The files under `dir` that the rules let through, in path order, each handed to a visitor
 /// as the walk finds it (`visitor` makes one for each walking thread), and what the survey
-/// needs of the rest (see [`crate::survey::LeftOut`]).
+/// needs of the rest (see [`crate::left_out::LeftOut`]).
 ///
 /// The rules are ripgrep's walker's (`.gitignore`, `.ignore`, `info/exclude`, the user's
-/// excludes file, the hidden rule, the globs; see [`crate::rules`]), applied by a walk of our
+/// excludes file, the hidden rule, the globs; see [`crate::ignore_rules`]), applied by a walk of our
 /// own: ripgrep's reports only what it lets through, and the survey then read every directory
 /// again. Each directory is read once, by plain directory reads, on every core.
 pub(super) fn gather<P, V>(
@@ -124,7 +124,7 @@ where
     // (regression, issue 39: 48 of 600 maps named files outside the root).
     let held = if rules.stat {
         Some(
-            crate::beneath::open_dir_nofollow(dir).map_err(|refused| WalkError::Forbidden {
+            crate::confined::open_dir_nofollow(dir).map_err(|refused| WalkError::Forbidden {
                 path: dir.to_owned(),
                 reason: format!("it could not be held open to walk ({refused:?})"),
             })?,
@@ -132,13 +132,13 @@ where
     } else {
         None
     };
-    let states = crate::dirs::each_dir(
+    let states = crate::dir_reader::each_dir(
         vec![top],
         || {
             let below = held
                 .as_ref()
                 .and_then(|fd| fd.try_clone().ok())
-                .map(crate::beneath::Below::new);
+                .map(crate::confined::Below::new);
             (Vec::new(), Vec::new(), visitor(), LeftOut::default(), below)
         },
         |(found, keys, visit, left, below), d, next| {
@@ -262,7 +262,7 @@ struct Walk<'a> {
     root: &'a Path,
     overrides: &'a ignore::overrides::Override,
     rules: &'a Rules<'a>,
-    context: &'a Arc<crate::rules::Context>,
+    context: &'a Arc<crate::ignore_rules::Context>,
 }
 
 impl Walk<'_> {

@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use super::{Paging, Query, build_matcher, search_artifact, search_words, words_of};
+use crate::dialect::Words;
 use crate::envelope::{Found, FoundAt, NextCall};
 use crate::error::{Error, Result};
-use crate::spell::Words;
 use crate::store::Store;
 
 /// How many passages (or matching lines) a first answer offers to show.

@@ -87,7 +87,7 @@ pub fn walk_reading<S, T, St, W>(
     (roots, max_bytes, budget, held_most): (&Roots, u64, Duration, usize),
     state: &St,
     work: &W,
-) -> Result<(Walked, PreRead<T>, spool_walk::survey::LeftOut)>
+) -> Result<(Walked, PreRead<T>, spool_walk::left_out::LeftOut)>
 where
     S: Send,
     T: Send,

@@ -17,8 +17,8 @@ use super::{
     page_limit,
 };
 use crate::cursor;
+use crate::dialect::Words;
 use crate::error::{Error, Result};
-use crate::spell::Words;
 use crate::store::{ArtifactReader, Store};
 
 /// Words left out of a query: they hold in almost every passage.

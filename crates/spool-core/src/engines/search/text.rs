@@ -4,8 +4,8 @@ use serde_json::{Map, Value};
 
 use super::{Scope, SearchAnswer};
 use crate::envelope::NextCall;
+use crate::in_words::plural;
 use crate::render::{self, Dialect, thousands};
-use crate::words::plural;
 
 /// Where the search looked, in words, and the target a read of a hit names.
 fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
@@ -123,7 +123,7 @@ fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
         let rest = c.rest.as_ref().filter(|_| c.leaves_out())?;
         return Some(format!(
             "\n The rest of the source:\n Next: {}\n The stored copy holds part of its source: absent here is not absent there.",
-            crate::spell::call(rest, dialect)
+            crate::dialect::call(rest, dialect)
         ));
     }
     let wider = a.wider();
@@ -135,7 +135,7 @@ fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
     let adds: Vec<&str> = wider.iter().map(|(_, adds)| adds.as_str()).collect();
     let calls: Vec<String> = wider
         .iter()
-        .map(|(call, _)| crate::spell::call(call, dialect))
+        .map(|(call, _)| crate::dialect::call(call, dialect))
         .collect();
     Some(format!(
         "\n The same search {}:\n Next: {}\n The files left out were not searched: absent here is not absent there.",
@@ -210,7 +210,7 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
     if a.windowed_lines > 0 {
         stopped.push_str(&format!(
             "\n {} longer than 4 MiB {} searched in 4 MiB windows overlapping by 64 KiB: {}",
-            crate::words::plural(a.windowed_lines, "line", "lines"),
+            crate::in_words::plural(a.windowed_lines, "line", "lines"),
             if a.windowed_lines == 1 { "was" } else { "were" },
             if a.hit_count_exact {
                 "each is counted once, and a match this short across a window's edge is found."
@@ -252,7 +252,7 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
         if let Some(next) = a.next.first() {
             out.push_str(&format!(
                 " Next hits: {}\n",
-                crate::spell::call(next, dialect)
+                crate::dialect::call(next, dialect)
             ));
         }
     } else {
@@ -263,7 +263,7 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
     if let Some(see) = first_in_context(a, &target) {
         out.push_str(&format!(
             " See the first hit in context: {}; the same with another hit's line for the others.]",
-            crate::spell::call(&see, dialect)
+            crate::dialect::call(&see, dialect)
         ));
     } else {
         out.push(']');
@@ -310,7 +310,7 @@ fn counts_notice(
         "[SEARCH: {count}, counted per file; searched {where_}. Showing {shown} in path order{cut}.{stopped}"
     );
     if let Some(next) = a.next.first() {
-        out.push_str(&format!("\n Next: {}", crate::spell::call(next, dialect)));
+        out.push_str(&format!("\n Next: {}", crate::dialect::call(next, dialect)));
     }
     out.push_str("\n Each line below is a file and how many of its lines match.]");
     out
@@ -340,7 +340,7 @@ fn ranked_notice(a: &SearchAnswer, words: &super::WordQuery, dialect: Dialect) -
         let wider = wider_text(a, dialect).unwrap_or_default();
         return format!(
             "[SEARCH: no passage holds any of the words {looked}{left_out}; searched {where_}. Try other words, or a regex: {}{wider}]",
-            crate::spell::call(&regex, dialect)
+            crate::dialect::call(&regex, dialect)
         );
     }
     let first = a.scope.first_hit_index();
@@ -368,7 +368,7 @@ fn ranked_notice(a: &SearchAnswer, words: &super::WordQuery, dialect: Dialect) -
     if let Some(next) = a.next.first() {
         out.push_str(&format!(
             " Next passages: {}\n",
-            crate::spell::call(next, dialect)
+            crate::dialect::call(next, dialect)
         ));
     }
     if let Some(name) = a
@@ -386,13 +386,13 @@ fn ranked_notice(a: &SearchAnswer, words: &super::WordQuery, dialect: Dialect) -
         );
         out.push_str(&format!(
             " A name these passages hold, `{name}`, is found everywhere it occurs by a literal search: {}\n",
-            crate::spell::call(&literal, dialect)
+            crate::dialect::call(&literal, dialect)
         ));
     }
     match first_in_context(a, &target) {
         Some(see) => out.push_str(&format!(
             " See the first passage in context: {}.]",
-            crate::spell::call(&see, dialect)
+            crate::dialect::call(&see, dialect)
         )),
         None => out.push(']'),
     }

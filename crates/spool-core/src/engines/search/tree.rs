@@ -447,7 +447,7 @@ pub(super) struct Walk<'a> {
     pub filter: &'a Filter<'a>,
     pub walked: &'a walk::Walked,
     /// What the walk left out, when it is known (see [`walk::Walked::left`]).
-    pub left: Option<spool_walk::survey::LeftOut>,
+    pub left: Option<spool_walk::left_out::LeftOut>,
     pub started: Instant,
     pub budget: Duration,
 }
@@ -573,7 +573,7 @@ pub fn left_out_and_version(
 fn left_out(
     filter: &Filter<'_>,
     walked: &[walk::Candidate],
-    counted: Option<spool_walk::survey::Counts>,
+    counted: Option<spool_walk::left_out::Counts>,
     walked_hidden: Option<u64>,
 ) -> LeftOutCounts {
     let Some(c) = counted else {
@@ -766,7 +766,7 @@ fn seen_or_look(
 /// they are read: one survey of the tree (every file counted, untracked files looked for),
 /// the commit, the index, and the tracked files the search does not read looked at.
 struct BesideSoFar {
-    counts: Option<spool_walk::survey::Counts>,
+    counts: Option<spool_walk::left_out::Counts>,
     /// The hidden files the walk let through, when it counted them.
     walked_hidden: Option<u64>,
     git: Option<(
@@ -780,7 +780,7 @@ struct BesideSoFar {
 /// counted, untracked files looked for), the commit and the index. It runs while the files
 /// are walked.
 struct Surveyed {
-    counts: Option<spool_walk::survey::Counts>,
+    counts: Option<spool_walk::left_out::Counts>,
     /// The hidden files the walk let through, when it counted them.
     walked_hidden: Option<u64>,
     /// The repository, its commit, and the dirty check with what the survey found for it.
@@ -789,7 +789,7 @@ struct Surveyed {
 
 /// A dirty check with what the survey found for it: (untracked, unknown), and, when it
 /// compared the walked files with the index, which of those it compared it tracks (see
-/// [`spool_walk::survey::Survey::tracked_walked`]).
+/// [`spool_walk::left_out::Survey::tracked_walked`]).
 type SurveyedCheck = (
     spool_walk::git::DirtyCheck,
     (bool, bool),
@@ -827,12 +827,12 @@ impl GitSide {
     fn survey(
         self,
         dir: &Path,
-        left: Option<spool_walk::survey::LeftOut>,
+        left: Option<spool_walk::left_out::LeftOut>,
         walked: &[walk::Candidate],
         count_within: Option<Duration>,
     ) -> Surveyed {
         let walked_hidden = left.as_ref().map(|left| left.walked_hidden);
-        let left = left.unwrap_or_else(|| spool_walk::survey::LeftOut::everything(dir));
+        let left = left.unwrap_or_else(|| spool_walk::left_out::LeftOut::everything(dir));
         let rels: Vec<&str> = if left.checked.is_empty() {
             Vec::new()
         } else {
@@ -840,13 +840,13 @@ impl GitSide {
         };
         let Some((repo, commit, check)) = self.0 else {
             return Surveyed {
-                counts: spool_walk::survey::finish(left, &rels, None, count_within).counts,
+                counts: spool_walk::left_out::finish(left, &rels, None, count_within).counts,
                 walked_hidden,
                 git: None,
             };
         };
-        let tracked = check.as_ref().map(spool_walk::survey::Tracked);
-        let survey = spool_walk::survey::finish(left, &rels, tracked.as_ref(), count_within);
+        let tracked = check.as_ref().map(spool_walk::left_out::Tracked);
+        let survey = spool_walk::left_out::finish(left, &rels, tracked.as_ref(), count_within);
         // Which walked files the index tracks is known when the survey compared them.
         let read = (!rels.is_empty()).then_some(survey.tracked_walked);
         Surveyed {
@@ -911,7 +911,7 @@ impl BesideSoFar {
     /// walk knows which files the globs left out.
     fn find_after(
         dir: &Path,
-        left: Option<spool_walk::survey::LeftOut>,
+        left: Option<spool_walk::left_out::LeftOut>,
         walked: &[walk::Candidate],
         count_within: Option<Duration>,
     ) -> Self {

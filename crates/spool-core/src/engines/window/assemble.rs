@@ -54,7 +54,7 @@ pub(super) fn assemble(
             code: ReasonCode::Binary,
             detail: format!(
                 "the content is binary ({}); byte windows show it escaped",
-                crate::words::human_bytes(meta.bytes)
+                crate::in_words::human_bytes(meta.bytes)
             ),
         })
     } else if cut_by_cap {

@@ -4,8 +4,8 @@
 use spool_walk::WalkError;
 
 use super::Error;
+use crate::dialect::Words;
 use crate::envelope::NextCall;
-use crate::spell::Words;
 
 /// Linux's limits on a path, and on one name in it (what `TooLong` was measured against).
 const PATH_MAX: usize = 4096;

@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
+use crate::dialect::Dialect;
 use crate::envelope::{Coverage, UpstreamPage};
-use crate::spell::Dialect;
-use crate::words::{plural, thousands};
+use crate::in_words::{plural, thousands};
 
 /// What the copy holds, when that is not all of its source: "the page's main content only
 /// (its `main`, 90% of the page's text)", "one page of the upstream's answer (items 1-1,000;
@@ -101,7 +101,7 @@ pub fn coverage_words(c: &Coverage, dialect: Dialect) -> Option<String> {
     if let Some(rest) = c.rest.as_ref().filter(|_| c.leaves_out()) {
         out.push_str(&format!(
             "; the rest: {}",
-            crate::spell::call(rest, dialect)
+            crate::dialect::call(rest, dialect)
         ));
     }
     (!out.is_empty()).then_some(out)

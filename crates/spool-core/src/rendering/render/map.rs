@@ -3,13 +3,13 @@
 //! version; and the calls that go on.
 
 use super::{calls_text, has_calls, plural, thousands, totals_text};
+use crate::dialect::Dialect;
 use crate::envelope::{Envelope, MapScope};
-use crate::spell::Dialect;
 
 /// The banner of a map page: one line and the scope when it shows the whole map, everything
 /// when it does not.
 pub(super) fn banner(e: &Envelope, scope: &MapScope, dialect: Dialect) -> String {
-    let stored_as = crate::words::describe_source(&e.source);
+    let stored_as = crate::in_words::describe_source(&e.source);
     let shown = &scope.files_shown;
     let lines_total = e.total.lines.unwrap_or(0);
     let mut out = Vec::new();

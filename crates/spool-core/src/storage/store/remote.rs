@@ -72,11 +72,11 @@ pub trait Remote: Send + Sync {
     /// The key every machine on the shared store signs cursors with (made by the first).
     fn secret(&self) -> Result<[u8; 32]>;
     /// Stores a batch of this machine's audit rows (in order of their ids).
-    fn ship_audit(&self, machine: &str, rows: &[crate::ledger::SharedRow]) -> Result<()>;
+    fn ship_audit(&self, machine: &str, rows: &[crate::audit_rows::SharedRow]) -> Result<()>;
     /// At least the newest `limit` audit rows of every machine (possibly more, unsorted).
-    fn audit_recent(&self, limit: usize) -> Result<Vec<crate::ledger::SharedRow>>;
+    fn audit_recent(&self, limit: usize) -> Result<Vec<crate::audit_rows::SharedRow>>;
     /// Every machine's audit rows about `reference`.
-    fn audit_of(&self, reference: &str) -> Result<Vec<crate::ledger::SharedRow>>;
+    fn audit_of(&self, reference: &str) -> Result<Vec<crate::audit_rows::SharedRow>>;
 }
 
 /// How long after failing to get the shared store's cursor key it is asked for again.

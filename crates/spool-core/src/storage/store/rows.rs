@@ -360,7 +360,7 @@ fn owner_alive(pid: Option<u32>) -> bool {
 
 /// The `expired` answer for an artifact: what it was and how to make it again.
 pub fn expired_error(meta: &ArtifactMeta) -> Error {
-    let what = crate::words::describe_source(&meta.source);
+    let what = crate::in_words::describe_source(&meta.source);
     Error::Expired {
         reference: meta.reference.clone(),
         what,

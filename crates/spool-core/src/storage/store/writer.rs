@@ -468,7 +468,7 @@ impl<'s> ArtifactWriter<'s> {
             state = ArtifactState::Interrupted;
             detail = Some(format!(
                 "capture stopped at {} bytes: {e}",
-                crate::words::thousands(self.meta.bytes)
+                crate::in_words::thousands(self.meta.bytes)
             ));
         }
         self.meta.tokens = Some(total.tokens);

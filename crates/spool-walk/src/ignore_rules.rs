@@ -2,7 +2,7 @@
 //! `ignore` crate's `WalkBuilder` with its defaults) skips, and what git ignores, both answered
 //! by one pass over the rules of a directory and the directories above it.
 //!
-//! Our own walk applies them (see `dirs` and `walk`) so that a directory search reads
+//! Our own walk applies them (see `dir_reader` and `walk`) so that a directory search reads
 //! each directory once: ripgrep's walker reports only what it does not skip, and the counts of
 //! what a search left out and the dirty check needed a second walk of the whole tree, a third
 //! of a 20,000-file search's time. A test walks random trees with both and compares.

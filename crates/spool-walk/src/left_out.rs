@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::rules::{Context, Level, Present};
+use crate::ignore_rules::{Context, Level, Present};
 
 /// What the survey compares with the repository: the index entries under the surveyed
 /// directory, found by their paths below it.
@@ -90,7 +90,7 @@ pub struct Pending {
 
 /// A directory read: its entries and its rules.
 pub struct Listed {
-    pub entries: crate::dirs::Entries,
+    pub entries: crate::dir_reader::Entries,
     pub level: Arc<Level>,
     /// It is the top of a repository inside the walked directory.
     pub repo_inside: bool,
@@ -114,7 +114,7 @@ impl Pending {
 
     /// Reads the directory and its rules (`None`: it cannot be read).
     pub fn list(&mut self) -> Option<Listed> {
-        let entries = crate::dirs::entries_of(&self.path)?;
+        let entries = crate::dir_reader::entries_of(&self.path)?;
         let mut present = Present::default();
         for e in entries.iter() {
             present.note(e.name().as_encoded_bytes());
@@ -282,7 +282,7 @@ pub fn finish(
             }
         }
     }
-    crate::dirs::each_dir(left.dirs, String::new, |scratch, d, found| {
+    crate::dir_reader::each_dir(left.dirs, String::new, |scratch, d, found| {
         read_dir(&shared, d, found, scratch);
     });
     let counted = shared.counting.load(Ordering::Relaxed) && count_within.is_some();
