@@ -185,7 +185,10 @@ impl SpoolServer {
                     cause: format!("it failed unexpectedly ({join})"),
                 };
                 let ms = spool_core::answer::elapsed_ms(started);
-                spool_core::answer::record_error(self.store(), &tool, &arguments, &err, ms);
+                // Recorded as the tool records its arguments (a fetch's URL without its
+                // password), as every other answer of it is.
+                let audited = self.inner.tools.audited(&tool, &arguments);
+                spool_core::answer::record_error(self.store(), &tool, &audited, &err, ms);
                 error_result(&err, parts)
             }
         }

@@ -76,9 +76,7 @@ pub fn interruptible<T: Send>(
             }
         });
         if let Err(e) = spawned {
-            return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
-                "spool: no thread could be started for the call ({e})"
-            )));
+            return Err(error(py, &Error::no_thread("the call", &e)));
         }
         let mut interrupted: Option<PyErr> = None;
         let mut rx = rx;

@@ -166,6 +166,15 @@ impl ToolSet {
         (entry.call)(self, args, control, wording, schema)
     }
 
+    /// `args` as the tool `name` records them in the audit (as given, for a tool not in the
+    /// set or arguments that are not its own).
+    pub fn audited(&self, name: &str, args: &Value) -> Value {
+        match self.get(name) {
+            Some((entry, _)) => entry.audited(args),
+            None => args.clone(),
+        }
+    }
+
     /// Answers `T` with arguments already parsed (the CLI's flags), timed and audited.
     pub fn answer<T: Tool>(&self, p: T::Params, control: Control) -> Result<Answer> {
         let audited = T::audited(&p);

@@ -40,9 +40,16 @@ pub struct Entry {
     /// description, which name the Rust type).
     schema: fn() -> JsonObject,
     pub(crate) call: fn(&ToolSet, &Value, Control, Wording, &JsonObject) -> Result<Answer>,
+    audit: fn(&Value) -> Option<Value>,
 }
 
 impl Entry {
+    /// `args` as this tool's audit records them (a fetch's URL without its password); as they
+    /// are when they are not this tool's arguments.
+    pub fn audited(&self, args: &Value) -> Value {
+        (self.audit)(args).unwrap_or_else(|| args.clone())
+    }
+
     /// The arguments' JSON Schema, made now (a tool set makes it once).
     pub fn input_schema(&self) -> JsonObject {
         (self.schema)()
@@ -71,7 +78,14 @@ const fn entry<T: Tool>() -> Entry {
         output: T::OUTPUT,
         schema: input_schema::<T>,
         call: call_as::<T>,
+        audit: audited::<T>,
     }
+}
+
+/// `args` as `T` records its arguments, when they are `T`'s.
+fn audited<T: Tool>(args: &Value) -> Option<Value> {
+    let p: T::Params = serde_json::from_value(args.clone()).ok()?;
+    Some(T::audited(&p))
 }
 
 /// `T`'s arguments as JSON Schema, made as rmcp makes an input schema (its tests compare the

@@ -122,3 +122,17 @@ fn every_tool_has_a_command_line_spelling() {
         assert!(line.starts_with("spool "), "{}: {line}", entry.name);
     }
 }
+
+/// A front end that records a call itself (the MCP server, when a tool panics) records the
+/// arguments as the tool does: a fetch's URL without its password (regression: the panic path
+/// recorded the request as sent).
+#[test]
+fn arguments_recorded_outside_the_dispatch_are_the_tools_own() {
+    let t = support::tools(1_000);
+    let args = json!({ "url": "http://someone:hunter2@127.0.0.1:1/page" });
+    let recorded = t.set.audited("fetch", &args).to_string();
+    assert!(!recorded.contains("hunter2"), "{recorded}");
+    assert!(recorded.contains("127.0.0.1"), "{recorded}");
+    // Not a tool of the set: as given.
+    assert_eq!(t.set.audited("nosuchtool", &args), args);
+}

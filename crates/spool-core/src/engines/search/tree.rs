@@ -273,8 +273,12 @@ fn run_search(
     std::thread::scope(|outer| {
         // The survey of the tree needs no walked list: it runs on its own thread while the files
         // are walked and read (a walk leaves a core idle part of its time).
-        let git_side = spool_walk::workers::spawn_scoped(outer, "survey", || GitSide::find(dir))
-            .map_err(|e| Error::no_thread("the survey of the tree", &e))?;
+        // With no thread to be had, the survey is made here, before the walk.
+        let git_side =
+            match spool_walk::workers::spawn_scoped(outer, "survey", || GitSide::find(dir)) {
+                Ok(running) => Surveying::Running(running),
+                Err(_) => Surveying::Found(GitSide::find(dir)),
+            };
         let (walked, pre, left_out) = match walked_already {
             Some(mut walked) => {
                 let n = walked.files.len();
@@ -343,7 +347,10 @@ fn run_search(
         let (searched, beside) = std::thread::scope(|scope| {
             let files = &walked.files;
             let beside = spool_walk::workers::spawn_scoped(scope, "dirty-check", move || {
-                let git_side = git_side.join().ok()?;
+                let git_side = match git_side {
+                    Surveying::Running(running) => running.join().ok()?,
+                    Surveying::Found(found) => found,
+                };
                 let surveyed = git_side.survey(dir, left_out, files, Some(count_within));
                 tracing::debug!(ms = ?started.elapsed(), "surveyed");
                 let prepared = surveyed.prepare(files);
@@ -806,6 +813,12 @@ struct GitSide(
         Option<spool_walk::git::DirtyCheck>,
     )>,
 );
+
+/// The survey of a tree: on its own thread, or made already.
+enum Surveying<'scope> {
+    Running(std::thread::ScopedJoinHandle<'scope, GitSide>),
+    Found(GitSide),
+}
 
 impl GitSide {
     fn find(dir: &Path) -> Self {
