@@ -5,7 +5,7 @@
 //! the answer is timed and audited once.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -90,10 +90,18 @@ pub struct ToolSet {
     tools: Vec<Listed>,
 }
 
-/// A tool of the set, with its input schema (made once).
+/// A tool of the set, with its input schema, made the first time it is asked for: a host's
+/// tool list and MCP's misfits need it, a CLI command never does.
 struct Listed {
     entry: &'static Entry,
-    schema: Arc<JsonObject>,
+    schema: OnceLock<Arc<JsonObject>>,
+}
+
+impl Listed {
+    fn schema(&self) -> &Arc<JsonObject> {
+        self.schema
+            .get_or_init(|| Arc::new(self.entry.input_schema()))
+    }
 }
 
 impl ToolSet {
@@ -103,7 +111,7 @@ impl ToolSet {
             .iter()
             .map(|entry| Listed {
                 entry,
-                schema: Arc::new(entry.input_schema()),
+                schema: OnceLock::new(),
             })
             .collect();
         Self { setup, tools }
@@ -125,12 +133,17 @@ impl ToolSet {
 
     /// The tools offered, in the table's order, each with its input schema.
     pub fn tools(&self) -> impl Iterator<Item = (&'static Entry, &Arc<JsonObject>)> {
-        self.tools.iter().map(|t| (t.entry, &t.schema))
+        self.tools.iter().map(|t| (t.entry, t.schema()))
     }
 
     /// The tool named `name`, if this set offers it, and its input schema.
     pub fn get(&self, name: &str) -> Option<(&'static Entry, &Arc<JsonObject>)> {
-        self.tools().find(|(e, _)| e.name == name)
+        self.find(name).map(|t| (t.entry, t.schema()))
+    }
+
+    /// The tool named `name`, if this set offers it (its schema not made).
+    fn find(&self, name: &str) -> Option<&Listed> {
+        self.tools.iter().find(|t| t.entry.name == name)
     }
 
     /// The names of the tools offered.
@@ -158,19 +171,25 @@ impl ToolSet {
         control: Control,
         wording: Wording,
     ) -> Result<Answer> {
-        let Some((entry, schema)) = self.get(name) else {
+        let Some(listed) = self.find(name) else {
             let err = arguments::unknown(name, &self.names());
             spool_core::answer::record_error(&self.setup.store, name, args, &err, 0);
             return Err(err);
         };
-        (entry.call)(self, args, control, wording, schema)
+        // Only MCP's words for a misfit read the schema.
+        let none = JsonObject::new();
+        let schema = match wording {
+            Wording::BySchema => listed.schema().as_ref(),
+            Wording::ByPath => &none,
+        };
+        (listed.entry.call)(self, args, control, wording, schema)
     }
 
     /// `args` as the tool `name` records them in the audit (as given, for a tool not in the
     /// set or arguments that are not its own).
     pub fn audited(&self, name: &str, args: &Value) -> Value {
-        match self.get(name) {
-            Some((entry, _)) => entry.audited(args),
+        match self.find(name) {
+            Some(listed) => listed.entry.audited(args),
             None => args.clone(),
         }
     }
@@ -178,7 +197,7 @@ impl ToolSet {
     /// Answers `T` with arguments already parsed (the CLI's flags), timed and audited.
     pub fn answer<T: Tool>(&self, p: T::Params, control: Control) -> Result<Answer> {
         let audited = T::audited(&p);
-        if self.get(T::NAME).is_none() {
+        if self.find(T::NAME).is_none() {
             let err = arguments::unknown(T::NAME, &self.names());
             spool_core::answer::record_error(&self.setup.store, T::NAME, &audited, &err, 0);
             return Err(err);
