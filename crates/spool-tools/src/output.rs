@@ -23,16 +23,15 @@ pub fn text(s: &str) {
 }
 
 /// An answer of a tool in the CLI's words, or with `--json` its structured form (`notice`
-/// first): the two parts every front end renders with `answer::rendered`, the CLI printing one.
-/// The CLI's own answers (`gc`, `audit`) are written by their commands.
+/// first): one of the two parts every front end renders (`answer::rendered`), the only one
+/// made. The CLI's own answers (`gc`, `audit`) are written by their commands.
 pub fn answer(a: &Answer, as_json: bool) {
-    let Some(rendered) = spool_core::answer::rendered(a, Dialect::Cli) else {
-        return;
-    };
     if as_json {
-        json(&rendered.structured);
-    } else {
-        text(&rendered.text);
+        if let Some(structured) = spool_core::answer::rendered::structured(a, Dialect::Cli) {
+            json(&structured);
+        }
+    } else if let Some(words) = spool_core::answer::rendered::text(a, Dialect::Cli) {
+        text(&words);
     }
 }
 

@@ -24,26 +24,45 @@ pub struct Rendered {
 /// `answer` in `dialect`; `None` for the answers of the CLI alone (`gc`, `audit`), which no tool
 /// gives.
 pub fn rendered(answer: &Answer, dialect: Dialect) -> Option<Rendered> {
-    let one = |text: String, structured: Value| Rendered {
-        blocks: vec![text.clone()],
-        structured,
-        text,
-    };
     Some(match answer {
         Answer::Envelope(e) => envelope(e, dialect),
         Answer::Items(p) => items(p, dialect),
-        Answer::Search(a) => one(
-            crate::search::render_answer(a, dialect),
-            crate::search::structured(a, dialect),
-        ),
-        Answer::List(p, dir) => one(
-            crate::list_text::entries_text(p, dir, dialect),
-            crate::page::structured(&**p, crate::list_text::entries_notice(p, dir, dialect)),
-        ),
-        Answer::Artifacts(p) => one(
-            crate::list_text::artifacts_text(p, dialect),
-            crate::page::structured(&**p, crate::list_text::artifacts_notice(p, dialect)),
-        ),
+        // One block: the text whole.
+        other => {
+            let text = text(other, dialect)?;
+            Rendered {
+                blocks: vec![text.clone()],
+                structured: structured(other, dialect)?,
+                text,
+            }
+        }
+    })
+}
+
+/// The text part of `answer` alone (the CLI prints one part, and makes only it).
+pub fn text(answer: &Answer, dialect: Dialect) -> Option<String> {
+    Some(match answer {
+        Answer::Envelope(e) => render::envelope_text(e, dialect),
+        Answer::Items(p) => envelope_blocks(&p.envelope, dialect).join("\n"),
+        Answer::Search(a) => crate::search::render_answer(a, dialect),
+        Answer::List(p, dir) => crate::list_text::entries_text(p, dir, dialect),
+        Answer::Artifacts(p) => crate::list_text::artifacts_text(p, dialect),
+        Answer::Gc(..) | Answer::Recent(_) | Answer::OfRef(_) => return None,
+    })
+}
+
+/// The structured part of `answer` alone.
+pub fn structured(answer: &Answer, dialect: Dialect) -> Option<Value> {
+    Some(match answer {
+        Answer::Envelope(e) => crate::structured::envelope(e, dialect),
+        Answer::Items(p) => crate::items::structured(p, dialect),
+        Answer::Search(a) => crate::search::structured(a, dialect),
+        Answer::List(p, dir) => {
+            crate::page::structured(&**p, crate::list_text::entries_notice(p, dir, dialect))
+        }
+        Answer::Artifacts(p) => {
+            crate::page::structured(&**p, crate::list_text::artifacts_notice(p, dialect))
+        }
         Answer::Gc(..) | Answer::Recent(_) | Answer::OfRef(_) => return None,
     })
 }
