@@ -192,6 +192,20 @@ fn error_texts() {
     assert_snapshot!("errors_cli", all(Dialect::Cli));
 }
 
+/// A call for which no thread could be started (the system's limit on threads) says so, as
+/// text and as the structured error a structured-only host forwards.
+#[test]
+fn a_call_without_a_thread_says_so() {
+    // EAGAIN, as `pthread_create` gives it at the limit.
+    let err = Error::no_thread("reading the files", &std::io::Error::from_raw_os_error(11));
+    assert_eq!(err.code(), spool_core::ErrorCode::Unavailable);
+    let wire = serde_json::to_string_pretty(&err.to_wire(Dialect::Mcp)).unwrap();
+    assert_snapshot!(
+        "no_thread",
+        format!("{}\n\n{wire}", error_text(&err, Dialect::Mcp))
+    );
+}
+
 /// A capture whose window cannot fit beside its banner answers with its ref, its facts and the
 /// read that shows it (issue 39: it answered an error and lost the ref).
 #[test]
