@@ -23,7 +23,7 @@
 //! use spool_core::render::{Dialect, banner};
 //! use spool_core::store::NewArtifact;
 //! use spool_core::window::read_window;
-//! use spool_core::{Cap, Source, Store, StoreConfig, Version, WindowRequest};
+//! use spool_core::{Cap, NextCall, Source, Store, StoreConfig, Version, WindowRequest};
 //!
 //! # fn main() -> spool_core::Result<()> {
 //! # let dir = tempfile::tempdir().map_err(|e| spool_core::Error::Unavailable { what: "a temporary directory".into(), cause: e.to_string() })?;
@@ -38,9 +38,9 @@
 //! // The banner says what was shown, of how much, and the call that reads on.
 //! let words = banner(&first, Dialect::Mcp);
 //! assert!(words.starts_with("[PARTIAL: lines 1-"));
-//! assert_eq!(first.next[0].tool, "read");
-//!
-//! let line = first.next[0].arguments["line"].as_u64().unwrap_or(1);
+//! // The call is typed: a read, whose `line` is where the rest begins.
+//! let NextCall::Read(call) = &first.next[0] else { panic!("a window reads on") };
+//! let line = call.line.unwrap_or(1);
 //! let rest = read_window(&store, &meta.reference, WindowRequest::Lines { line, limit: Some(10) }, Cap::new(1000))?;
 //! assert_eq!(rest.shown[0].start, line);
 //! # Ok(())
@@ -62,7 +62,7 @@ pub use engines::{
     audit, exec, files, items, jq_box, list_text, listing, page, query, search, streams,
     time_order, window,
 };
-pub use model::{cursor, dialect, envelope, error, in_words, refs};
+pub use model::{calls, cursor, dialect, envelope, error, in_words, refs};
 pub use rendering::{fit, render, structured};
 use storage::audit_rows;
 pub use storage::{access, store};

@@ -253,6 +253,16 @@ impl From<crate::FormatArg> for Format {
     }
 }
 
+impl From<Format> for crate::FormatArg {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Markdown => Self::Markdown,
+            Format::Text => Self::Text,
+            Format::Raw => Self::Raw,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

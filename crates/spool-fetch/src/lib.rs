@@ -11,19 +11,19 @@ mod fuzz;
 pub mod github;
 pub mod guard;
 mod page;
-mod params;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use spool_core::envelope::{ArtifactState, FetchVersion, NextCall, Source, Version};
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::{Error, Result, Store, clock};
 
 pub use convert::Format;
-pub use params::{CiLogParams, FetchParams, FormatArg};
+// The arguments are typed in spool-core, where the calls that print them are made.
+pub use spool_core::calls::{CiLogParams, FetchParams, FormatArg};
 
 /// Limits and permissions of fetching.
 #[derive(Debug, Clone)]
@@ -185,7 +185,7 @@ pub fn answer(
     let format = p.format.map_or(Format::Markdown, Into::into);
     // What to find is checked first: a bad regex fetches nothing.
     let find = spool_core::search::Find::from_args(
-        "fetch",
+        spool_core::calls::ToolName::Fetch,
         p.query.as_deref(),
         p.pattern.as_deref(),
         p.literal,
@@ -446,24 +446,17 @@ fn download(
             })
         }),
         hidden_kept: cleaned.map_or(0, |c| c.hidden_kept as u64),
-        rest: Some(NextCall::new(
-            "fetch",
-            [("url", json!(shown)), ("format", json!("raw"))],
-        )),
+        rest: Some(NextCall::Fetch(FetchParams::new(shown, FormatArg::Raw))),
         ..spool_core::envelope::Coverage::whole()
     };
     let mut new = NewArtifact::new(
         Source::new(shown, Version::Fetch(version.clone())).with_coverage(coverage),
     );
     new.dedup_key = Some(key);
-    new.redo = Some(NextCall::new(
-        "fetch",
-        [
-            ("url", json!(shown)),
-            ("format", json!(format.as_str())),
-            ("refresh", json!(true)),
-        ],
-    ));
+    new.redo = Some(NextCall::Fetch(FetchParams {
+        refresh: true,
+        ..FetchParams::new(shown, format.into())
+    }));
     let mut writer = store.create(new)?;
     writer.write(&converted.bytes);
     let (state, detail) = if truncated {

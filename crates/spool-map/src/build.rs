@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use spool_core::calls::MapParams;
 use spool_core::envelope::{ArtifactState, MapFiles, MapVersion, NextCall, Source, Version};
 use spool_core::store::{ArtifactMeta, NewArtifact};
 use spool_core::{Error, Result, Store};
@@ -308,12 +308,7 @@ pub fn key_prefix(real: &std::path::Path, req: &Request<'_>) -> String {
 
 /// The `map` call that makes this map again.
 pub fn map_call(path: &str, focus: &[String]) -> NextCall {
-    let mut call = NextCall::new("map", [("path", Value::from(path))]);
-    if !focus.is_empty() {
-        call.arguments
-            .insert("focus".into(), Value::from(focus.to_vec()));
-    }
-    call
+    NextCall::Map(MapParams::of(path, focus))
 }
 
 /// `rel` under the path the caller named, so that `read path=...` opens it as printed.

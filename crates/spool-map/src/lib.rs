@@ -16,7 +16,6 @@ mod focus;
 mod lang;
 mod lean;
 mod page;
-mod params;
 mod rank;
 mod read;
 mod tags;
@@ -27,8 +26,9 @@ use spool_core::answer::Answer;
 use spool_core::answer::Context;
 
 pub use lang::Lang;
-pub use params::MapParams;
+// The arguments are typed in spool-core, where the calls that print them are made.
 pub use read::MAX_FILE_BYTES;
+pub use spool_core::calls::MapParams;
 
 /// The cap of a map answer when none is asked for (Aider's `--map-tokens` default).
 pub const DEFAULT_MAP_TOKENS: u64 = 1024;

@@ -4,7 +4,6 @@
 //! definitions when this page cut one short.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use spool_core::envelope::{
     Block, Envelope, FilesShown, MapScope, MapVersion, NextCall, Reason, ReasonCode, Unit, Version,
 };
@@ -14,7 +13,7 @@ use spool_core::store::ArtifactReader;
 use spool_core::window::{Alongside, MAX_MAX_TOKENS, WindowRequest};
 use spool_core::{Error, Result, Store, cursor};
 
-use crate::build::map_call;
+use spool_core::calls::{MapParams, Target};
 
 /// Where a page starts: `[the map's ref, the 1-based line it starts at, how many files came
 /// before it]`. An array, to keep the cursor short (a cursor's base64 costs about a token for
@@ -147,7 +146,7 @@ fn shape(store: &Store, e: &mut Envelope, v: &MapVersion, of: &PageOf<'_>, cap: 
     let read_on = e
         .next
         .iter()
-        .find(|c| c.tool == "read" && c.arguments.contains_key("char_offset"))
+        .find(|c| matches!(c, NextCall::Read(r) if r.char_offset.is_some()))
         .filter(|_| in_line)
         .cloned();
     let next_line = if in_line {
@@ -272,44 +271,34 @@ fn calls(
     text: &str,
 ) -> Vec<NextCall> {
     let mut calls = Vec::new();
-    let with_cap = |mut call: NextCall| {
-        if let Some(asked) = of.max_tokens {
-            call.arguments
-                .insert("max_tokens".into(), Value::from(asked));
-        }
-        call
+    let again = || MapParams {
+        max_tokens: of.max_tokens,
+        ..MapParams::of(of.path, of.focus)
     };
     if v.timed_out {
-        calls.push(with_cap(map_call(of.path, of.focus)));
+        calls.push(NextCall::Map(again()));
     }
     if let Some((line, files)) = next {
-        let mut call = map_call(of.path, of.focus);
-        call.arguments.insert(
-            "cursor".into(),
-            Value::from(cursor::seal(
-                store,
-                &MapCursor(e.reference.clone(), line, files),
-            )),
-        );
-        calls.push(with_cap(call));
+        let cursor = cursor::seal(store, &MapCursor(e.reference.clone(), line, files));
+        calls.push(NextCall::Map(again()).with_cursor(&cursor));
         // The map again from its first file with four times the budget: no second cursor to
         // pay for (a cursor's base64 costs about a token for every char and a half).
         let larger = (cap.tokens * 4).min(MAX_MAX_TOKENS);
         if larger > cap.tokens && !of.lean {
-            let mut call = map_call(of.path, of.focus);
-            call.arguments
-                .insert("max_tokens".into(), Value::from(larger));
-            calls.push(call);
+            calls.push(NextCall::Map(MapParams {
+                max_tokens: Some(larger),
+                ..MapParams::of(of.path, of.focus)
+            }));
         }
     }
-    calls.push(NextCall::search_template(("path", Value::from(of.path))));
+    calls.push(NextCall::search_template(Target::path(of.path)));
     // On the last page, a file here that lists part of its definitions: its own map lists
     // them all. (Before it, the next page is the way on, and an answer has little room.)
     if next.is_none()
         && !of.lean
         && let Some(file) = first_cut_file(text)
     {
-        calls.push(NextCall::new("map", [("path", Value::from(file))]));
+        calls.push(NextCall::Map(MapParams::of(file, &[])));
     }
     calls
 }

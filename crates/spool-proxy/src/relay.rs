@@ -111,10 +111,10 @@ fn source_part(call: &Call<'_>, part: McpVersion) -> Source {
 }
 
 fn redo(call: &Call<'_>) -> NextCall {
-    NextCall {
-        tool: call.exposed.to_owned(),
-        arguments: call.arguments.as_object().cloned().unwrap_or_default(),
-    }
+    NextCall::upstream(
+        call.exposed,
+        call.arguments.as_object().cloned().unwrap_or_default(),
+    )
 }
 
 /// The text that decides and is stored, and what else the upstream sent beside it (to be

@@ -189,7 +189,7 @@ fn open(
     roots: Option<Vec<PathBuf>>,
     trust: &[String],
 ) -> Result<(spool_core::Store, Roots)> {
-    spool_core::window::check_default_cap("serve", max_tokens)?;
+    spool_core::window::check_default_cap(max_tokens)?;
     let dirs = match roots {
         Some(dirs) if dirs.is_empty() => {
             return Err(Error::invalid(

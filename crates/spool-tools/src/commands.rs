@@ -12,6 +12,8 @@ mod read;
 mod run;
 mod search;
 mod serve;
+#[cfg(test)]
+mod spelled_back;
 mod wrap;
 
 use std::sync::Arc;
@@ -64,11 +66,11 @@ pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error
 
 /// A target as the tools take it: a ref (when it looks like one and no such file exists), else
 /// a path made absolute against the working directory.
-pub fn ref_or_path(target: &str) -> Result<(Option<String>, Option<String>), Error> {
+pub fn target(target: &str) -> Result<spool_core::calls::Target, Error> {
     if spool_core::refs::looks_like_ref(target) && !std::path::Path::new(target).exists() {
-        return Ok((Some(target.to_owned()), None));
+        return Ok(spool_core::calls::Target::reference(target));
     }
-    Ok((None, Some(absolute(target)?)))
+    Ok(spool_core::calls::Target::path(absolute(target)?))
 }
 
 /// The tools as the person at the command line has them: the whole file system readable, a

@@ -11,21 +11,22 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use schemars::JsonSchema;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use spool_core::Result;
 use spool_core::answer::{Answer, Context};
+use spool_core::calls::Arguments;
 use spool_core::exec::{OnStarted, RunOutcome};
 
 use crate::set::Setup;
 
 /// One tool: its arguments, its words and its handler.
 pub trait Tool {
-    /// The arguments, as a model sends them (JSON) and a host lists them (JSON Schema).
-    type Params: Serialize + DeserializeOwned + JsonSchema;
-    /// The name a model calls it by.
-    const NAME: &'static str;
+    /// The arguments, as a model sends them (JSON) and a host lists them (JSON Schema), typed
+    /// in spool-core so that the calls an answer prints hold them.
+    type Params: Arguments + DeserializeOwned + JsonSchema;
+    /// The name a model calls it by: its arguments' tool's.
+    const NAME: &'static str = <Self::Params as Arguments>::TOOL.as_str();
     /// What a host shows a person (the `title` annotation).
     const TITLE: &'static str;
     /// What the model reads about the tool: product copy, snapshot-tested in `tools/list`.

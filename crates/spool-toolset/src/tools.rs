@@ -1,4 +1,5 @@
-//! The tools, one file each: its arguments, its words, its handler. What two of them share (a
+//! The tools, one file each: its words and its handler (its arguments are typed in
+//! spool-core's `calls`). What two of them share (a
 //! target given as a ref or a path, a preview) is here.
 
 mod artifacts;
@@ -11,40 +12,22 @@ mod read;
 mod run;
 mod search;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use spool_core::{Error, Result};
 
-pub use artifacts::{ARTIFACTS_PAGE, Artifacts, ArtifactsParams};
+pub use artifacts::{ARTIFACTS_PAGE, Artifacts};
 pub use ci_log::CiLog;
 pub use fetch::Fetch;
-pub use list::{List, ListParams};
+pub use list::List;
 pub use map::Map;
-pub use query::{Query, QueryParams};
-pub use read::{Read, ReadParams};
-pub use run::{Run, RunParams};
-pub use search::{Search, SearchParams};
-
-// Which part of an artifact a plain read shows. (No doc comment: schemars would list it as
-// the type's description, and the tool list is product copy.)
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[allow(missing_docs)]
-pub enum PreviewArg {
-    Head,
-    Tail,
-    HeadTail,
-}
-
-impl From<PreviewArg> for spool_core::window::Preview {
-    fn from(p: PreviewArg) -> Self {
-        match p {
-            PreviewArg::Head => Self::Head,
-            PreviewArg::Tail => Self::Tail,
-            PreviewArg::HeadTail => Self::HeadTail,
-        }
-    }
-}
+pub use query::Query;
+pub use read::Read;
+pub use run::Run;
+pub use search::Search;
+// Each tool's arguments are typed in spool-core, where the calls that print them are made.
+pub use spool_core::calls::{
+    ArtifactsParams, CiLogParams, FetchParams, ListParams, MapParams, PreviewArg, QueryParams,
+    ReadParams, RunParams, SearchParams,
+};
 
 /// What a `read` or a `search` reads: a stored artifact, or a file (or directory) in the roots.
 enum Target<'a> {

@@ -14,8 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
+use crate::calls::RunParams;
 use crate::clock;
 use crate::envelope::{ArtifactState, ExecVersion, NextCall, Source, Version};
 use crate::error::{Error, Result};
@@ -57,15 +56,12 @@ impl RunSpec {
     }
 
     fn redo(&self) -> NextCall {
-        let mut args = vec![];
-        match &self.command {
-            Some(c) => args.push(("command", json!(c))),
-            None => args.push(("argv", json!(self.argv))),
-        }
-        if let Some(cwd) = &self.cwd {
-            args.push(("cwd", json!(cwd.display().to_string())));
-        }
-        NextCall::new("run", args)
+        NextCall::Run(RunParams {
+            command: self.command.clone(),
+            argv: self.command.is_none().then(|| self.argv.clone()),
+            cwd: self.cwd.as_ref().map(|cwd| cwd.display().to_string()),
+            ..RunParams::default()
+        })
     }
 }
 
@@ -128,7 +124,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
                     )
                     .into(),
                     crate::dialect::Words::text("give ")
-                        .arg("run", "cwd")
+                        .arg(crate::calls::ToolName::Run, "cwd")
                         .then(" a directory"),
                 ));
             }

@@ -6,6 +6,7 @@ use std::time::UNIX_EPOCH;
 
 use sha2::{Digest, Sha256};
 
+use crate::calls::{ReadParams, Target};
 use crate::clock;
 use crate::envelope::{ArtifactState, FileVersion, NextCall, Source, Version};
 use crate::error::{Error, Result};
@@ -66,10 +67,9 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     // the snapshot is stored, not offered for reuse (git's racily clean rule).
     let seen = spool_walk::git::SeenStat::of(&stat);
     new.dedup_key = (!seen.racy(clock::now_ms().saturating_mul(1_000_000))).then(|| key.clone());
-    new.redo = Some(NextCall::new(
-        "read",
-        [("path", real.display().to_string().into())],
-    ));
+    new.redo = Some(NextCall::Read(ReadParams::of(Target::path(
+        real.display().to_string(),
+    ))));
     let mut writer = store.create(new)?;
     let sha256 = if let Some(mut clone) = writer.clone_content(&file) {
         // No copy: the clone is read to count, index and hash what is stored.

@@ -12,6 +12,7 @@ pub use find::{find_list, without_list};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::calls::{QueryParams, ReadParams, Target, ToolName};
 use crate::cursor;
 use crate::dialect::Words;
 use crate::envelope::{
@@ -143,10 +144,11 @@ pub fn item_page_with_notes(
     if view.view_of.is_none() || view.items_at.is_none() {
         return Err(Error::invalid_words(
             format!("`{reference}` is not a list of items: it has no item cursor").into(),
-            Words::text("read it by lines, e.g. ").call(NextCall::new(
-                "read",
-                [("ref", json!(reference)), ("line", json!(1))],
-            )),
+            Words::text("read it by lines, e.g. ").call(NextCall::Read(ReadParams::lines(
+                Target::reference(reference),
+                1,
+                None,
+            ))),
         ));
     }
     let total = meta.lines;
@@ -158,7 +160,7 @@ pub fn item_page_with_notes(
             )
             .into(),
             Words::text("read the first page, without a cursor: ")
-                .call(NextCall::new("read", [("ref", json!(reference))])),
+                .call(NextCall::Read(ReadParams::of(Target::reference(reference)))),
         ));
     }
     let wanted = limit.unwrap_or(ITEMS_MAX_PAGE);
@@ -187,9 +189,13 @@ pub fn item_page_with_notes(
         return Ok(page);
     }
     Err(Error::invalid_words(
-        cap.words("read")
+        cap.words(ToolName::Read)
             .then(" leaves no room for a page of this list after its banner"),
-        Words::text("ask for ").arg_value("read", "max_tokens", cap.tokens.max(BANNER_RESERVE) * 2),
+        Words::text("ask for ").arg_value(
+            ToolName::Read,
+            "max_tokens",
+            cap.tokens.max(BANNER_RESERVE) * 2,
+        ),
     ))
 }
 
@@ -289,16 +295,16 @@ fn fill(
             render::thousands(at.saturating_add(1)),
             render::human_bytes(bytes)
         ));
-        next.push(NextCall::new(
-            "read",
-            [("ref", json!(reference)), ("line", json!(at + 1))],
-        ));
+        next.push(NextCall::Read(ReadParams::lines(
+            Target::reference(reference.as_str()),
+            at + 1,
+            None,
+        )));
     }
     if let Some(c) = &next_cursor {
-        next.push(NextCall::new(
-            "read",
-            [("ref", json!(reference)), ("cursor", json!(c))],
-        ));
+        next.push(
+            NextCall::Read(ReadParams::of(Target::reference(reference.as_str()))).with_cursor(c),
+        );
     }
     if upstream_more && let Some(rest) = &coverage.rest {
         next.push(rest.clone());
@@ -309,17 +315,16 @@ fn fill(
             "the list is stored one item per line: a search hit on line N is item N (index N-1)"
                 .into(),
         );
-        templates.push(NextCall::search_template(("ref", json!(reference))));
+        templates.push(NextCall::search_template(Target::reference(
+            reference.as_str(),
+        )));
         // To find a record or count them, a jq program beats paging: this one names the
         // fields a `select` can test.
         if items.first().is_some_and(Value::is_object) {
-            next.push(NextCall::new(
-                "query",
-                [
-                    ("ref", json!(reference)),
-                    ("jq", json!("map(keys) | add | unique")),
-                ],
-            ));
+            next.push(NextCall::Query(QueryParams::new(
+                reference.as_str(),
+                "map(keys) | add | unique",
+            )));
         }
     }
     let reason = if complete {

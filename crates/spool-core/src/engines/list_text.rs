@@ -2,6 +2,7 @@
 //! notice (how many are shown, why not more, the call for the next page), then the items.
 //! Above the lists it words, and beside `render`, which words envelopes.
 
+use crate::envelope::NextCall;
 use crate::in_words::{human_bytes, thousands};
 use crate::page::Page;
 use crate::render::{Dialect, envelope_text};
@@ -37,8 +38,10 @@ pub fn artifacts_notice(page: &Page<ArtifactSummary>, dialect: Dialect) -> Strin
     let kind = page
         .repeat
         .as_ref()
-        .and_then(|r| r.arguments.get("kind"))
-        .and_then(serde_json::Value::as_str)
+        .and_then(|r| match r {
+            NextCall::Artifacts(a) => a.kind.as_deref(),
+            _ => None,
+        })
         .map_or_else(String::new, |k| format!(" of kind `{k}`"));
     let mut lines = vec![if page.items.is_empty() && page.total == Some(0) {
         format!("[ARTIFACTS: the store holds none{kind} readable here]")
@@ -89,11 +92,10 @@ pub fn entries_notice(
         .and_then(|s| s.get("hidden_or_ignored"))
         .and_then(serde_json::Value::as_u64)
         .unwrap_or(0);
-    let glob = page
-        .repeat
-        .as_ref()
-        .and_then(|r| r.arguments.get("glob"))
-        .and_then(serde_json::Value::as_str);
+    let glob = page.repeat.as_ref().and_then(|r| match r {
+        NextCall::List(l) => l.glob.as_deref(),
+        _ => None,
+    });
     let mut lines = vec![if page.items.is_empty() && page.total == Some(0) {
         // Nothing to list at all, which is not the same as a page past the end.
         match glob {

@@ -8,6 +8,7 @@ use nix::sys::stat::{FileStat, SFlag};
 use globset::{Glob, GlobMatcher};
 use serde::{Deserialize, Serialize};
 
+use crate::calls::{ListParams, ReadParams, Target, ToolName};
 use crate::cursor;
 use crate::dialect::Words;
 use crate::envelope::NextCall;
@@ -18,7 +19,7 @@ use spool_walk::confined::Below;
 use spool_walk::roots::Roots;
 
 pub const DEFAULT_PAGE: usize = 200;
-pub const MAX_PAGE: usize = 1_000;
+pub const MAX_PAGE: usize = crate::calls::MAX_ENTRIES;
 
 /// One directory entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,9 +74,9 @@ pub fn list(
     if limit == 0 || limit > MAX_PAGE {
         return Err(Error::invalid_words(
             Words::default()
-                .arg("list", "limit")
+                .arg(ToolName::List, "limit")
                 .then(format!(" must be between 1 and {MAX_PAGE} (got {limit})")),
-            Words::text("ask for ").arg_value("list", "limit", DEFAULT_PAGE),
+            Words::text("ask for ").arg_value(ToolName::List, "limit", DEFAULT_PAGE),
         ));
     }
     // Every name the walk finds is looked up again from this descriptor (see `Below`).
@@ -83,10 +84,8 @@ pub fn list(
         if roots.resolve(path).is_ok_and(|p| !p.is_dir()) {
             Error::invalid_words(
                 format!("`{path}` is a file, not a directory").into(),
-                Words::text("read it with ").call(crate::envelope::NextCall::new(
-                    "read",
-                    [("path", serde_json::json!(path))],
-                )),
+                Words::text("read it with ")
+                    .call(NextCall::Read(ReadParams::of(Target::path(path)))),
             )
         } else {
             e.into()
@@ -162,18 +161,13 @@ pub fn list(
     } else {
         None
     };
-    let mut repeat = serde_json::Map::new();
-    repeat.insert("path".into(), path.into());
-    if let Some(g) = glob {
-        repeat.insert("glob".into(), g.into());
-    }
-    if recursive {
-        repeat.insert("recursive".into(), true.into());
-    }
-    if hidden {
-        repeat.insert("hidden".into(), true.into());
-    }
-    repeat.insert("limit".into(), limit.into());
+    let repeat = ListParams {
+        glob: glob.map(str::to_owned),
+        recursive,
+        hidden,
+        limit: Some(limit),
+        ..ListParams::of(path)
+    };
     let mut page = Page {
         items,
         next_cursor,
@@ -184,10 +178,7 @@ pub fn list(
         skipped,
         next: Vec::new(),
         reason: None,
-        repeat: Some(NextCall {
-            tool: "list".into(),
-            arguments: repeat,
-        }),
+        repeat: Some(NextCall::List(repeat)),
         after,
     };
     page.set_next();

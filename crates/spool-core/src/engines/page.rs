@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use serde_json::{Map, Value};
 
+use crate::calls::{ArtifactsParams, ToolName};
 use crate::cursor;
 use crate::dialect::Words;
 use crate::envelope::{NextCall, Reason, SourceKind};
@@ -13,7 +14,7 @@ use crate::render::Dialect;
 use crate::store::ArtifactSummary;
 use crate::store::Store;
 
-pub const ARTIFACTS_MAX_PAGE: usize = 1_000;
+pub const ARTIFACTS_MAX_PAGE: usize = crate::calls::MAX_ARTIFACTS;
 
 /// `{ items, next_cursor, has_more, page_size, max_page_size }`
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -49,10 +50,7 @@ impl<T> Page<T> {
     pub fn set_next(&mut self) {
         self.next.clear();
         if let (Some(c), Some(repeat)) = (&self.next_cursor, &self.repeat) {
-            let mut call = repeat.clone();
-            call.arguments
-                .insert("cursor".into(), Value::String(c.clone()));
-            self.next.push(call);
+            self.next.push(repeat.clone().with_cursor(c));
         }
     }
 
@@ -94,7 +92,7 @@ pub fn fit<T: Serialize>(
 ) -> Result<()> {
     let cap = cap.into();
     crate::window::check_cap(cap.tokens)?;
-    let hint = Words::text("ask for a larger ").arg("list", "max_tokens");
+    let hint = Words::text("ask for a larger ").arg(ToolName::List, "max_tokens");
     fit::fit_entries(
         page,
         cap,
@@ -163,10 +161,12 @@ pub fn artifacts(
 ) -> Result<Page<ArtifactSummary>> {
     if limit == 0 || limit > ARTIFACTS_MAX_PAGE {
         return Err(Error::invalid_words(
-            Words::default().arg("artifacts", "limit").then(format!(
-                " must be between 1 and {ARTIFACTS_MAX_PAGE} (got {limit})"
-            )),
-            Words::text("ask for ").arg_value("artifacts", "limit", 100),
+            Words::default()
+                .arg(ToolName::Artifacts, "limit")
+                .then(format!(
+                    " must be between 1 and {ARTIFACTS_MAX_PAGE} (got {limit})"
+                )),
+            Words::text("ask for ").arg_value(ToolName::Artifacts, "limit", 100),
         ));
     }
     let parsed_kind = match kind {
@@ -210,11 +210,11 @@ pub fn artifacts(
     } else {
         None
     };
-    let mut repeat = Map::new();
-    if let Some(k) = kind {
-        repeat.insert("kind".into(), Value::from(k));
-    }
-    repeat.insert("limit".into(), Value::from(limit));
+    let repeat = ArtifactsParams {
+        kind: kind.map(str::to_owned),
+        limit: Some(limit),
+        ..ArtifactsParams::default()
+    };
     let mut page = Page {
         items: rows
             .iter()
@@ -230,10 +230,7 @@ pub fn artifacts(
         skipped: None,
         next: Vec::new(),
         reason: None,
-        repeat: Some(NextCall {
-            tool: "artifacts".into(),
-            arguments: repeat,
-        }),
+        repeat: Some(NextCall::Artifacts(repeat)),
         after,
     };
     page.set_next();

@@ -11,8 +11,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use serde_json::json;
-
+use crate::calls::{QueryParams, Target};
 use crate::clock;
 use crate::dialect::Words;
 use crate::envelope::{NextCall, QueryVersion, Source, Version};
@@ -31,7 +30,7 @@ fn not_json(reference: &str, why: &dyn std::fmt::Display) -> Error {
     Error::invalid_words(
         format!("`{reference}` is not JSON, nor JSON lines: {why}").into(),
         Words::text("search it instead, e.g. ")
-            .call(NextCall::search_template(("ref", json!(reference)))),
+            .call(NextCall::search_template(Target::reference(reference))),
     )
 }
 
@@ -58,7 +57,7 @@ pub fn run_query(
             )
             .into(),
             Words::text("find the records by search instead, e.g. ")
-                .call(NextCall::search_template(("ref", json!(reference)))),
+                .call(NextCall::search_template(Target::reference(reference))),
         ));
     }
     let mut stream = reader.verified_stream()?;
@@ -88,20 +87,15 @@ pub fn run_query(
         .with_coverage(meta.source.coverage()),
     );
     new.dedup_key = Some(key);
-    new.redo = Some(NextCall::new(
-        "query",
-        [("ref", json!(reference)), ("jq", json!(program))],
-    ));
+    new.redo = Some(NextCall::Query(QueryParams::new(reference, program)));
     store.put(new, &out)
 }
 
 /// The error for a program that did not end with its output, saying which bound or fault.
 fn refusal(ended: Ended, reference: &str) -> Error {
     let fix = || {
-        Words::text("fix the program (jq syntax, as `jq` takes it), e.g. ").call(NextCall::new(
-            "query",
-            [("ref", json!(reference)), ("jq", json!("length"))],
-        ))
+        Words::text("fix the program (jq syntax, as `jq` takes it), e.g. ")
+            .call(NextCall::Query(QueryParams::new(reference, "length")))
     };
     let narrow = "narrow it (`select`, `limit(n; f)`, `first(f)`) or count with `length`";
     match ended {
@@ -118,7 +112,7 @@ fn refusal(ended: Ended, reference: &str) -> Error {
             )
             .into(),
             Words::text("search it instead, e.g. ")
-                .call(NextCall::search_template(("ref", json!(reference)))),
+                .call(NextCall::search_template(Target::reference(reference))),
         ),
         Ended::Failed { values, why } => Error::invalid(
             format!(

@@ -27,8 +27,9 @@ pub use text::{notice, render_answer, structured};
 
 use grep_regex::RegexMatcherBuilder;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::calls::{SearchParams, Target, ToolName};
 use crate::cursor;
 use crate::dialect::Words;
 use crate::envelope::{NextCall, Reason, ReasonCode};
@@ -56,7 +57,7 @@ pub fn count_of_ref(
 
 /// Default and largest page of hits.
 pub const DEFAULT_LIMIT: usize = 50;
-pub const MAX_LIMIT: usize = 1_000;
+pub const MAX_LIMIT: usize = crate::calls::MAX_HITS;
 /// Lines longer than this are trimmed around the match.
 pub const LONG_LINE: usize = 300;
 
@@ -168,9 +169,9 @@ pub struct SearchAnswer {
     /// How many files came before this page (`count`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub first_file_index: u64,
-    /// The arguments that repeat this search, without its cursor.
+    /// The call that repeats this search, without its cursor.
     #[serde(skip)]
-    pub repeat: Map<String, Value>,
+    pub repeat: Option<SearchParams>,
     /// How to make a cursor that continues after any hit of this page.
     #[serde(skip)]
     resume: Resume,
@@ -285,13 +286,9 @@ impl SearchAnswer {
     /// same search over what it left out (see [`Self::wider`]).
     fn set_next(&mut self) {
         self.next.clear();
-        if let Some(c) = &self.next_cursor {
-            let mut arguments = self.repeat.clone();
-            arguments.insert("cursor".into(), Value::String(c.clone()));
-            self.next.push(NextCall {
-                tool: "search".into(),
-                arguments,
-            });
+        if let (Some(c), Some(repeat)) = (&self.next_cursor, &self.repeat) {
+            self.next
+                .push(NextCall::Search(repeat.clone()).with_cursor(c));
         }
         if self.hit_count == 0 && self.scope.first_hit_index() == 0 {
             let wider = self.wider();
@@ -315,27 +312,21 @@ impl SearchAnswer {
         let Scope::Tree(t) = &self.scope else {
             return Vec::new();
         };
-        if self.repeat.is_empty() {
+        let Some(repeat) = &self.repeat else {
             return Vec::new();
-        }
+        };
         let k = &t.files_skipped;
         let mut out = Vec::new();
-        let mut with = |change: &dyn Fn(&mut Map<String, Value>), adds: &str| {
-            let mut arguments = self.repeat.clone();
-            arguments.shift_remove("cursor");
-            change(&mut arguments);
-            out.push((
-                NextCall {
-                    tool: "search".into(),
-                    arguments,
-                },
-                adds.to_owned(),
-            ));
+        let mut with = |change: &dyn Fn(&mut SearchParams), adds: &str| {
+            let mut wider = repeat.clone();
+            wider.cursor = None;
+            change(&mut wider);
+            out.push((NextCall::Search(wider), adds.to_owned()));
         };
         if !t.globs.is_empty() && k.outside_glob != Some(0) {
             with(
                 &|a| {
-                    a.shift_remove("glob");
+                    a.glob.clear();
                 },
                 if t.globs.len() == 1 {
                     "without the glob"
@@ -347,7 +338,7 @@ impl SearchAnswer {
         if !t.no_ignore && k.ignored != Some(0) {
             with(
                 &|a| {
-                    a.insert("no_ignore".into(), Value::Bool(true));
+                    a.no_ignore = true;
                 },
                 "with the ignored files",
             );
@@ -355,7 +346,7 @@ impl SearchAnswer {
         if !t.hidden && k.hidden != Some(0) {
             with(
                 &|a| {
-                    a.insert("hidden".into(), Value::Bool(true));
+                    a.hidden = true;
                 },
                 "with the hidden files",
             );
@@ -377,11 +368,13 @@ impl SearchAnswer {
             return Some(r.code);
         }
         // A page that starts after the first hit was asked for by its cursor.
-        Some(if self.repeat.contains_key("limit") || !self.truncated {
-            ReasonCode::RequestedRange
-        } else {
-            ReasonCode::SizeCap
-        })
+        Some(
+            if self.repeat.as_ref().is_some_and(|r| r.limit.is_some()) || !self.truncated {
+                ReasonCode::RequestedRange
+            } else {
+                ReasonCode::SizeCap
+            },
+        )
     }
 
     /// How many entries this page holds: hits, or files with their counts.
@@ -406,33 +399,22 @@ impl SearchAnswer {
     }
 }
 
-/// The arguments that repeat a search: its target, the query and every flag (a cursor goes on
-/// top). Only what differs from the defaults is spelled out.
+/// The call that repeats a search: its target, the query and every flag (a cursor goes on
+/// top).
 pub(crate) fn repeat_args(
-    target: (&str, &str),
+    target: Target,
     query: &Query,
     paging: &Paging,
     globs: &[String],
-) -> Map<String, Value> {
-    let mut args = Map::new();
-    args.insert(target.0.into(), Value::from(target.1));
-    args.insert("pattern".into(), Value::from(query.pattern.clone()));
-    if query.literal {
-        args.insert("literal".into(), Value::Bool(true));
+) -> SearchParams {
+    SearchParams {
+        literal: query.literal,
+        case_insensitive: query.case_insensitive,
+        glob: globs.to_vec(),
+        context: (paging.context > 0).then_some(paging.context),
+        limit: paging.limit,
+        ..SearchParams::pattern(target, query.pattern.clone())
     }
-    if query.case_insensitive {
-        args.insert("case_insensitive".into(), Value::Bool(true));
-    }
-    if !globs.is_empty() {
-        args.insert("glob".into(), Value::from(globs.to_vec()));
-    }
-    if paging.context > 0 {
-        args.insert("context".into(), Value::from(paging.context));
-    }
-    if let Some(limit) = paging.limit {
-        args.insert("limit".into(), Value::from(limit));
-    }
-    args
 }
 
 /// Fits a search answer under `cap` in every form it is sent in (text and structured, MCP and
@@ -442,14 +424,14 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
     crate::window::check_cap(cap.tokens)?;
     let reference = answer.reference.clone().unwrap_or_default();
     // Only a `context` the caller asked for is named as the way to a smaller hit.
-    let context = answer.repeat.contains_key("context");
+    let context = answer.repeat.as_ref().is_some_and(|r| r.context.is_some());
     let hint = if context {
         Words::text("ask for less ")
-            .arg("search", "context")
+            .arg(ToolName::Search, "context")
             .then(", or a larger ")
-            .arg("search", "max_tokens")
+            .arg(ToolName::Search, "max_tokens")
     } else {
-        Words::text("ask for a larger ").arg("search", "max_tokens")
+        Words::text("ask for a larger ").arg(ToolName::Search, "max_tokens")
     };
     let one = if context {
         "one hit with its context"
@@ -509,9 +491,9 @@ pub(crate) fn build_matcher(query: &Query) -> Result<grep_regex::RegexMatcher> {
             )
             .into(),
             Words::text("put the regex you are looking for in its place, e.g. ")
-                .arg_value("search", "pattern", "timeout")
+                .arg_value(ToolName::Search, "pattern", "timeout")
                 .then("; to find the text itself, add ")
-                .arg_value("search", "literal", true),
+                .arg_value(ToolName::Search, "literal", true),
         ));
     }
     RegexMatcherBuilder::new()
@@ -521,8 +503,11 @@ pub(crate) fn build_matcher(query: &Query) -> Result<grep_regex::RegexMatcher> {
         .map_err(|e| {
             Error::invalid_words(
                 format!("invalid pattern: {e}").into(),
-                Words::text("fix the regex, or search for the text as it is with ")
-                    .arg_value("search", "literal", true),
+                Words::text("fix the regex, or search for the text as it is with ").arg_value(
+                    ToolName::Search,
+                    "literal",
+                    true,
+                ),
             )
         })
 }
@@ -578,10 +563,7 @@ pub(crate) fn line_too_long(reference: &str) -> Error {
         )
         .into(),
         Words::text("search it without context lines, which reads long lines in windows, e.g. ")
-            .call(NextCall::search_template((
-                "ref",
-                serde_json::json!(reference),
-            ))),
+            .call(NextCall::search_template(Target::reference(reference))),
     )
 }
 
@@ -591,9 +573,9 @@ pub(crate) fn page_limit(paging: &Paging) -> Result<usize> {
     if limit == 0 || limit > MAX_LIMIT {
         return Err(Error::invalid_words(
             Words::default()
-                .arg("search", "limit")
+                .arg(ToolName::Search, "limit")
                 .then(format!(" must be between 1 and {MAX_LIMIT} (got {limit})")),
-            Words::text("ask for ").arg_value("search", "limit", DEFAULT_LIMIT),
+            Words::text("ask for ").arg_value(ToolName::Search, "limit", DEFAULT_LIMIT),
         ));
     }
     Ok(limit)

@@ -5,8 +5,7 @@
 //! stream's bytes in order; windows, search and continuations then work on it like on any other
 //! artifact, by its own ref.
 
-use serde_json::json;
-
+use crate::calls::{ReadParams, Target, ToolName};
 use crate::dialect::Words;
 use crate::envelope::{NextCall, Source, ViewOf};
 use crate::error::{Error, Result};
@@ -27,9 +26,9 @@ impl Stream {
             other => Err(Error::invalid_words(
                 format!("unknown stream `{other}`").into(),
                 Words::text("ask for ")
-                    .arg_value("read", "stream", "stdout")
+                    .arg_value(ToolName::Read, "stream", "stdout")
                     .then(" or ")
-                    .arg_value("read", "stream", "stderr"),
+                    .arg_value(ToolName::Read, "stream", "stderr"),
             )),
         }
     }
@@ -50,9 +49,8 @@ pub fn stream_view(store: &Store, reference: &str, stream: Stream) -> Result<Art
                 return Err(Error::invalid_words(
                     format!("`{reference}` is not command output: it has no stdout or stderr")
                         .into(),
-                    Words::text("read it whole: ").call(crate::envelope::NextCall::new(
-                        "read",
-                        [("ref", serde_json::json!(reference))],
+                    Words::text("read it whole: ").call(crate::envelope::NextCall::Read(
+                        ReadParams::of(Target::reference(reference)),
                     )),
                 ));
             }
@@ -76,10 +74,10 @@ pub fn stream_view(store: &Store, reference: &str, stream: Stream) -> Result<Art
     );
     new.preview = meta.preview;
     new.dedup_key = Some(key);
-    new.redo = Some(NextCall::new(
-        "read",
-        [("ref", json!(reference)), ("stream", json!(stream.name()))],
-    ));
+    new.redo = Some(NextCall::Read(ReadParams {
+        stream: Some(stream.name().to_owned()),
+        ..ReadParams::of(Target::reference(reference))
+    }));
     let mut writer = store.create(new)?;
     for (i, &(start, s)) in runs.iter().enumerate() {
         if s != stream as u8 {

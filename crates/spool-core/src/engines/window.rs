@@ -6,6 +6,7 @@ mod pieces;
 
 use serde_json::Value;
 
+use crate::calls::ToolName;
 use crate::dialect::Words;
 use crate::envelope::{Block, Envelope, Found};
 use crate::error::{Error, Result};
@@ -20,14 +21,8 @@ pub use pieces::{Continuation, Piece};
 
 /// Default answer cap, in tokens.
 pub const DEFAULT_MAX_TOKENS: u64 = 8_000;
-/// The largest cap an answer may ask for.
-pub const MAX_MAX_TOKENS: u64 = 1_000_000;
-/// The most lines a window may ask for: the largest answer's tokens, a line costing at least
-/// one.
-pub const MAX_LINES: u64 = MAX_MAX_TOKENS;
-/// The smallest cap an answer may ask for: a partial answer sends its facts twice (the banner
-/// in the text, `notice` and the fields in the structured content), and each part must fit.
-pub const MIN_MAX_TOKENS: u64 = 512;
+// The bounds a call's arguments are held to, listed with the arguments.
+pub use crate::calls::{MAX_LINES, MAX_MAX_TOKENS, MIN_MAX_TOKENS};
 /// The smallest default cap a server or a store starts with (`serve --max-tokens`,
 /// `Store(max_tokens=...)`): the cap every call that asks for none gets, so it must leave room
 /// for the longest banner of an ordinary answer (a file's path, version and calls, about 500
@@ -154,34 +149,41 @@ pub fn or_bare(reader: &ArtifactReader, cap: Cap, made: Result<Envelope>) -> Res
     let more = cap.tokens.saturating_mul(2).max(MIN_DEFAULT_TOKENS * 8);
     envelope.next.insert(
         0,
-        crate::envelope::NextCall::new(
-            "read",
-            [
-                ("ref", serde_json::json!(envelope.reference)),
-                ("max_tokens", serde_json::json!(more)),
-            ],
-        ),
+        crate::envelope::NextCall::Read(crate::calls::ReadParams {
+            max_tokens: Some(more),
+            ..crate::calls::ReadParams::of(crate::calls::Target::reference(&envelope.reference))
+        }),
     );
     Ok(envelope)
 }
 
-/// Checks the default cap a server, a proxy or a store is started with (`option`, spelled in
-/// the caller's dialect): between [`MIN_DEFAULT_TOKENS`] and [`MAX_MAX_TOKENS`], refused at
-/// start rather than by every call after.
-pub fn check_default_cap(tool: &'static str, max_tokens: u64) -> Result<()> {
+impl From<crate::calls::PreviewArg> for Preview {
+    fn from(p: crate::calls::PreviewArg) -> Self {
+        match p {
+            crate::calls::PreviewArg::Head => Self::Head,
+            crate::calls::PreviewArg::Tail => Self::Tail,
+            crate::calls::PreviewArg::HeadTail => Self::HeadTail,
+        }
+    }
+}
+
+/// Checks the default cap a server, a proxy or a store is started with (its `max_tokens`
+/// setting, spelled in the caller's dialect): between [`MIN_DEFAULT_TOKENS`] and
+/// [`MAX_MAX_TOKENS`], refused at start rather than by every call after.
+pub fn check_default_cap(max_tokens: u64) -> Result<()> {
     if (MIN_DEFAULT_TOKENS..=MAX_MAX_TOKENS).contains(&max_tokens) {
         return Ok(());
     }
     Err(Error::invalid_words(
         Words::default()
-            .arg_value(tool, "max_tokens", max_tokens)
+            .setting("max_tokens", max_tokens)
             .then(format!(
                 " is outside the caps an answer can keep: from {} tokens (room for a banner, its facts and some content) to {}",
                 render::thousands(MIN_DEFAULT_TOKENS),
                 render::thousands(MAX_MAX_TOKENS)
             )),
         Words::text("start with ")
-            .arg_value(tool, "max_tokens", MIN_DEFAULT_TOKENS)
+            .setting("max_tokens", MIN_DEFAULT_TOKENS)
             .then(" or more (the default is ")
             .then(render::thousands(DEFAULT_MAX_TOKENS))
             .then(")"),
@@ -192,22 +194,26 @@ pub fn check_default_cap(tool: &'static str, max_tokens: u64) -> Result<()> {
 pub fn check_cap(max_tokens: u64) -> Result<()> {
     if max_tokens > MAX_MAX_TOKENS {
         return Err(Error::invalid_words(
-            Words::default().arg("read", "max_tokens").then(format!(
-                " must be at most {} (got {max_tokens})",
-                render::thousands(MAX_MAX_TOKENS)
-            )),
+            Words::default()
+                .arg(ToolName::Read, "max_tokens")
+                .then(format!(
+                    " must be at most {} (got {max_tokens})",
+                    render::thousands(MAX_MAX_TOKENS)
+                )),
             Words::text("ask for ")
-                .arg_value("read", "max_tokens", DEFAULT_MAX_TOKENS)
+                .arg_value(ToolName::Read, "max_tokens", DEFAULT_MAX_TOKENS)
                 .then(format!(", or up to {MAX_MAX_TOKENS}")),
         ));
     }
     if max_tokens < MIN_MAX_TOKENS {
         return Err(Error::invalid_words(
-            Words::default().arg("read", "max_tokens").then(format!(
-                " must be at least {MIN_MAX_TOKENS} (got {max_tokens})"
-            )),
+            Words::default()
+                .arg(ToolName::Read, "max_tokens")
+                .then(format!(
+                    " must be at least {MIN_MAX_TOKENS} (got {max_tokens})"
+                )),
             Words::text("ask for ")
-                .arg("read", "max_tokens")
+                .arg(ToolName::Read, "max_tokens")
                 .then(format!(" between {MIN_MAX_TOKENS} and any larger cap")),
         ));
     }
@@ -259,11 +265,11 @@ fn window_inner(
     }
     if max_tokens < reserve + MIN_MAX_TOKENS / 2 {
         return Err(Error::invalid_words(
-            cap.words("read").then(format!(
+            cap.words(ToolName::Read).then(format!(
                 " leaves no room for content after the banner ({reserve} tokens)"
             )),
             Words::text("ask for ")
-                .arg("read", "max_tokens")
+                .arg(ToolName::Read, "max_tokens")
                 .then(format!(" of at least {}", reserve + MIN_MAX_TOKENS)),
         ));
     }
@@ -301,8 +307,8 @@ fn window_inner(
             // carries its own read.
             let mut reads = 0;
             envelope.next.retain(|c| {
-                reads += usize::from(c.tool == "read");
-                c.tool != "read" || reads <= 2
+                reads += usize::from(c.tool() == "read");
+                c.tool() != "read" || reads <= 2
             });
         }
         if let Some(found) = &shown_found
@@ -338,10 +344,10 @@ fn window_inner(
     }
     Err(Error::invalid_words(
         Words::text("no window of this artifact fits ")
-            .arg_value("read", "max_tokens", max_tokens)
+            .arg_value(ToolName::Read, "max_tokens", max_tokens)
             .then(" with its banner"),
         Words::text("ask for a larger ")
-            .arg("read", "max_tokens")
+            .arg(ToolName::Read, "max_tokens")
             .then(format!(" (at least {})", max_tokens * 2)),
     ))
 }
@@ -512,13 +518,13 @@ fn check_sizes(request: WindowRequest) -> Result<()> {
         && limit > MAX_LINES
     {
         return Err(Error::invalid_words(
-            Words::default().arg("read", "limit").then(format!(
+            Words::default().arg(ToolName::Read, "limit").then(format!(
                 " must be at most {} lines (got {})",
                 render::thousands(MAX_LINES),
                 render::thousands(limit)
             )),
             Words::text("leave ")
-                .arg("read", "limit")
+                .arg(ToolName::Read, "limit")
                 .then(" out to get as much as one answer holds"),
         ));
     }
@@ -532,10 +538,10 @@ fn check_sizes(request: WindowRequest) -> Result<()> {
     match zero {
         Some(arg) => Err(Error::invalid_words(
             Words::default()
-                .arg("read", arg)
+                .arg(ToolName::Read, arg)
                 .then(" must be at least 1"),
             Words::text("leave ")
-                .arg("read", arg)
+                .arg(ToolName::Read, arg)
                 .then(" out to get as much as one answer holds"),
         )),
         None => Ok(()),
@@ -546,10 +552,10 @@ fn check_line(total: u64, line: u64) -> Result<()> {
     if line == 0 {
         return Err(Error::invalid_words(
             Words::text("lines are numbered from 1 (got ")
-                .arg_value("read", "line", 0)
+                .arg_value(ToolName::Read, "line", 0)
                 .then(")"),
             Words::text("ask for ")
-                .arg_value("read", "line", 1)
+                .arg_value(ToolName::Read, "line", 1)
                 .then(" or later"),
         ));
     }
@@ -564,7 +570,7 @@ fn check_line(total: u64, line: u64) -> Result<()> {
                 "the artifact is empty".into()
             } else {
                 Words::text("ask for ")
-                    .arg("read", "line")
+                    .arg(ToolName::Read, "line")
                     .then(format!(" between 1 and {total}"))
             },
         ));
@@ -584,7 +590,7 @@ fn check_offset(total: u64, offset: u64, unit: &str, arg: &'static str) -> Resul
                 "the artifact is empty".into()
             } else {
                 Words::text("ask for ")
-                    .arg("read", arg)
+                    .arg(ToolName::Read, arg)
                     .then(format!(" between 0 and {}", total - 1))
             },
         ));

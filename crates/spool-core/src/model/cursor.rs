@@ -5,6 +5,7 @@
 //! using it). The payload names what it pages (kind, ref, a digest of the query), so a cursor
 //! never validates against another artifact, another query or another store.
 
+use crate::calls::ToolName;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
@@ -46,7 +47,7 @@ fn invalid(why: &str) -> Error {
     Error::invalid_words(
         format!("the cursor is not valid: {why}").into(),
         Words::text("start again without ")
-            .arg("search", "cursor")
+            .arg(ToolName::Search, "cursor")
             .then(", or pass the `next_cursor` of the previous answer unchanged"),
     )
 }

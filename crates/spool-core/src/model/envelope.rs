@@ -158,13 +158,10 @@ impl Source {
                     element,
                     text_percent: f.main_text_percent.unwrap_or(0),
                 }),
-                rest: Some(NextCall::new(
-                    "fetch",
-                    [
-                        ("url", Value::from(self.desc.clone())),
-                        ("format", Value::from("raw")),
-                    ],
-                )),
+                rest: Some(NextCall::Fetch(crate::calls::FetchParams::new(
+                    self.desc.clone(),
+                    crate::calls::FormatArg::Raw,
+                ))),
                 ..Coverage::whole()
             }
             .settled(),
@@ -329,45 +326,7 @@ pub struct Reason {
     pub detail: String,
 }
 
-/// A call that works verbatim.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NextCall {
-    pub tool: String,
-    pub arguments: Map<String, Value>,
-}
-
-impl NextCall {
-    pub fn new(tool: &str, args: impl IntoIterator<Item = (&'static str, Value)>) -> Self {
-        Self {
-            tool: tool.to_owned(),
-            arguments: args.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-        }
-    }
-
-    /// A search of `target` (`("ref", ..)` or `("path", ..)`) by a regex the reader chooses:
-    /// a template, whose `pattern` is [`PLACEHOLDER`] (`PATTERN` in the CLI). It belongs in
-    /// `next_templates`, never in `next`: `next` holds only calls that run as printed.
-    pub fn search_template(target: (&'static str, Value)) -> Self {
-        Self::new("search", [target, ("pattern", Value::from(PLACEHOLDER))])
-    }
-
-    /// Whether an argument of this call is a placeholder the reader must fill in.
-    pub fn is_template(&self) -> bool {
-        self.arguments
-            .values()
-            .any(|v| v.as_str().is_some_and(is_placeholder))
-    }
-}
-
-/// What a template call holds where the reader's own regex goes.
-pub const PLACEHOLDER: &str = "<regex>";
-
-/// Whether `pattern` is how a template's placeholder is printed in some dialect (`<regex>` in
-/// the JSON, `...` in an MCP call's words, `PATTERN` in a command line): given verbatim as a
-/// regex it is a template followed without its blank filled in, never a search.
-pub fn is_placeholder(pattern: &str) -> bool {
-    matches!(pattern, PLACEHOLDER | "..." | "PATTERN")
-}
+pub use crate::calls::{NextCall, PLACEHOLDER, is_placeholder};
 
 /// Lifecycle of an artifact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -516,8 +475,9 @@ pub struct FoundAt {
 pub enum Block {
     /// A shown range's text, byte for byte (invalid UTF-8 aside).
     Shown(String),
-    /// What stands between two shown ranges.
-    Gap(Gap),
+    /// What stands between two shown ranges (boxed: a typed next call makes it ten times
+    /// the size of a shown range's handle, and a window holds few gaps).
+    Gap(Box<Gap>),
 }
 
 /// A part of the whole that is not shown, between two parts that are.

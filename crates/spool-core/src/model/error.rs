@@ -267,7 +267,7 @@ impl Error {
         match self {
             Self::NotFound { .. } => Some(
                 Words::text("list the stored artifacts with ")
-                    .call(NextCall::new("artifacts", [])),
+                    .call(NextCall::Artifacts(crate::calls::ArtifactsParams::default())),
             ),
             Self::PathNotFound { .. } => Some(Words::text(
                 "check the path: it must name an existing file or directory",
@@ -285,7 +285,9 @@ impl Error {
             }
             Self::Capturing { reference, .. } => Some(
                 Words::text("read it again when the command has finished: ")
-                    .call(NextCall::new("read", [("ref", serde_json::json!(reference))])),
+                    .call(NextCall::Read(crate::calls::ReadParams::of(
+                        crate::calls::Target::reference(reference.as_str()),
+                    ))),
             ),
             Self::Forbidden { .. } => Some("read only inside the allowed roots".into()),
             Self::PrivateAddress { .. } => Some(

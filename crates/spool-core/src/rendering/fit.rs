@@ -110,7 +110,7 @@ impl Cap {
 
     /// The cap in words, as the caller knows it: the `max_tokens` it asked for of `tool`, or
     /// the default that applied because it asked for none.
-    pub fn words(self, tool: &'static str) -> crate::dialect::Words {
+    pub fn words(self, tool: crate::calls::ToolName) -> crate::dialect::Words {
         let tokens = crate::render::thousands(self.tokens);
         if self.given {
             crate::dialect::Words::default().arg_value(tool, "max_tokens", self.tokens)

@@ -34,9 +34,9 @@ fn next_holds_no_placeholder_and_the_search_template_is_apart() {
         assert!(!call.is_template(), "a `next` call holds a blank: {call:?}");
     }
     let template = &e.next_templates[0];
-    assert_eq!(template.tool, "search");
-    assert_eq!(template.arguments["pattern"], PLACEHOLDER);
-    assert_eq!(template.arguments["ref"], meta.reference.as_str());
+    assert_eq!(template.tool(), "search");
+    assert_eq!(template.arguments()["pattern"], PLACEHOLDER);
+    assert_eq!(template.arguments()["ref"], meta.reference.as_str());
     let wire = serde_json::to_value(&e).unwrap();
     assert!(!wire["next"].to_string().contains(PLACEHOLDER));
     assert!(wire["next_templates"].to_string().contains(PLACEHOLDER));
@@ -150,10 +150,10 @@ fn item_ranges_in_prose_are_one_based_and_inclusive() {
 /// minimum; a call that asked for none is told of the default cap, not of an argument.
 #[test]
 fn a_default_cap_too_small_is_refused_at_start_and_never_blamed_on_the_caller() {
-    let err = spool_core::window::check_default_cap("serve", 500).unwrap_err();
+    let err = spool_core::window::check_default_cap(500).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     assert!(err.to_string().contains("from 1,000 tokens"), "{err}");
-    assert!(spool_core::window::check_default_cap("serve", 1_000).is_ok());
+    assert!(spool_core::window::check_default_cap(1_000).is_ok());
     let s = store();
     // A source whose strings are each cut for the answer (to 500 chars) but which holds many:
     // its banner and source leave no room at 1,000 tokens. (One long name alone no longer

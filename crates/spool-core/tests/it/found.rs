@@ -98,9 +98,9 @@ fn the_first_answer_shows_the_row_a_question_describes_beside_the_head() {
         // Not all six are shown: the search that lists them all comes first.
         let shown = f.best.iter().filter(|b| b.shown).count();
         assert!(shown < 6);
-        assert_eq!(e.next[0].tool, "search");
+        assert_eq!(e.next[0].tool(), "search");
         assert_eq!(
-            e.next[0].arguments,
+            e.next[0].arguments(),
             json!({ "ref": meta.reference, "query": QUESTION })
                 .as_object()
                 .unwrap()
@@ -129,7 +129,7 @@ fn a_whole_artifact_that_fits_is_complete_and_says_where_the_passages_are() {
     assert_eq!(f.hit_count, 2);
     assert!(f.best.iter().all(|b| b.shown));
     assert!(
-        !e.next.iter().any(|c| c.tool == "search"),
+        !e.next.iter().any(|c| c.tool() == "search"),
         "nothing more to find: {:?}",
         e.next
     );
@@ -193,7 +193,7 @@ fn a_pattern_shows_its_first_lines_with_a_line_around_each() {
     );
     // All found is shown: no search is pressed on the reader, only offered as always.
     assert_ne!(
-        e.next[0].arguments.get("pattern"),
+        e.next[0].arguments().get("pattern"),
         Some(&json!("MCP_DISCOVERY_CACHE"))
     );
 }

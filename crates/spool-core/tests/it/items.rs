@@ -127,7 +127,7 @@ fn an_item_larger_than_one_answer_is_named_and_can_be_stepped_over() {
         "{:?}",
         stuck.envelope.notes
     );
-    assert_eq!(stuck.envelope.next[0].arguments["line"], 2);
+    assert_eq!(stuck.envelope.next[0].arguments()["line"], 2);
     let after = item_page(
         &ts.store,
         &view,

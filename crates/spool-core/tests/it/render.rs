@@ -222,7 +222,7 @@ fn a_capture_that_fits_no_window_answers_bare_with_its_ref() {
     let e = spool_core::window::or_bare(&reader, cap, made).unwrap();
     assert_eq!(e.reference, meta.reference);
     assert!(e.shown.is_empty() && !e.complete);
-    assert_eq!(e.next[0].tool, "read");
+    assert_eq!(e.next[0].tool(), "read");
     assert_snapshot!(
         "banner_bare_capture_mcp",
         stable(&banner(&e, Dialect::Mcp), &meta.reference)

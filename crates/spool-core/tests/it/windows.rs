@@ -15,10 +15,10 @@ use crate::support::{numbered_lines, put, store};
 /// Turns a `next` read call back into a request.
 fn request_of(e: &Envelope) -> Option<WindowRequest> {
     let call = e.next.first()?;
-    if call.tool != "read" {
+    if call.tool() != "read" {
         return None;
     }
-    let a = &call.arguments;
+    let a = &call.arguments();
     let n = |k: &str| a.get(k).and_then(Value::as_u64);
     if let Some(line) = n("line") {
         Some(WindowRequest::Lines {
@@ -188,7 +188,7 @@ fn head_tail_preview_names_the_gap_exactly() {
     assert_eq!(pieces[0], lines[..head.end as usize].concat());
     assert_eq!(pieces[2], lines[tail.start as usize - 1..].concat());
     // The first next call reads the gap.
-    assert_eq!(e.next[0].arguments["line"], head.end + 1);
+    assert_eq!(e.next[0].arguments()["line"], head.end + 1);
     assert_eq!(
         e.reason.as_ref().unwrap().code,
         spool_core::envelope::ReasonCode::TokenCap
@@ -215,8 +215,8 @@ fn tail_preview_shows_the_real_last_lines() {
     // The part just before the tail is the first way on: it ends where the tail starts.
     let shown_lines = e.shown[0].end - e.shown[0].start + 1;
     let limit = shown_lines.min(e.shown[0].start - 1);
-    assert_eq!(e.next[0].arguments["limit"], limit);
-    assert_eq!(e.next[0].arguments["line"], e.shown[0].start - limit);
+    assert_eq!(e.next[0].arguments()["limit"], limit);
+    assert_eq!(e.next[0].arguments()["line"], e.shown[0].start - limit);
 }
 
 #[test]
@@ -237,9 +237,9 @@ fn a_tail_inside_a_giant_last_line_offers_the_chars_before_it() {
     assert_eq!(e.shown[0].unit, Unit::Chars);
     assert_eq!(e.shown[0].end, meta.chars);
     let next = &e.next[0];
-    assert_eq!(next.tool, "read");
-    let offset = next.arguments["char_offset"].as_u64().unwrap();
-    let max = next.arguments["max_chars"].as_u64().unwrap();
+    assert_eq!(next.tool(), "read");
+    let offset = next.arguments()["char_offset"].as_u64().unwrap();
+    let max = next.arguments()["max_chars"].as_u64().unwrap();
     assert_eq!(
         offset + max,
         e.shown[0].start,
@@ -281,7 +281,7 @@ fn a_giant_single_line_is_windowed_by_chars() {
         "{}",
         e.notes[0]
     );
-    assert_eq!(e.next[0].arguments["char_offset"], e.shown[0].end);
+    assert_eq!(e.next[0].arguments()["char_offset"], e.shown[0].end);
     // A char window deep inside the line is found through the index, not a scan from the start.
     let deep = read_window(
         &s.store,
@@ -373,7 +373,7 @@ fn binary_content_is_detected_and_byte_windows_render_escaped() {
         e.reason.as_ref().unwrap().code,
         spool_core::envelope::ReasonCode::Binary
     );
-    assert_eq!(e.next[0].arguments["byte_offset"], 0);
+    assert_eq!(e.next[0].arguments()["byte_offset"], 0);
     let w = read_window(
         &s.store,
         &meta.reference,
@@ -496,7 +496,7 @@ fn a_huge_count_continues_with_one_no_larger_than_the_whole() {
         let e = read_window(&s.store, &meta.reference, req, 1_000).unwrap();
         assert!(!e.complete, "{req:?}");
         let next = &e.next[0];
-        for (k, v) in &next.arguments {
+        for (k, v) in &next.arguments() {
             if let Some(n) = v.as_u64() {
                 assert!(n <= 40_000, "{req:?}: {k}={n}");
             }
@@ -587,7 +587,7 @@ fn a_log_previews_its_tail_and_reads_back_from_it() {
         }
         assert_eq!(shown.end, 5000, "{} shows its last line", path.display());
         assert!(shown.start > 1);
-        let back = &e.next[0].arguments;
+        let back = &e.next[0].arguments();
         let limit = back["limit"].as_u64().unwrap();
         assert_eq!(
             back["line"].as_u64().unwrap() + limit,

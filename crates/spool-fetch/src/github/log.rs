@@ -2,8 +2,8 @@
 //! attempt it pinned, the step that failed, and the calls to the other jobs and attempts.
 
 use crate::CiLogParams;
-use serde_json::{Value, json};
 use spool_core::answer::Answer;
+use spool_core::calls::{ReadParams, Target};
 use spool_core::envelope::{ArtifactState, CiVersion, NextCall, ReasonCode, Source, Version};
 use spool_core::search::{Paging, Query, search_artifact};
 use spool_core::store::NewArtifact;
@@ -348,24 +348,20 @@ fn first_error(store: &Store, reference: &str) -> Result<Option<(u64, u64)>> {
 
 /// The same call again, pinned to `attempt` (and to `job`, when given).
 fn again(p: &CiLogParams, attempt: u64, job: Option<&Job>) -> NextCall {
-    let mut call = NextCall::new(
-        "ci_log",
-        [
-            ("repo", json!(p.repo)),
-            ("run_id", json!(p.run_id)),
-            ("attempt", json!(attempt)),
-        ],
-    );
-    if let Some(job) = job {
+    NextCall::CiLog(CiLogParams {
+        repo: p.repo.clone(),
+        run_id: p.run_id,
+        attempt: Some(attempt),
         // A name too long to repeat is asked for by its id, which works as well.
-        let named = if job.name.chars().count() > NAME_CHARS {
-            job.id.to_string()
-        } else {
-            job.name.clone()
-        };
-        call.arguments.insert("job".into(), Value::from(named));
-    }
-    call
+        job: job.map(|job| {
+            if job.name.chars().count() > NAME_CHARS {
+                job.id.to_string()
+            } else {
+                job.name.clone()
+            }
+        }),
+        max_tokens: None,
+    })
 }
 
 /// The most jobs an answer lists by name.
@@ -387,14 +383,11 @@ fn calls(
 ) -> Vec<NextCall> {
     let mut out = Vec::new();
     if let Some((line, _)) = errors {
-        out.push(NextCall::new(
-            "read",
-            [
-                ("ref", json!(reference)),
-                ("line", json!(line.saturating_sub(20).max(1))),
-                ("limit", json!(40)),
-            ],
-        ));
+        out.push(NextCall::Read(ReadParams::lines(
+            Target::reference(reference),
+            line.saturating_sub(20).max(1),
+            Some(40),
+        )));
     }
     let mut others: Vec<&Job> = jobs
         .iter()

@@ -213,7 +213,7 @@ fn a_hostile_job_name_still_answers_with_the_log_and_its_ref() {
     // The calls name the job by its id: they still work verbatim.
     assert!(
         e.next.iter().all(|c| c
-            .arguments
+            .arguments()
             .get("job")
             .is_none_or(|j| j.as_str().is_some_and(|s| s.len() <= 100))),
         "{:?}",

@@ -90,7 +90,7 @@ fn a_log_read_on_after_a_rerun_stays_on_its_attempt_and_a_new_call_pins_the_new_
         first
             .next
             .iter()
-            .any(|c| c.tool == "ci_log" && c.arguments["job"] == "lint"),
+            .any(|c| c.tool() == "ci_log" && c.arguments()["job"] == "lint"),
         "{:?}",
         first.next
     );
@@ -134,7 +134,7 @@ fn a_log_read_on_after_a_rerun_stays_on_its_attempt_and_a_new_call_pins_the_new_
         second
             .next
             .iter()
-            .any(|c| c.tool == "ci_log" && c.arguments["attempt"] == 1)
+            .any(|c| c.tool() == "ci_log" && c.arguments()["attempt"] == 1)
     );
     // Attempt 1 by number: the stored copy, not a download.
     let before = state.lock().unwrap().seen.len();
@@ -228,7 +228,7 @@ fn a_job_still_running_is_partial_and_called_again() {
     let e = ci(&store, &params(None, Some("build")), &opts).unwrap();
     assert!(!e.complete);
     assert_eq!(e.reason.as_ref().unwrap().code, ReasonCode::UpstreamPartial);
-    assert_eq!(e.next[0].tool, "ci_log");
+    assert_eq!(e.next[0].tool(), "ci_log");
     assert!(banner(&e, Dialect::Mcp).contains("the job is still running (in_progress)"));
     // Not reused while it runs: the next call downloads what has arrived since.
     state.lock().unwrap().runs.get_mut(&RUN).unwrap()[0][0]

@@ -77,7 +77,7 @@ fn a_long_page_is_downloaded_once_and_its_answer_found_by_search() {
         "the answer is past the first window"
     );
     // Following the envelope: its search of the whole copy is a template, the regex ours.
-    assert_eq!(first.next_templates[0].tool, "search");
+    assert_eq!(first.next_templates[0].tool(), "search");
     let q = Query {
         pattern: "frobnicate_timeout".into(),
         literal: true,
@@ -465,11 +465,19 @@ fn a_docs_page_keeps_its_names_searchable_and_leaves_out_what_no_reader_sees() {
     assert_eq!(coverage.main_content.as_ref().unwrap().element, "main");
     let rest = coverage.rest.unwrap();
     assert_eq!(
-        (rest.tool.as_str(), &rest.arguments["format"]),
+        (rest.tool(), &rest.arguments()["format"]),
         ("fetch", &serde_json::json!("raw"))
     );
-    let url = rest.arguments["url"].as_str().unwrap();
-    let raw = fetch(&store, url, Format::Raw, false, &loopback(), &mut |_, _| {}).unwrap();
+    let url = rest.arguments()["url"].as_str().unwrap().to_owned();
+    let raw = fetch(
+        &store,
+        &url,
+        Format::Raw,
+        false,
+        &loopback(),
+        &mut |_, _| {},
+    )
+    .unwrap();
     let raw_text = text(&store, &raw);
     for left_out in ["Navigation link", "hidden_banner_text", "footer_text"] {
         assert!(
@@ -608,10 +616,10 @@ fn every_answer_about_a_main_content_copy_says_so_and_offers_the_rest() {
         "{notice}"
     );
     let rest = none.next.last().unwrap();
-    assert_eq!(rest.tool, "fetch");
+    assert_eq!(rest.tool(), "fetch");
     let raw = fetch(
         &store,
-        rest.arguments["url"].as_str().unwrap(),
+        rest.arguments()["url"].as_str().unwrap(),
         Format::Raw,
         false,
         &loopback(),
@@ -621,10 +629,15 @@ fn every_answer_about_a_main_content_copy_says_so_and_offers_the_rest() {
     let found = search_artifact(&store, &raw.meta.reference, &q, &Paging::default()).unwrap();
     assert!(found.hit_count > 0);
     // A read asked to find it says the same of the copy.
-    let find =
-        spool_core::search::Find::from_args("read", None, Some("Navigation link"), true, false)
-            .unwrap()
-            .unwrap();
+    let find = spool_core::search::Find::from_args(
+        spool_core::calls::ToolName::Read,
+        None,
+        Some("Navigation link"),
+        true,
+        false,
+    )
+    .unwrap()
+    .unwrap();
     let e = spool_core::answer::found_window(
         &store,
         &first.meta.reference,

@@ -50,11 +50,7 @@ fn a_forged_or_foreign_cursor_is_a_clear_error() {
     let e = other
         .map(json!({ "path": ".", "max_tokens": 700 }))
         .unwrap();
-    let cursor = e
-        .next
-        .iter()
-        .find_map(|c| c.arguments.get("cursor"))
-        .unwrap();
+    let cursor = e.next.iter().find_map(|c| c.argument("cursor")).unwrap();
     let foreign = f
         .map(json!({ "path": ".", "cursor": cursor, "max_tokens": 700 }))
         .unwrap_err();
@@ -156,12 +152,12 @@ fn an_expired_map_says_what_it_was_and_how_to_make_it_again() {
     let next = e
         .next
         .iter()
-        .find(|c| c.arguments.contains_key("cursor"))
+        .find(|c| c.arguments().contains_key("cursor"))
         .unwrap()
         .clone();
     std::thread::sleep(Duration::from_millis(1300));
     let expired = f
-        .map(serde_json::Value::Object(next.arguments))
+        .map(serde_json::Value::Object(next.arguments()))
         .unwrap_err();
     assert_eq!(expired.code().as_str(), "expired", "{expired}");
     let hint = expired.hint(Dialect::Mcp).unwrap();
@@ -191,15 +187,15 @@ fn a_line_longer_than_an_answer_is_shown_in_part_and_never_called_complete() {
     assert_eq!(e.reason.as_ref().unwrap().code, ReasonCode::TokenCap);
     assert_eq!(e.shown[0].unit, spool_core::envelope::Unit::Chars);
     // First the rest of that line, by chars; then the map's next file.
-    assert_eq!(e.next[0].tool, "read");
-    assert!(e.next[0].arguments.contains_key("char_offset"));
+    assert_eq!(e.next[0].tool(), "read");
+    assert!(e.next[0].arguments().contains_key("char_offset"));
     let cursor = e
         .next
         .iter()
-        .find(|c| c.tool == "map" && c.arguments.contains_key("cursor"))
+        .find(|c| c.tool() == "map" && c.arguments().contains_key("cursor"))
         .unwrap();
     let after = f
-        .map(serde_json::Value::Object(cursor.arguments.clone()))
+        .map(serde_json::Value::Object(cursor.arguments().clone()))
         .unwrap();
     // The map goes on at the next line: the rest of that file's block.
     let s = scope(&after);

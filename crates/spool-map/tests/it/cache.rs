@@ -62,11 +62,11 @@ fn a_map_out_of_time_lists_what_it_did_not_parse_and_the_same_call_goes_on() {
         late.notes
     );
     // The first call offered is the same map again, which parses on.
-    assert_eq!(late.next[0].tool, "map");
-    assert!(!late.next[0].arguments.contains_key("cursor"));
+    assert_eq!(late.next[0].tool(), "map");
+    assert!(!late.next[0].arguments().contains_key("cursor"));
     f.budget = Duration::from_secs(10);
     let done = f
-        .map(serde_json::Value::Object(late.next[0].arguments.clone()))
+        .map(serde_json::Value::Object(late.next[0].arguments().clone()))
         .unwrap();
     assert!(done.complete, "{done:?}");
     assert_ne!(

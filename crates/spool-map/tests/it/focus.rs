@@ -61,7 +61,7 @@ fn a_cursor_continues_only_the_map_it_came_from() {
     let cursor = e
         .next
         .iter()
-        .find_map(|c| c.arguments.get("cursor"))
+        .find_map(|c| c.argument("cursor"))
         .unwrap()
         .clone();
     let other = f
@@ -116,7 +116,7 @@ fn a_cursor_of_another_spelling_of_the_path_is_refused() {
     let cursor = plain
         .next
         .iter()
-        .find_map(|c| c.arguments.get("cursor"))
+        .find_map(|c| c.argument("cursor"))
         .unwrap();
     let refused = f
         .map(json!({ "path": "./src", "cursor": cursor, "max_tokens": 700 }))

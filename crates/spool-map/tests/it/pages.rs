@@ -78,14 +78,14 @@ fn pages_end_between_files_and_the_cursor_reaches_every_file_once() {
         let Some(next) = e
             .next
             .iter()
-            .find(|c| c.tool == "map" && c.arguments.contains_key("cursor"))
+            .find(|c| c.tool() == "map" && c.arguments().contains_key("cursor"))
         else {
             break;
         };
         // The next page keeps the cap asked for.
-        assert_eq!(next.arguments["max_tokens"], 700);
+        assert_eq!(next.arguments()["max_tokens"], 700);
         e = f
-            .map(serde_json::Value::Object(next.arguments.clone()))
+            .map(serde_json::Value::Object(next.arguments().clone()))
             .unwrap();
         assert!(pages < 100);
     }
@@ -111,20 +111,20 @@ fn a_larger_budget_and_a_search_are_offered_and_work() {
     let larger = e
         .next
         .iter()
-        .find(|c| c.tool == "map" && c.arguments.get("max_tokens") == Some(&json!(2800)))
+        .find(|c| c.tool() == "map" && c.arguments().get("max_tokens") == Some(&json!(2800)))
         .expect("a larger budget");
     let bigger = f
-        .map(serde_json::Value::Object(larger.arguments.clone()))
+        .map(serde_json::Value::Object(larger.arguments().clone()))
         .unwrap();
     assert!(scope(&bigger).files_shown.end > scope(&e).files_shown.end);
     assert_eq!(bigger.reference, e.reference, "the same stored map");
-    assert!(e.next.iter().all(|c| c.tool != "search"), "{:?}", e.next);
+    assert!(e.next.iter().all(|c| c.tool() != "search"), "{:?}", e.next);
     let search = e
         .next_templates
         .iter()
-        .find(|c| c.tool == "search")
+        .find(|c| c.tool() == "search")
         .unwrap();
-    assert_eq!(search.arguments["path"], "lib");
+    assert_eq!(search.arguments()["path"], "lib");
 }
 
 #[test]

@@ -38,10 +38,10 @@ fn a_page_of_a_map_in_words() {
     let next = first
         .next
         .iter()
-        .find(|c| c.arguments.contains_key("cursor"))
+        .find(|c| c.arguments().contains_key("cursor"))
         .unwrap();
     let second = f
-        .map(serde_json::Value::Object(next.arguments.clone()))
+        .map(serde_json::Value::Object(next.arguments().clone()))
         .unwrap();
     let focus = f
         .map(json!({ "path": "src", "focus": ["Nowhere"], "max_tokens": 700 }))

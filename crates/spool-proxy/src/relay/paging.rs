@@ -107,7 +107,7 @@ impl Pages {
             if pages.len() > 10_000 {
                 pages.clear();
             }
-            pages.insert(Self::key(&call.tool, &call.arguments), at);
+            pages.insert(Self::key(call.tool(), &call.arguments()), at);
         }
     }
 }
@@ -404,10 +404,7 @@ fn next_call(
                     .flatten()
             })?;
         next.insert(arg.to_owned(), value.clone());
-        return Some(NextCall {
-            tool: call.exposed.to_owned(),
-            arguments: next,
-        });
+        return Some(NextCall::upstream(call.exposed, next));
     }
     // By page or by offset only where nothing else can be meant: the upstream named the next
     // page, or this call paged so, or the tool takes a page (an offset) and no cursor. A
@@ -434,10 +431,7 @@ fn next_call(
     } else {
         return None;
     }
-    Some(NextCall {
-        tool: call.exposed.to_owned(),
-        arguments: next,
-    })
+    Some(NextCall::upstream(call.exposed, next))
 }
 
 #[cfg(test)]
@@ -508,7 +502,7 @@ mod tests {
         let c = coverage_of(&one, &json!({ "page": 2, "per_page": 10 }), &doc, 5).unwrap();
         let up = c.upstream_page.unwrap();
         assert_eq!((up.page, up.items_before), (Some(2), Some(10)));
-        assert_eq!(c.rest.unwrap().arguments["page"], 3);
+        assert_eq!(c.rest.unwrap().arguments()["page"], 3);
         // `next_page` named by the upstream, no `page` argument: said, not called.
         let other = json!({ "properties": { "pageNumber": {} } });
         let doc = json!({ "results": rows(5), "next_page": 2 });

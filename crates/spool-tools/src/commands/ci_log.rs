@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use spool_core::{Error, Store};
-use spool_fetch::CiLogParams;
 use spool_toolset::Control;
 use spool_toolset::tools::CiLog;
 
@@ -12,15 +11,7 @@ use crate::output;
 
 pub fn ci_log(store: &Arc<Store>, args: &CiLogArgs) -> Result<u8, Error> {
     let json = args.common.json;
-    let params = || {
-        Ok(CiLogParams {
-            repo: args.repo.clone(),
-            run_id: args.run_id,
-            attempt: args.attempt,
-            job: args.job.clone(),
-            max_tokens: args.max_tokens,
-        })
-    };
+    let params = || Ok(args.call.clone());
     let mut answer = super::answered::<CiLog>(
         store,
         json,
@@ -28,7 +19,7 @@ pub fn ci_log(store: &Arc<Store>, args: &CiLogArgs) -> Result<u8, Error> {
         params,
         Control::default(),
     )?;
-    super::note_terminal_size(&mut answer, args.max_tokens, json);
+    super::note_terminal_size(&mut answer, args.call.max_tokens, json);
     output::answer(&answer, json);
     Ok(0)
 }

@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use spool_core::answer::Answer;
 use spool_core::{Error, Store};
-use spool_fetch::FetchParams;
 use spool_toolset::Control;
 use spool_toolset::tools::Fetch;
 
@@ -17,18 +16,7 @@ const HTTP_ERROR: u8 = 22;
 
 pub fn fetch(store: &Arc<Store>, args: &FetchArgs) -> Result<u8, Error> {
     let json = args.common.json;
-    let params = || {
-        Ok(FetchParams {
-            url: args.url.clone(),
-            format: Some(args.format.into()),
-            refresh: args.refresh,
-            max_tokens: args.max_tokens,
-            query: args.find.query.clone(),
-            pattern: args.find.pattern.clone(),
-            literal: args.find.literal,
-            case_insensitive: args.find.ignore_case,
-        })
-    };
+    let params = || Ok(args.call.clone());
     let mut answer = super::answered::<Fetch>(
         store,
         json,
@@ -36,7 +24,7 @@ pub fn fetch(store: &Arc<Store>, args: &FetchArgs) -> Result<u8, Error> {
         params,
         Control::default(),
     )?;
-    super::note_terminal_size(&mut answer, args.max_tokens, json);
+    super::note_terminal_size(&mut answer, args.call.max_tokens, json);
     output::answer(&answer, json);
     let status = match &answer {
         Answer::Envelope(e) => e.source.version.fetch().map(|f| u64::from(f.status)),

@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use spool_core::{Error, Store};
-use spool_map::MapParams;
 use spool_toolset::Control;
 use spool_toolset::tools::Map;
 
@@ -14,14 +13,7 @@ pub fn map(store: &Arc<Store>, args: &MapArgs) -> Result<u8, Error> {
     let json = args.common.json;
     // The path as typed (relative to the working directory): the map prints its files under
     // it, so that each `spool read PATH` it shows runs from here.
-    let params = || {
-        Ok(MapParams {
-            path: Some(args.path.clone()),
-            max_tokens: args.max_tokens,
-            focus: args.focus.clone(),
-            cursor: args.cursor.clone(),
-        })
-    };
+    let params = || Ok(args.call.clone());
     let answer = super::answered::<Map>(store, json, false, params, Control::default())?;
     output::answer(&answer, json);
     Ok(0)

@@ -4,23 +4,16 @@ use std::sync::Arc;
 
 use spool_core::{Error, Store};
 use spool_toolset::Control;
-use spool_toolset::tools::{Query, QueryParams};
+use spool_toolset::tools::Query;
 
 use crate::cli::QueryArgs;
 use crate::output;
 
 pub fn query(store: &Arc<Store>, args: &QueryArgs) -> Result<u8, Error> {
     let json = args.common.json;
-    let params = || {
-        Ok(QueryParams {
-            reference: args.reference.clone(),
-            jq: args.jq.clone(),
-            limit: args.limit,
-            max_tokens: args.max_tokens,
-        })
-    };
+    let params = || Ok(args.call.clone());
     let mut answer = super::answered::<Query>(store, json, false, params, Control::default())?;
-    super::note_terminal_size(&mut answer, args.max_tokens, json);
+    super::note_terminal_size(&mut answer, args.call.max_tokens, json);
     output::answer(&answer, json);
     Ok(0)
 }

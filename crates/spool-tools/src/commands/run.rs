@@ -13,6 +13,16 @@ use spool_toolset::tools::{Run, RunParams};
 use crate::cli::RunArgs;
 use crate::output;
 
+/// The flags as the tool's arguments: the command runs where the person is, not at the root of
+/// the file system.
+pub fn params(args: &RunArgs) -> Result<RunParams, Error> {
+    let cwd = args.call.cwd.as_deref().unwrap_or(".");
+    Ok(RunParams {
+        cwd: Some(super::absolute(cwd)?),
+        ..args.call.clone()
+    })
+}
+
 pub fn run(store: &Arc<Store>, args: &RunArgs) -> Result<u8, Error> {
     let json = args.common.json;
     let cancel = Arc::new(AtomicBool::new(false));
@@ -24,22 +34,7 @@ pub fn run(store: &Arc<Store>, args: &RunArgs) -> Result<u8, Error> {
             }
         })?;
     }
-    let params = || -> Result<RunParams, Error> {
-        // The command runs where the person is, not at the root of the file system.
-        let cwd = match &args.cwd {
-            Some(dir) => dir.display().to_string(),
-            None => ".".to_owned(),
-        };
-        Ok(RunParams {
-            command: None,
-            argv: Some(args.argv.clone()),
-            cwd: Some(super::absolute(&cwd)?),
-            timeout_s: args.timeout,
-            stdin: None,
-            preview: args.preview.map(Into::into),
-            max_tokens: args.max_tokens,
-        })
-    };
+    let params = || params(args);
     let ended: Arc<Mutex<Option<RunOutcome>>> = Arc::default();
     let kept = Arc::clone(&ended);
     let control = Control {
@@ -61,7 +56,7 @@ pub fn run(store: &Arc<Store>, args: &RunArgs) -> Result<u8, Error> {
         })),
     };
     let mut answer = super::answered::<Run>(store, json, false, params, control)?;
-    super::note_terminal_size(&mut answer, args.max_tokens, json);
+    super::note_terminal_size(&mut answer, args.call.max_tokens, json);
     output::answer(&answer, json);
     let ended = ended.lock().ok().and_then(|mut slot| slot.take());
     Ok(ended.as_ref().map_or(1, exit_code))

@@ -3,48 +3,31 @@
 use std::sync::Arc;
 
 use spool_core::answer::Answer;
+use spool_core::calls::{Misread, SearchParams};
 use spool_core::{Error, Store};
 use spool_toolset::Control;
-use spool_toolset::tools::{Search, SearchParams};
+use spool_toolset::tools::Search;
 
 use crate::cli::SearchArgs;
 use crate::output;
 
-fn params(args: &SearchArgs) -> Result<SearchParams, Error> {
-    // With --query there is no pattern: the one argument is the target.
-    let (pattern, target) = match (&args.query, &args.pattern, &args.target) {
-        (Some(_), Some(_), Some(_)) => {
-            return Err(Error::InvalidArgument {
-                message: "with `--query WORDS`, give only the target (a ref, a file or a directory), not a pattern too".into(),
-                hint: Some("for example `spool search --query 'retry timeout' sp_...`".into()),
-            });
-        }
-        (Some(_), first, None) => (None, first.clone()),
-        (None, None, _) => {
-            return Err(Error::InvalidArgument {
-                message: "give a PATTERN to search for, or `--query WORDS`".into(),
-                hint: Some("for example `spool search TODO .`".into()),
-            });
-        }
-        (_, pattern, target) => (pattern.clone(), target.clone()),
-    };
-    let (reference, path) = super::ref_or_path(target.as_deref().unwrap_or("."))?;
-    Ok(SearchParams {
-        pattern,
-        query: args.query.clone(),
-        reference,
-        path,
-        literal: args.literal,
-        case_insensitive: args.ignore_case,
-        glob: args.globs.clone(),
-        hidden: args.hidden,
-        no_ignore: args.no_ignore,
-        count: args.count,
-        context: (!args.count).then_some(args.context),
-        limit: args.limit,
-        cursor: args.cursor.clone(),
-        max_tokens: Some(args.max_tokens),
-    })
+/// The flags as the tool's arguments: the pattern and target told apart, the target a ref or an
+/// absolute path, the command line's cap where none is given.
+pub fn params(args: &SearchArgs) -> Result<SearchParams, Error> {
+    let (pattern, target) = args.call.pattern_and_target().map_err(|m| match m {
+        Misread::PatternAndWords => Error::InvalidArgument {
+            message: "with `--query WORDS`, give only the target (a ref, a file or a directory), not a pattern too".into(),
+            hint: Some("for example `spool search --query 'retry timeout' sp_...`".into()),
+        },
+        Misread::Nothing => Error::InvalidArgument {
+            message: "give a PATTERN to search for, or `--query WORDS`".into(),
+            hint: Some("for example `spool search TODO .`".into()),
+        },
+    })?;
+    let mut p = args.call.params(pattern, super::target(&target)?);
+    // A page sized for an agent whatever the terminal: every hit is counted anyway.
+    p.max_tokens.get_or_insert(spool_core::DEFAULT_MAX_TOKENS);
+    Ok(p)
 }
 
 pub fn search(store: &Arc<Store>, args: &SearchArgs) -> Result<u8, Error> {

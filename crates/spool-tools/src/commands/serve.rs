@@ -28,7 +28,7 @@ pub fn serve(store: Arc<Store>, args: &ServeArgs) -> Result<u8, Error> {
         roots.dirs(),
         &args.trust,
     ));
-    spool_core::window::check_default_cap("serve", args.max_tokens)?;
+    spool_core::window::check_default_cap(args.max_tokens)?;
     let settings = Settings {
         max_tokens: args.max_tokens,
         no_run: args.no_run,

@@ -94,7 +94,7 @@ pub fn wrap(store: Arc<Store>, args: &WrapArgs) -> Result<u8, Error> {
     let http = args.http;
     let token = args.token.clone();
     let origins = args.allow_origins.clone();
-    spool_core::window::check_default_cap("serve", args.max_tokens)?;
+    spool_core::window::check_default_cap(args.max_tokens)?;
     let settings = Settings {
         max_tokens: args.max_tokens,
         no_run: true,

@@ -1,9 +1,8 @@
 //! `artifacts`: a page of the stored artifacts, newest first.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use spool_core::Result;
 use spool_core::answer::Answer;
+use spool_core::calls::ArtifactsParams;
 
 use crate::tool::{Call, Hints, Output, Tool};
 
@@ -17,31 +16,8 @@ const DESCRIPTION: &str = "List stored artifacts, newest first: ref, source and 
 cancelled, interrupted, expired) and expiry. Expired ones stay as tombstones that say what they \
 were and how to make them again.";
 
-// The arguments of `artifacts`. No doc comment: it would be the schema's root description,
-// which is stripped, and stripping it moves the keys a host has always been shown.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ArtifactsParams {
-    /// Only artifacts of this kind: exec, fetch, file, mcp, search, text, query, ci, map.
-    #[serde(default)]
-    pub kind: Option<String>,
-    /// Artifacts per page (default 50, at most 1000).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = spool_core::page::ARTIFACTS_MAX_PAGE))]
-    pub limit: Option<usize>,
-    /// The `next_cursor` of the previous page, unchanged.
-    #[serde(default)]
-    pub cursor: Option<String>,
-    /// Cap of this answer in tokens (default: the server's cap, 8000).
-    #[serde(default)]
-    #[schemars(range(min = spool_core::window::MIN_MAX_TOKENS, max = spool_core::window::MAX_MAX_TOKENS))]
-    pub max_tokens: Option<u64>,
-}
-
 impl Tool for Artifacts {
     type Params = ArtifactsParams;
-    const NAME: &'static str = "artifacts";
     const TITLE: &'static str = "Stored artifacts";
     const DESCRIPTION: &'static str = DESCRIPTION;
     const HINTS: Hints = Hints::READS;

@@ -20,7 +20,6 @@ GITHUB_API_URL.";
 
 impl Tool for CiLog {
     type Params = CiLogParams;
-    const NAME: &'static str = "ci_log";
     const TITLE: &'static str = "Read a CI job's log, pinned to its attempt";
     const DESCRIPTION: &'static str = DESCRIPTION;
     const HINTS: Hints = Hints::READS_THE_WORLD;

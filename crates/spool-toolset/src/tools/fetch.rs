@@ -21,7 +21,6 @@ private and loopback addresses are refused unless the server allows them.";
 
 impl Tool for Fetch {
     type Params = FetchParams;
-    const NAME: &'static str = "fetch";
     const TITLE: &'static str = "Fetch a page once";
     const DESCRIPTION: &'static str = DESCRIPTION;
     const HINTS: Hints = Hints::READS_THE_WORLD;

@@ -23,7 +23,6 @@ by name. The map is stored once; a second map of the unchanged tree is that copy
 
 impl Tool for Map {
     type Params = MapParams;
-    const NAME: &'static str = "map";
     const TITLE: &'static str = "Map a repository";
     const DESCRIPTION: &'static str = DESCRIPTION;
     const HINTS: Hints = Hints::READS;

@@ -1,10 +1,9 @@
 //! `query`: a jq program over stored JSON, run in its box (bounded in time, memory and output),
 //! its output stored and shown like a read.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use spool_core::Result;
 use spool_core::answer::Answer;
+use spool_core::calls::QueryParams;
 use spool_core::window::{WindowRequest, read_window};
 
 use crate::tool::{Call, Hints, Output, Tool};
@@ -18,30 +17,8 @@ as their array, as `jq --slurp`. Use it to find one record or count them instead
 `map(select(.status == 504)) | length`. The output is stored, one compact JSON value a line, \
 and answered like `read` (`limit` values shown, the rest by the `next` read).";
 
-// The arguments of `query`. No doc comment: it would be the schema's root description,
-// which is stripped, and stripping it moves the keys a host has always been shown.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct QueryParams {
-    /// The ref (`sp_...`) of stored JSON: a document, or a value a line (a list of items).
-    #[serde(rename = "ref")]
-    pub reference: String,
-    /// A jq program, e.g. `map(select(.status == 504)) | length`.
-    pub jq: String,
-    /// How many output values to show (default: as many as the cap holds).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = spool_core::window::MAX_LINES))]
-    pub limit: Option<u64>,
-    /// Cap of this answer in tokens (default: the server's cap, 8000).
-    #[serde(default)]
-    #[schemars(range(min = spool_core::window::MIN_MAX_TOKENS, max = spool_core::window::MAX_MAX_TOKENS))]
-    pub max_tokens: Option<u64>,
-}
-
 impl Tool for Query {
     type Params = QueryParams;
-    const NAME: &'static str = "query";
     const TITLE: &'static str = "jq over stored JSON";
     const DESCRIPTION: &'static str = DESCRIPTION;
     const HINTS: Hints = Hints::READS;

@@ -1,16 +1,15 @@
 //! `read`: a window of an artifact or a file (lines, chars, bytes, the last lines, or a
 //! preview), what a question finds beside a preview, or the next page of a list of items.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use spool_core::answer::{Answer, Context, found_window};
+use spool_core::calls::{self, ReadParams, SearchParams, ToolName};
 use spool_core::dialect::Words;
 use spool_core::search::Find;
 use spool_core::store::Stream;
 use spool_core::window::{WindowRequest, read_window};
 use spool_core::{Error, Result};
 
-use super::{PreviewArg, Target, one_of};
+use super::{Target, one_of};
 use crate::tool::{Call, Hints, Output, Tool};
 
 /// `read`.
@@ -23,76 +22,8 @@ size of the whole, why it stopped, and the exact next call. A file is stored on 
 its sha256, mtime and git commit, so continuations read that same version. Do not conclude that \
 something is absent from the part you saw: search for it.";
 
-// The arguments of `read`. No doc comment: it would be the schema's root description,
-// which is stripped, and stripping it moves the keys a host has always been shown.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReadParams {
-    /// An artifact ref (`sp_...`) from an earlier answer. Give this or `path`.
-    #[serde(default, rename = "ref")]
-    pub reference: Option<String>,
-    /// A file inside the allowed roots. Give this or `ref`.
-    #[serde(default)]
-    pub path: Option<String>,
-    /// First line to show (1-based).
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub line: Option<u64>,
-    /// How many lines to show from `line` (with `cursor`, items: at most 1000).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = spool_core::window::MAX_LINES))]
-    pub limit: Option<u64>,
-    /// First char to show (0-based).
-    #[serde(default)]
-    pub char_offset: Option<u64>,
-    /// How many chars to show from `char_offset`.
-    #[serde(default)]
-    pub max_chars: Option<u64>,
-    /// First byte to show (0-based); binary content is shown escaped.
-    #[serde(default)]
-    pub byte_offset: Option<u64>,
-    /// How many bytes to show from `byte_offset`.
-    #[serde(default)]
-    pub max_bytes: Option<u64>,
-    /// The last this many lines (instead of `line` and `limit`).
-    #[serde(default)]
-    pub tail: Option<u64>,
-    /// Without a range: `head`, `tail` or `head_tail`.
-    #[serde(default)]
-    pub preview: Option<PreviewArg>,
-    /// Only this stream of a command's output: `stdout` or `stderr`.
-    #[serde(default)]
-    pub stream: Option<String>,
-    /// Words to find, when the question is known: this answer then shows, beside the preview,
-    /// the passages of the whole artifact that best match them (ranked as `search` with
-    /// `query`), and how many hold any of them.
-    #[serde(default)]
-    pub query: Option<String>,
-    /// A regex (or, with `literal`, plain text) to find: this answer then shows, beside the
-    /// preview, the first lines of the whole artifact that match, and how many do.
-    #[serde(default)]
-    pub pattern: Option<String>,
-    /// Treat `pattern` as plain text.
-    #[serde(default)]
-    pub literal: bool,
-    /// Match `pattern` in any case.
-    #[serde(default)]
-    pub case_insensitive: bool,
-
-    /// The next page of a list of items: the `next_cursor` of its previous page (with the same
-    /// `ref`; `limit` then counts items).
-    #[serde(default)]
-    pub cursor: Option<String>,
-    /// Cap of this answer in tokens (default: the server's cap, 8000).
-    #[serde(default)]
-    #[schemars(range(min = spool_core::window::MIN_MAX_TOKENS, max = spool_core::window::MAX_MAX_TOKENS))]
-    pub max_tokens: Option<u64>,
-}
-
 impl Tool for Read {
     type Params = ReadParams;
-    const NAME: &'static str = "read";
     const TITLE: &'static str = "Read a window";
     const DESCRIPTION: &'static str = DESCRIPTION;
     const HINTS: Hints = Hints::READS;
@@ -109,11 +40,11 @@ fn read(cx: &Context<'_>, p: &ReadParams) -> Result<Answer> {
         if p.query.is_some() || p.pattern.is_some() {
             return Err(Error::invalid_words(
                 Words::default()
-                    .arg("read", "cursor")
+                    .arg(ToolName::Read, "cursor")
                     .then(" pages a list of items; it does not go with ")
-                    .arg("read", "query")
+                    .arg(ToolName::Read, "query")
                     .then(" or ")
-                    .arg("read", "pattern"),
+                    .arg(ToolName::Read, "pattern"),
                 Words::text("search the list's ref instead, or leave them out"),
             ));
         }
@@ -150,18 +81,15 @@ fn read(cx: &Context<'_>, p: &ReadParams) -> Result<Answer> {
         let WindowRequest::Preview(preview) = request else {
             return Err(Error::invalid_words(
                 Words::default()
-                    .arg("read", "query")
+                    .arg(ToolName::Read, "query")
                     .then(" and ")
-                    .arg("read", "pattern")
+                    .arg(ToolName::Read, "pattern")
                     .then(" show what they find beside the preview, not inside a range"),
                 Words::text("leave the range out, or search the range's artifact with ").call(
-                    spool_core::envelope::NextCall::new(
-                        "search",
-                        [
-                            ("ref", reference.as_str().into()),
-                            ("query", "timeout retry".into()),
-                        ],
-                    ),
+                    spool_core::envelope::NextCall::Search(SearchParams::words(
+                        calls::Target::reference(reference.as_str()),
+                        "timeout retry",
+                    )),
                 ),
             ));
         };
@@ -186,7 +114,7 @@ fn read(cx: &Context<'_>, p: &ReadParams) -> Result<Answer> {
 /// What a `read` asks to find, checked.
 fn find_of_read(p: &ReadParams) -> Result<Option<Find>> {
     Find::from_args(
-        "read",
+        ToolName::Read,
         p.query.as_deref(),
         p.pattern.as_deref(),
         p.literal,

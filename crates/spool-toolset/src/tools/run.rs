@@ -4,15 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use spool_core::answer::Answer;
+use spool_core::calls::{RunParams, ToolName};
 use spool_core::dialect::Words;
 use spool_core::exec::{RunControl, RunSpec};
 use spool_core::window::{WindowRequest, window};
 use spool_core::{Error, Result};
 
-use super::PreviewArg;
 use crate::tool::{Call, Hints, Output, Progress, Tool};
 
 /// `run`.
@@ -25,40 +23,8 @@ with the total line count, names the lines not shown, and gives the calls that r
 last lines are always shown. The version records exit code, signal, timeout and duration. \
 Prefer this to piping output through head, tail or grep: nothing is lost.";
 
-// The arguments of `run`. No doc comment: it would be the schema's root description,
-// which is stripped, and stripping it moves the keys a host has always been shown.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RunParams {
-    /// A command line, run by `sh -c`. Give this or `argv`.
-    #[serde(default)]
-    pub command: Option<String>,
-    /// The program and its arguments, run without a shell. Give this or `command`.
-    #[serde(default)]
-    pub argv: Option<Vec<String>>,
-    /// Working directory, inside the allowed roots (default: the first root).
-    #[serde(default)]
-    pub cwd: Option<String>,
-    /// Stop the command after this many seconds (default 600).
-    #[serde(default)]
-    pub timeout_s: Option<f64>,
-    /// Text given to the command on its standard input.
-    #[serde(default)]
-    pub stdin: Option<String>,
-    /// Which part of the output to show: `head`, `tail` or `head_tail` (default; on failure the
-    /// real last lines are always shown).
-    #[serde(default)]
-    pub preview: Option<PreviewArg>,
-    /// Cap of this answer in tokens (default: the server's cap, 8000).
-    #[serde(default)]
-    #[schemars(range(min = spool_core::window::MIN_MAX_TOKENS, max = spool_core::window::MAX_MAX_TOKENS))]
-    pub max_tokens: Option<u64>,
-}
-
 impl Tool for Run {
     type Params = RunParams;
-    const NAME: &'static str = "run";
     const TITLE: &'static str = "Run a command";
     const DESCRIPTION: &'static str = DESCRIPTION;
     const HINTS: Hints = Hints {
@@ -97,9 +63,9 @@ impl Tool for Run {
                 };
                 return Err(Error::invalid_words(
                     Words::default()
-                        .arg("run", "timeout_s")
+                        .arg(ToolName::Run, "timeout_s")
                         .then(format!(" must be {range} (got {t})")),
-                    Words::text("ask for ").arg_value("run", "timeout_s", example),
+                    Words::text("ask for ").arg_value(ToolName::Run, "timeout_s", example),
                 ));
             }
             Some(t) => Some(Duration::from_secs_f64(t)),

@@ -44,8 +44,8 @@ fn every_core_tool_answers_by_name_and_a_read_follows_its_own_next_call() {
     let meta = support::put(t.store(), support::numbered_lines(3000).as_bytes());
     let first = envelope(t.call("read", &json!({"ref": meta.reference})).unwrap());
     let next = &first.next[0];
-    let args = Value::Object(next.arguments.clone());
-    let second = envelope(t.call(&next.tool, &args).unwrap());
+    let args = Value::Object(next.arguments().clone());
+    let second = envelope(t.call(next.tool(), &args).unwrap());
     assert_eq!(second.shown[0].start, first.shown[0].end + 1);
     for tool in CORE_TOOLS {
         let args = match tool {

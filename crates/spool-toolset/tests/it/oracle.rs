@@ -375,8 +375,8 @@ fn run_in(cx: &Tools, c: &Case, root: &Path, tracked: &[String]) -> Result<(), T
     // and its claims hold too.
     if after.hit_count == 0 {
         for call in &after.next {
-            prop_assert_eq!(&call.tool, "search");
-            let wider = Value::Object(call.arguments.clone());
+            prop_assert_eq!(call.tool(), "search");
+            let wider = Value::Object(call.arguments().clone());
             let a = search(cx, &wider);
             check_claims(&root, &wider, &a)?;
         }
@@ -385,7 +385,7 @@ fn run_in(cx: &Tools, c: &Case, root: &Path, tracked: &[String]) -> Result<(), T
             after
                 .next
                 .iter()
-                .any(|n| want(&Value::Object(n.arguments.clone())))
+                .any(|n| want(&Value::Object(n.arguments().clone())))
         };
         let Scope::Tree(scope) = &after.scope else {
             unreachable!()
@@ -464,7 +464,7 @@ fn glob_case(cx: &Tools) {
         "{notice}"
     );
     // The first call it offers is the search without the glob, and it finds the word.
-    let without = Value::Object(a.next[0].arguments.clone());
+    let without = Value::Object(a.next[0].arguments().clone());
     assert!(without.get("glob").is_none(), "{without}");
     let found = search(cx, &without);
     assert_eq!(

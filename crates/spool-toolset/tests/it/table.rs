@@ -116,8 +116,24 @@ fn a_fetch_called_by_name_audits_its_url_without_the_password() {
 /// added to the table without its CLI spelling would print an MCP call in a CLI answer.
 #[test]
 fn every_tool_has_a_command_line_spelling() {
+    use spool_core::NextCall;
+    use spool_core::calls::ToolName;
     for entry in &TOOLS {
-        let call = spool_core::NextCall::new(entry.name, []);
+        let tool = ToolName::named(entry.name).expect("a tool of the table is one of spool's");
+        // Each tool's call with its arguments left at their defaults: the match is exhaustive,
+        // so a tool added to `ToolName` without a call here does not compile.
+        let call = match tool {
+            ToolName::Read => NextCall::Read(ReadParams::default()),
+            ToolName::Search => NextCall::Search(SearchParams::default()),
+            ToolName::Query => NextCall::Query(QueryParams::default()),
+            ToolName::List => NextCall::List(ListParams::default()),
+            ToolName::Artifacts => NextCall::Artifacts(ArtifactsParams::default()),
+            ToolName::Run => NextCall::Run(RunParams::default()),
+            ToolName::Fetch => NextCall::Fetch(FetchParams::default()),
+            ToolName::CiLog => NextCall::CiLog(CiLogParams::default()),
+            ToolName::Map => NextCall::Map(MapParams::default()),
+        };
+        assert_eq!(call.tool(), entry.name);
         let line = spool_core::dialect::cli_text(&call);
         assert!(line.starts_with("spool "), "{}: {line}", entry.name);
     }

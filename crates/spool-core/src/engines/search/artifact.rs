@@ -8,6 +8,7 @@ use super::{
     ArtifactScope, CursorPayload, Paging, Query, Resume, Scope, SearchAnswer, build_matcher,
     page_limit, repeat_args,
 };
+use crate::calls::Target;
 use crate::cursor;
 use crate::error::{Error, Result};
 use crate::store::Store;
@@ -180,7 +181,12 @@ pub fn search_artifact(
         files: None,
         files_with_hits: None,
         first_file_index: 0,
-        repeat: repeat_args(("ref", reference), query, paging, &[]),
+        repeat: Some(repeat_args(
+            Target::reference(reference),
+            query,
+            paging,
+            &[],
+        )),
         resume: Resume::Artifact {
             reference: reference.to_owned(),
             digest,

@@ -7,7 +7,6 @@
 //! every page of them reads that one copy, and its total is the list's, exact.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use super::{Query, Scope, SearchAnswer};
 use crate::cursor;
@@ -160,7 +159,7 @@ pub(super) fn page_of_counts(
         files: Some(files),
         files_with_hits: Some(meta.lines),
         first_file_index: first,
-        repeat: Map::new(),
+        repeat: None,
         resume: super::Resume::Counts {
             counts: counts_ref.to_owned(),
             digest: digest.to_owned(),
@@ -186,8 +185,10 @@ pub(super) fn of_one(mut answer: SearchAnswer, name: &str) -> SearchAnswer {
     answer.next_cursor = None;
     answer.resume = super::Resume::Nowhere;
     // One entry: no page of it to size.
-    answer.repeat.shift_remove("limit");
-    answer.repeat.insert("count".into(), Value::Bool(true));
+    if let Some(r) = &mut answer.repeat {
+        r.limit = None;
+        r.count = true;
+    }
     answer.set_next();
     answer
 }

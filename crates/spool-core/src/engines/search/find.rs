@@ -1,9 +1,8 @@
 //! What a `read` or `fetch` asked to find: the search of the whole stored copy that runs
 //! before its first answer, so that the answer can show the best passages beside the preview.
 
-use serde_json::Value;
-
 use super::{Paging, Query, build_matcher, search_artifact, search_words, words_of};
+use crate::calls::{SearchParams, Target, ToolName};
 use crate::dialect::Words;
 use crate::envelope::{Found, FoundAt, NextCall};
 use crate::error::{Error, Result};
@@ -28,7 +27,7 @@ impl Find {
     /// From the arguments a tool takes: `query` (words) or `pattern` (with its flags), not both,
     /// checked before anything is fetched or stored.
     pub fn from_args(
-        tool: &'static str,
+        tool: ToolName,
         query: Option<&str>,
         pattern: Option<&str>,
         literal: bool,
@@ -70,7 +69,7 @@ impl Find {
     }
 
     /// A bad regex, or only common words, is an error the caller can fix.
-    fn check(&self, tool: &'static str) -> Result<()> {
+    fn check(&self, tool: ToolName) -> Result<()> {
         match self {
             Self::Pattern(q) => build_matcher(q).map(|_| ()),
             Self::Words(text) if words_of(text).looked_for.is_empty() => Err(Error::invalid_words(
@@ -121,10 +120,10 @@ pub fn find(store: &Store, reference: &str, find: &Find) -> Result<Found> {
                 left_out: words.left_out,
                 hit_count: answer.hit_count,
                 best,
-                search: Some(NextCall::new(
-                    "search",
-                    [("ref", reference.into()), ("query", text.as_str().into())],
-                )),
+                search: Some(NextCall::Search(SearchParams::words(
+                    Target::reference(reference),
+                    text.as_str(),
+                ))),
             })
         }
         Find::Pattern(query) => {
@@ -165,21 +164,11 @@ pub fn find(store: &Store, reference: &str, find: &Find) -> Result<Found> {
                 };
                 best.push(at);
             }
-            let mut search = NextCall::new(
-                "search",
-                [
-                    ("ref", reference.into()),
-                    ("pattern", query.pattern.as_str().into()),
-                ],
-            );
-            for (flag, on) in [
-                ("literal", query.literal),
-                ("case_insensitive", query.case_insensitive),
-            ] {
-                if on {
-                    search.arguments.insert(flag.into(), Value::Bool(true));
-                }
-            }
+            let search = NextCall::Search(SearchParams {
+                literal: query.literal,
+                case_insensitive: query.case_insensitive,
+                ..SearchParams::pattern(Target::reference(reference), query.pattern.as_str())
+            });
             Ok(Found {
                 query: None,
                 pattern: Some(query.pattern.clone()),

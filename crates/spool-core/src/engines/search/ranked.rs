@@ -16,6 +16,7 @@ use super::{
     ArtifactScope, CursorPayload, Hit, Paging, Query, Resume, Scope, SearchAnswer, WordQuery,
     page_limit,
 };
+use crate::calls::{SearchParams, Target};
 use crate::cursor;
 use crate::dialect::Words;
 use crate::error::{Error, Result};
@@ -179,11 +180,11 @@ pub(super) fn fts_query(words: &[String]) -> String {
 }
 
 /// A query with no word to look for: what to give instead, for the same target.
-pub(super) fn no_words(text: &str, target: (&'static str, serde_json::Value)) -> Error {
+pub(super) fn no_words(text: &str, target: Target) -> Error {
     Error::invalid_words(
         format!("`{text}` has no words to look for (only words too common to rank by)").into(),
         Words::text("give the words the passage would hold, e.g. ").call(
-            crate::envelope::NextCall::new("search", [target, ("query", "timeout retry".into())]),
+            crate::envelope::NextCall::Search(SearchParams::words(target, "timeout retry")),
         ),
     )
 }
@@ -202,7 +203,7 @@ pub fn search_words(
         not_used,
     } = words_of(text);
     if looked_for.is_empty() {
-        return Err(no_words(text, ("ref", reference.into())));
+        return Err(no_words(text, Target::reference(reference)));
     }
     let digest = cursor::digest(&["words", &looked_for.join(" ")]);
     let first = match &paging.cursor {
@@ -274,12 +275,10 @@ pub fn search_words(
             ranked_by: "bm25".into(),
         }),
     };
-    let mut repeat = serde_json::Map::new();
-    repeat.insert("ref".into(), reference.into());
-    repeat.insert("query".into(), text.into());
-    if let Some(l) = paging.limit {
-        repeat.insert("limit".into(), l.into());
-    }
+    let repeat = SearchParams {
+        limit: paging.limit,
+        ..SearchParams::words(Target::reference(reference), text)
+    };
     let scope = Scope::Artifact(Box::new(ArtifactScope::whole(&meta, first, started)));
     let mut answer = SearchAnswer {
         query,
@@ -297,7 +296,7 @@ pub fn search_words(
         files: None,
         files_with_hits: None,
         first_file_index: 0,
-        repeat,
+        repeat: Some(repeat),
         resume: Resume::Ranked {
             reference: reference.to_owned(),
             digest,

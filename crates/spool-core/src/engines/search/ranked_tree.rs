@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, params};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use super::ranked::{fts_query, indexed, no_words};
 use spool_walk::walk;
 
 use super::{Hit, Query, Resume, Scope, SearchAnswer, TreeScope, WordQuery, page_limit, words_of};
+use crate::calls::{SearchParams, Target};
 use crate::cursor;
 use crate::envelope::{ArtifactState, SearchVersion, Source, Version};
 use crate::error::{Error, Result};
@@ -54,7 +54,7 @@ pub(super) fn search_words_tree(
         not_used,
     } = words_of(text);
     if looked_for.is_empty() {
-        return Err(no_words(text, ("path", path.into())));
+        return Err(no_words(text, Target::path(path)));
     }
     let dir = roots.resolve(path)?;
     let digest = cursor::digest(&[
@@ -112,16 +112,13 @@ pub(super) fn search_words_tree(
     }
     let truncated = hits.len() > limit;
     hits.truncate(limit);
-    let mut repeat = Map::new();
-    repeat.insert("path".into(), path.into());
-    repeat.insert("query".into(), text.into());
-    if !filter.globs.is_empty() {
-        repeat.insert("glob".into(), Value::from(filter.globs.to_vec()));
-    }
-    super::tree::filter_args(filter, &mut repeat);
-    if let Some(l) = paging.limit {
-        repeat.insert("limit".into(), l.into());
-    }
+    let repeat = SearchParams {
+        glob: filter.globs.to_vec(),
+        hidden: filter.hidden,
+        no_ignore: filter.no_ignore,
+        limit: paging.limit,
+        ..SearchParams::words(Target::path(path), text)
+    };
     let reason = timed_out.then(|| crate::envelope::Reason {
         code: crate::envelope::ReasonCode::Timeout,
         detail: scope.covered.as_deref().map_or_else(
@@ -155,7 +152,7 @@ pub(super) fn search_words_tree(
         files: None,
         files_with_hits: None,
         first_file_index: 0,
-        repeat,
+        repeat: Some(repeat),
         resume: Resume::RankedTree {
             passages: copy,
             digest,

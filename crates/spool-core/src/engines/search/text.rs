@@ -3,12 +3,13 @@
 use serde_json::{Map, Value};
 
 use super::{Scope, SearchAnswer};
+use crate::calls::{ReadParams, SearchParams, Target};
 use crate::envelope::NextCall;
 use crate::in_words::plural;
 use crate::render::{self, Dialect, thousands};
 
 /// Where the search looked, in words, and the target a read of a hit names.
-fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
+fn scope_text(a: &SearchAnswer) -> (String, Target) {
     match &a.scope {
         Scope::Tree(t) => {
             let commit = t
@@ -36,7 +37,7 @@ fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
                     globs_text(&t.globs),
                     not_searched(t),
                 ),
-                vec![("path", Value::from(t.root.clone()))],
+                Target::path(t.root.clone()),
             )
         }
         Scope::Artifact(s) => (
@@ -50,7 +51,7 @@ fn scope_text(a: &SearchAnswer) -> (String, Vec<(&'static str, Value)>) {
                 render::held_words(&s.source.coverage())
                     .map_or_else(String::new, |h| format!(", a stored copy that holds {h}"))
             ),
-            vec![("ref", Value::from(s.reference.clone()))],
+            Target::reference(s.reference.clone()),
         ),
     }
 }
@@ -334,9 +335,8 @@ fn ranked_notice(a: &SearchAnswer, words: &super::WordQuery, dialect: Dialect) -
         format!(" (left out as too common: {})", words.left_out.join(", "))
     };
     let (where_, target) = scope_text(a);
-    let at = target.first().cloned().unwrap_or(("ref", Value::Null));
     if a.hit_count == 0 {
-        let regex = NextCall::search_template(at);
+        let regex = NextCall::search_template(target.clone());
         let wider = wider_text(a, dialect).unwrap_or_default();
         return format!(
             "[SEARCH: no passage holds any of the words {looked}{left_out}; searched {where_}. Try other words, or a regex: {}{wider}]",
@@ -376,14 +376,10 @@ fn ranked_notice(a: &SearchAnswer, words: &super::WordQuery, dialect: Dialect) -
         .iter()
         .find_map(|h| surfaced_name(&h.text, &words.looked_for))
     {
-        let literal = NextCall::new(
-            "search",
-            [
-                at.clone(),
-                ("pattern", Value::from(name.clone())),
-                ("literal", Value::Bool(true)),
-            ],
-        );
+        let literal = NextCall::Search(SearchParams {
+            literal: true,
+            ..SearchParams::pattern(target.clone(), name.clone())
+        });
         out.push_str(&format!(
             " A name these passages hold, `{name}`, is found everywhere it occurs by a literal search: {}\n",
             crate::dialect::call(&literal, dialect)
@@ -423,27 +419,23 @@ const SEE_AROUND: u64 = 5;
 
 /// The read that shows the page's first hit with the lines around it: of the artifact, or of
 /// the file under the searched root.
-fn first_in_context(a: &SearchAnswer, target: &[(&'static str, Value)]) -> Option<NextCall> {
+fn first_in_context(a: &SearchAnswer, target: &Target) -> Option<NextCall> {
     let hit = a.hits.first()?;
     let line = hit.line.saturating_sub(SEE_AROUND).max(1);
     let limit = hit.line + SEE_AROUND + 1 - line;
-    let at = match (target.first(), &hit.path) {
-        (Some(("ref", r)), _) => ("ref", r.clone()),
-        (Some(("path", root)), Some(path)) => {
-            let root = root.as_str().unwrap_or(".").trim_end_matches('/');
-            let file = if root.is_empty() || root == "." {
+    let at = match (target, &hit.path) {
+        (Target::Ref(r), _) => Target::reference(r.clone()),
+        (Target::Path(root), Some(path)) => {
+            let root = root.trim_end_matches('/');
+            Target::path(if root.is_empty() || root == "." {
                 path.clone()
             } else {
                 format!("{root}/{path}")
-            };
-            ("path", Value::String(file))
+            })
         }
-        _ => return None,
+        (Target::Path(_), None) => return None,
     };
-    Some(NextCall::new(
-        "read",
-        [at, ("line", line.into()), ("limit", limit.into())],
-    ))
+    Some(NextCall::Read(ReadParams::lines(at, line, Some(limit))))
 }
 
 /// The hits, one line each (`path:line:text`), context lines with `-`.

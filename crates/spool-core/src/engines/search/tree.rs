@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::file_hits::FileSearcher;
 use super::{
@@ -16,6 +16,7 @@ use super::{
 use spool_walk::walk;
 
 use super::{hitlist, parallel};
+use crate::calls::{SearchParams, Target};
 use crate::cursor;
 use crate::envelope::{ArtifactState, Reason, ReasonCode, SearchVersion, Source, Version};
 use crate::error::{Error, Result};
@@ -137,13 +138,13 @@ fn search_tree(search: &TreeSearch<'_>, query: &Query) -> Result<SearchAnswer> {
             return Err(cursor::mismatch("another search"));
         }
         let mut answer = page_of_hits(store, &p.h, query, &digest, p.i, limit)?;
-        answer.repeat = repeat(path, query, paging, filter);
+        answer.repeat = Some(repeat(path, query, paging, filter));
         answer.set_next();
         return Ok(answer);
     }
     let fresh = run_search(search, &real, query, &digest)?;
     let mut answer = page_of_hits(store, &fresh, query, &digest, 0, limit)?;
-    answer.repeat = repeat(path, query, paging, filter);
+    answer.repeat = Some(repeat(path, query, paging, filter));
     answer.set_next();
     Ok(answer)
 }
@@ -189,28 +190,22 @@ fn count_tree(search: &TreeSearch<'_>, query: &Query) -> Result<SearchAnswer> {
         (super::counts::counts_of(store, &hits)?, 0)
     };
     let mut answer = super::counts::page_of_counts(store, &counts, query, &digest, first, limit)?;
-    answer.repeat = repeat(path, query, paging, filter);
-    answer.repeat.shift_remove("context");
-    answer.repeat.insert("count".into(), Value::Bool(true));
+    answer.repeat = Some(SearchParams {
+        context: None,
+        count: true,
+        ..repeat(path, query, paging, filter)
+    });
     answer.set_next();
     Ok(answer)
 }
 
 /// The arguments that repeat a directory search, `hidden` and `no_ignore` among them when they
 /// were asked for.
-fn repeat(path: &str, query: &Query, paging: &Paging, filter: &Filter<'_>) -> Map<String, Value> {
-    let mut args = super::repeat_args(("path", path), query, paging, filter.globs);
-    filter_args(filter, &mut args);
-    args
-}
-
-/// `hidden` and `no_ignore` as the call that repeats a search gives them, when asked for.
-pub(super) fn filter_args(filter: &Filter<'_>, args: &mut Map<String, Value>) {
-    if filter.hidden {
-        args.insert("hidden".into(), Value::Bool(true));
-    }
-    if filter.no_ignore {
-        args.insert("no_ignore".into(), Value::Bool(true));
+fn repeat(path: &str, query: &Query, paging: &Paging, filter: &Filter<'_>) -> SearchParams {
+    SearchParams {
+        hidden: filter.hidden,
+        no_ignore: filter.no_ignore,
+        ..super::repeat_args(Target::path(path), query, paging, filter.globs)
     }
 }
 
@@ -700,7 +695,7 @@ fn page_of_hits(
         files: None,
         files_with_hits: None,
         first_file_index: 0,
-        repeat: Map::new(),
+        repeat: None,
         resume: super::Resume::Tree {
             hits: hits_ref.to_owned(),
             digest: digest.to_owned(),

@@ -2,9 +2,8 @@
 //! whether the whole was shown and why not, the calls that go on (the forward read first; for
 //! a tail, the lines just before it), and what was delivered, for the audit.
 
-use serde_json::json;
-
 use super::pieces::{self, Piece};
+use crate::calls::{ReadParams, Target};
 use crate::envelope::{
     ArtifactState, Block, CaptureNote, Envelope, Gap, NextCall, Range, Reason, ReasonCode, Unit,
 };
@@ -27,7 +26,7 @@ pub(super) fn assemble(
     for (i, piece) in pieces.iter().enumerate() {
         if i > 0 {
             let prev = &pieces[i - 1];
-            blocks.push(Block::Gap(gap_between(&reference, prev, piece)));
+            blocks.push(Block::Gap(Box::new(gap_between(&reference, prev, piece))));
             next.push(read_call(&reference, prev.continuation()));
         }
         blocks.push(Block::Shown(piece.text.clone()));
@@ -147,7 +146,9 @@ pub(super) fn assemble(
         }
         // "Is X in this page?" is answered by searching the whole copy, not by paging: a
         // template, since the regex is the reader's.
-        templates.push(NextCall::search_template(("ref", json!(reference))));
+        templates.push(NextCall::search_template(Target::reference(
+            reference.as_str(),
+        )));
         // The upstream's next page, by its own call.
         if upstream_more && let Some(rest) = coverage.rest.clone() {
             next.push(rest);
@@ -223,7 +224,7 @@ fn gap_between(reference: &str, before: &Piece, after: &Piece) -> Gap {
             end,
             lines: end + 1 - start,
             chars: after.chars.0 - before.chars.1,
-            read: NextCall::new("read", [("ref", json!(reference)), ("line", json!(start))]),
+            read: NextCall::Read(ReadParams::lines(Target::reference(reference), start, None)),
         }
     } else {
         let (start, end) = (before.chars.1, after.chars.0);
@@ -233,29 +234,27 @@ fn gap_between(reference: &str, before: &Piece, after: &Piece) -> Gap {
             end,
             lines: 0,
             chars: end - start,
-            read: NextCall::new(
-                "read",
-                [("ref", json!(reference)), ("char_offset", json!(start))],
-            ),
+            read: NextCall::Read(ReadParams {
+                char_offset: Some(start),
+                ..ReadParams::of(Target::reference(reference))
+            }),
         }
     }
 }
 
 fn read_call(reference: &str, cont: pieces::Continuation) -> NextCall {
-    let mut args = vec![("ref", json!(reference))];
-    match cont {
-        pieces::Continuation::Lines { line, limit } => {
-            args.push(("line", json!(line)));
-            args.push(("limit", json!(limit)));
-        }
-        pieces::Continuation::Chars { offset, max } => {
-            args.push(("char_offset", json!(offset)));
-            args.push(("max_chars", json!(max)));
-        }
-        pieces::Continuation::Bytes { offset, max } => {
-            args.push(("byte_offset", json!(offset)));
-            args.push(("max_bytes", json!(max)));
-        }
-    }
-    NextCall::new("read", args)
+    let target = Target::reference(reference);
+    NextCall::Read(match cont {
+        pieces::Continuation::Lines { line, limit } => ReadParams::lines(target, line, Some(limit)),
+        pieces::Continuation::Chars { offset, max } => ReadParams {
+            char_offset: Some(offset),
+            max_chars: Some(max),
+            ..ReadParams::of(target)
+        },
+        pieces::Continuation::Bytes { offset, max } => ReadParams {
+            byte_offset: Some(offset),
+            max_bytes: Some(max),
+            ..ReadParams::of(target)
+        },
+    })
 }

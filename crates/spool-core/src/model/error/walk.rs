@@ -4,6 +4,7 @@
 use spool_walk::WalkError;
 
 use super::Error;
+use crate::calls::{ListParams, Target};
 use crate::dialect::Words;
 use crate::envelope::NextCall;
 
@@ -39,19 +40,13 @@ impl From<WalkError> for Error {
                 Some("read it again".to_owned()),
             ),
             WalkError::IsDirectory { path } => {
-                let shown = serde_json::json!(path.display().to_string());
+                let shown = path.display().to_string();
                 Self::invalid_words(
                     format!("`{}` is a directory, not a file", path.display()).into(),
                     Words::text("search it with ")
-                        .call(NextCall::new(
-                            "search",
-                            [
-                                ("pattern", serde_json::json!("<regex>")),
-                                ("path", shown.clone()),
-                            ],
-                        ))
+                        .call(NextCall::search_template(Target::path(shown.clone())))
                         .then(", or list it with ")
-                        .call(NextCall::new("list", [("path", shown)])),
+                        .call(NextCall::List(ListParams::of(shown))),
                 )
             }
             WalkError::NotRegular { path, what } => Self::invalid(
