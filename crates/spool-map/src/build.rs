@@ -73,7 +73,7 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
                 &real,
                 &walked.digest,
                 then.commit.as_deref(),
-                then.dirty,
+                (then.dirty, then.staged),
             )
         } else {
             let within = started
@@ -87,10 +87,15 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
             );
             (
                 then.commit.as_deref(),
-                then.dirty,
+                (then.dirty, then.staged),
                 then.files.ignored,
                 then.files.hidden,
-            ) == (now.commit.as_deref(), now.dirty, ignored, hidden)
+            ) == (
+                now.commit.as_deref(),
+                (now.dirty, now.staged),
+                ignored,
+                hidden,
+            )
         };
         if current {
             return Ok(found);
@@ -187,6 +192,7 @@ pub fn stored_map(store: &Store, roots: &Roots, req: &Request<'_>) -> Result<Art
         root: req.path.to_owned(),
         commit: tree.commit,
         dirty: tree.dirty,
+        staged: tree.staged,
         files_digest: tree.files_digest,
         focus: req.focus.to_vec(),
         focus_unmatched: focus.unmatched,

@@ -28,20 +28,36 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
     // The open file's own metadata: what is read is what is described.
     let stat = file.metadata().map_err(|e| path_error(&real, e))?;
     let mtime_ns = mtime_ns(&stat);
-    let key = unchanged_key(&real, &stat);
+    let file_key = unchanged_key(&real, &stat);
+    // The commit checked out, read from git's files (running git would run the repository's
+    // configured programs).
+    let repo = spool_walk::git::find(&real);
+    let commit = repo.as_ref().and_then(spool_walk::git::head);
+    // The same file in the same git state: `git add`, a commit or a reset change what its
+    // version says without touching the file (regression, issue 57: a snapshot stored before
+    // `git reset --soft` was found again and said the commit it no longer is).
+    let key = match &repo {
+        Some(repo) => format!(
+            "{file_key}@{}:{:?}",
+            commit.as_deref().unwrap_or("-"),
+            spool_walk::git::index_stamp(repo)
+        ),
+        None => file_key.clone(),
+    };
     if let Some(found) = store.find_by_dedup(&key)? {
         return Ok(found);
     }
     // A tracked file rewritten with what it held (a checkout and back, a stash and its pop)
-    // has new times but the blob it had, which git's index vouches for by git's own check.
-    let repo = spool_walk::git::find(&real);
+    // has new times but the blob it had, which git's index vouches for by git's own check:
+    // the copy stored of that blob at this commit, when nothing of it is staged.
     let says = repo
         .as_ref()
         .map(|repo| spool_walk::git::index_says(repo, &real, &stat));
     let blob_key = says
         .as_ref()
-        .and_then(|says| says.vouched_blob.as_ref())
-        .map(|blob| format!("git-blob:{}:{blob}", real.display()));
+        .filter(|says| says.staged == Some(false))
+        .and_then(|says| Some((says.vouched_blob.as_ref()?, commit.as_deref()?)))
+        .map(|(blob, commit)| format!("git-blob:{}:{blob}@{commit}", real.display()));
     if let Some(blob_key) = &blob_key
         && let Some(found) = store.find_by_content(blob_key)?
     {
@@ -81,25 +97,28 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
         hash_through(&mut file, &real, head, &mut |buf| writer.write(buf))
     };
     version.sha256 = Some(sha256?);
-    // The commit checked out and whether the file differs from it, read from git's files
-    // (running git would run the repository's configured programs).
+    // Whether the file differs from the commit: from its index entry, or its entry from the
+    // commit's (staged).
     if let Some(repo) = &repo
-        && let Some(commit) = spool_walk::git::head(repo)
+        && let Some(commit) = commit
     {
         version.commit = Some(commit);
         // Unchanged while copied: what the index said before holds for what is stored (and
         // what is stored is the blob it vouched for, if it did).
         let unchanged = file
             .metadata()
-            .is_ok_and(|now| unchanged_key(&real, &now) == key);
-        version.dirty = match says {
+            .is_ok_and(|now| unchanged_key(&real, &now) == file_key);
+        (version.dirty, version.staged) = match says {
             Some(says) if unchanged => {
                 if let Some(blob_key) = blob_key {
                     writer.set_content_key(blob_key);
                 }
-                says.dirty
+                (says.dirty, says.staged)
             }
-            _ => spool_walk::git::file_dirty(repo, &real),
+            _ => (
+                spool_walk::git::file_dirty(repo, &real),
+                spool_walk::git::staged(repo, &real),
+            ),
         };
     }
     writer.finish(ArtifactState::Complete, None, Some(Version::File(version)))

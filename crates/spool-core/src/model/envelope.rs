@@ -209,8 +209,13 @@ impl<'de> Deserialize<'de> for Source {
 pub struct TreeVersion {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+    /// Whether the tree differs from `commit` (`None`: it cannot be told).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dirty: Option<bool>,
+    /// Whether git's index differs from `commit` under the tree: a change staged and not
+    /// committed (which makes it dirty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staged: Option<bool>,
     /// Absent only from a map of a clean checkout, which its commit pins.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub files_digest: String,

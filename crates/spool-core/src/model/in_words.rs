@@ -49,7 +49,11 @@ pub fn describe_source(source: &Source) -> String {
             if let Some(sha) = &v.sha256 {
                 parts.push(format!("sha256 {}", &sha[..sha.len().min(12)]));
             }
-            parts.extend(v.commit.as_deref().map(|c| commit_words(c, v.dirty)));
+            parts.extend(
+                v.commit
+                    .as_deref()
+                    .map(|c| commit_words(c, (v.dirty, v.staged), "the file")),
+            );
             parts.push(v.mtime.clone());
         }
         Version::Mcp(v) => {
@@ -73,7 +77,11 @@ pub fn describe_source(source: &Source) -> String {
             parts.push(v.fetched_at.clone());
         }
         Version::Map(v) => {
-            parts.extend(v.commit.as_deref().map(|c| commit_words(c, v.dirty)));
+            parts.extend(
+                v.commit
+                    .as_deref()
+                    .map(|c| commit_words(c, (v.dirty, v.staged), "the tree")),
+            );
             parts.push(v.mapped_at.clone());
         }
         Version::Search(_) | Version::Text(_) | Version::Other { .. } => {}
@@ -81,12 +89,24 @@ pub fn describe_source(source: &Source) -> String {
     parts.join(", ")
 }
 
-/// A commit in words: `commit a1b2c3d4e5f6`, and ` (dirty)` when the tree differs from it.
-pub(crate) fn commit_words(commit: &str, dirty: Option<bool>) -> String {
+/// A commit in words: `commit a1b2c3d4e5f6`, then how `what` (`the file`, `the tree`)
+/// stands to it: nothing when it is the commit's, ` (dirty)` when it differs, ` (dirty: a
+/// change staged, not committed)` when git's index does, and when that cannot be told, so.
+/// Never the clean tree's words for what is not known to be clean (issue 57).
+pub(crate) fn commit_words(
+    commit: &str,
+    (dirty, staged): (Option<bool>, Option<bool>),
+    what: &str,
+) -> String {
     format!(
         "commit {}{}",
         &commit[..commit.len().min(12)],
-        if dirty == Some(true) { " (dirty)" } else { "" }
+        match (dirty, staged) {
+            (Some(false), _) => String::new(),
+            (Some(true), Some(true)) => " (dirty: a change staged, not committed)".to_owned(),
+            (Some(true), _) => " (dirty)".to_owned(),
+            (None, _) => format!(" (can't tell whether {what} differs from it)"),
+        }
     )
 }
 

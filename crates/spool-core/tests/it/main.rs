@@ -18,6 +18,7 @@ mod reflink;
 mod render;
 mod search;
 mod search_parts;
+mod staged;
 mod store;
 mod support;
 mod tree;

@@ -20,10 +20,11 @@ fn scope_text(a: &SearchAnswer) -> (String, Target) {
                     format!(
                         " at commit {}{}",
                         &c[..c.len().min(12)],
-                        if t.version.dirty == Some(true) {
-                            " with local changes"
-                        } else {
-                            ""
+                        match (t.version.dirty, t.version.staged) {
+                            (Some(false), _) => "",
+                            (Some(true), Some(true)) => " with changes staged and not committed",
+                            (Some(true), _) => " with local changes",
+                            (None, _) => " (can't tell whether the files differ from it)",
                         }
                     )
                 })

@@ -732,7 +732,8 @@ pub(super) fn still_states(
         &[],
     );
     let k = &then.files_skipped;
-    (then.version.commit, then.version.dirty) == (now.version.commit, now.version.dirty)
+    let git = |v: TreeVersion| (v.commit, v.dirty, v.staged);
+    git(then.version) == git(now.version)
         && (k.ignored, k.hidden, k.outside_glob)
             == (
                 now.left_out.ignored,
@@ -741,11 +742,16 @@ pub(super) fn still_states(
             )
 }
 
-/// Whether the repository holding `dir` is at `commit` with `dirty` as stated: what a stored
-/// answer about the same files (by `digest`) must still say to be reused.
-pub fn is_current(dir: &Path, digest: &str, commit: Option<&str>, dirty: Option<bool>) -> bool {
+/// Whether the repository holding `dir` is at `commit` with (`dirty`, `staged`) as stated:
+/// what a stored answer about the same files (by `digest`) must still say to be reused.
+pub fn is_current(
+    dir: &Path,
+    digest: &str,
+    commit: Option<&str>,
+    (dirty, staged): (Option<bool>, Option<bool>),
+) -> bool {
     let now = tree_version(dir, digest);
-    (commit, dirty) == (now.commit.as_deref(), now.dirty)
+    (commit, dirty, staged) == (now.commit.as_deref(), now.dirty, now.staged)
 }
 
 /// Each file's size and time as the search found them, and for the files it did not reach
@@ -943,6 +949,7 @@ impl BesideSoFar {
         };
         if let Some((repo, commit, check)) = self.git {
             v.commit = Some(commit);
+            v.staged = check.as_ref().and_then(spool_walk::git::DirtyCheck::staged);
             v.dirty = check.and_then(|check| {
                 check.finish(&repo, |i| {
                     let s = seen.get(i).copied().flatten()?;

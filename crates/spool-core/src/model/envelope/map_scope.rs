@@ -68,6 +68,7 @@ impl MapScope {
             version: TreeVersion {
                 commit: v.commit.clone(),
                 dirty: v.dirty,
+                staged: v.staged,
                 // A clean checkout is pinned by its commit; the digest pins the rest.
                 files_digest: if v.clean() {
                     String::new()

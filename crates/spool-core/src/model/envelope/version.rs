@@ -115,8 +115,13 @@ pub struct FileVersion {
     pub sha256: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+    /// Whether the file differs from `commit` (`None`: it cannot be told).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dirty: Option<bool>,
+    /// Whether what git's index holds of the file differs from `commit`: a change staged and
+    /// not committed (which makes it dirty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staged: Option<bool>,
     #[serde(flatten)]
     pub view: ViewOf,
     #[serde(flatten)]

@@ -18,6 +18,9 @@ pub struct MapVersion {
     pub commit: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dirty: Option<bool>,
+    /// A change staged and not committed under the tree (see `TreeVersion::staged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staged: Option<bool>,
     /// `sha256:` of every file's path, size and modification time (left out of what a page
     /// shows when the tree is a clean checkout of `commit`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
