@@ -44,6 +44,9 @@ pub struct Survey {
     pub untracked: bool,
     /// A name the index cannot be asked about (not UTF-8) may be untracked.
     pub unknown: bool,
+    /// The symlinks the walk's rules let through, which it did not follow (see
+    /// [`LeftOut::links`]).
+    pub links: Vec<PathBuf>,
     /// The walked files it compared with the index (not those git ignores, which a glob or
     /// a rule let through) that the index tracks: (the entry, the file's place in the walk).
     /// A tracked file walked but not compared is looked at by the dirty check on its own.
@@ -53,11 +56,15 @@ pub struct Survey {
     pub tracked_passed: Vec<(usize, crate::git::SeenStat)>,
 }
 
-/// The files under a surveyed directory, by what left them out.
+/// The files under a surveyed directory, by what left them out. A symlink counts as a file:
+/// regression (issue 57), a symlinked folder was neither searched nor counted, and a search
+/// found nothing under `app` while `grep -R` found the answer in `app/config/prod.yaml`.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Counts {
-    /// Every regular file (`.git` left out).
+    /// Every regular file and symlink (`.git` left out).
     pub all: u64,
+    /// The symlinks the walk's rules let through, not followed.
+    pub links: u64,
     /// Those with a hidden name on their path (a name that starts with `.`).
     pub hidden: u64,
     /// Those the walk's rules would have read and only its globs left out: (not hidden,
@@ -137,11 +144,17 @@ impl Pending {
 /// What a walk that read part of the tree leaves to the survey.
 #[derive(Default)]
 pub struct LeftOut {
-    /// The files of the directories the walk read, and how many of them are hidden.
+    /// The files (and symlinks) of the directories the walk read, and how many of them are
+    /// hidden.
     pub counted: (u64, u64),
-    /// The hidden files it let through (an ignore rule took them back in, or hidden files were
-    /// asked for): counted here, as it walked, not by a look at each walked path after it.
+    /// The hidden files and symlinks it let through (an ignore rule took them back in, or
+    /// hidden files were asked for): counted here, as it walked, not by a look at each walked
+    /// path after it.
     pub walked_hidden: u64,
+    /// The symlinks its rules let through: not followed (a link may lead out of the roots, or
+    /// round in a cycle), counted apart, so that a search can say so and offer the search of
+    /// where each leads.
+    pub links: Vec<PathBuf>,
     /// The files of the directories it read that only its globs left out: (not hidden,
     /// hidden).
     pub outside: (u64, u64),
@@ -186,6 +199,7 @@ impl LeftOut {
         self.outside.0 += other.outside.0;
         self.outside.1 += other.outside.1;
         self.dirs.extend(other.dirs);
+        self.links.extend(other.links);
         self.unsearched.extend(other.unsearched);
         self.repos.extend(other.repos);
         self.unknown |= other.unknown;
@@ -286,9 +300,12 @@ pub fn finish(
         read_dir(&shared, d, found, scratch);
     });
     let counted = shared.counting.load(Ordering::Relaxed) && count_within.is_some();
+    let mut links = left.links;
+    links.sort();
     Survey {
         counts: counted.then(|| Counts {
             all: shared.all.into_inner(),
+            links: links.len() as u64,
             hidden: shared.hidden.into_inner(),
             outside: (
                 shared.outside.into_inner(),
@@ -297,6 +314,7 @@ pub fn finish(
         }),
         untracked: shared.untracked.into_inner(),
         unknown: shared.unknown.into_inner(),
+        links,
         tracked_walked,
         tracked_passed,
     }
@@ -371,7 +389,7 @@ fn read_dir(shared: &Shared<'_>, mut d: Pending, found: &mut Vec<Pending>, scrat
             });
             continue;
         }
-        if kind.is_file() {
+        if kind.is_file() || kind.is_symlink() {
             files += 1;
             hidden_files += u64::from(hidden);
             if d.outside_glob && counting && !rules_out(&level.path.join(name), false, name) {

@@ -7,6 +7,7 @@ mod counts;
 mod file_hits;
 mod find;
 mod hitlist;
+mod links;
 mod parallel;
 mod passages;
 mod ranked;
@@ -350,6 +351,18 @@ impl SearchAnswer {
                 },
                 "with the hidden files",
             );
+        }
+        // Where each symlink not followed leads, searched in its own right.
+        for link in &t.links {
+            if let Some(to) = &link.leads_to {
+                with(
+                    &|a| {
+                        a.path = Some(to.clone());
+                        a.reference = None;
+                    },
+                    &format!("of `{to}` (where the symlink `{}` leads)", link.path),
+                );
+            }
         }
         out
     }

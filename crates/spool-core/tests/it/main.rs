@@ -11,6 +11,7 @@ mod integrity;
 mod items;
 mod jq_bounds;
 mod layers;
+mod links;
 mod long_lines;
 mod query;
 mod ranked;

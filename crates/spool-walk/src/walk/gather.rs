@@ -298,7 +298,8 @@ impl Walk<'_> {
             let path = level.path.join(name);
             let hidden_name = name.as_encoded_bytes().starts_with(b".");
             let hidden = d.hidden || hidden_name;
-            if kind.is_file() {
+            let file_or_link = kind.is_file() || kind.is_symlink();
+            if file_or_link {
                 left.counted.0 += 1;
                 left.counted.1 += u64::from(hidden);
             }
@@ -346,12 +347,18 @@ impl Walk<'_> {
             if compared && rel.is_none() {
                 left.unknown = true;
             }
-            if kind.is_file() && outside {
+            if file_or_link && outside {
                 if hidden {
                     left.outside.1 += 1;
                 } else {
                     left.outside.0 += 1;
                 }
+            }
+            if kind.is_symlink() && searched {
+                // Let through, not followed: counted apart (and compared below, as git
+                // tracks a symlink itself).
+                left.walked_hidden += u64::from(hidden);
+                left.links.push(path.clone());
             }
             if kind.is_file() && searched {
                 left.walked_hidden += u64::from(hidden);

@@ -308,6 +308,7 @@ fn stored_passages(
     let scope = super::tree::walked_scope(
         super::tree::Walk {
             dir,
+            roots,
             root: root_shown,
             filter,
             left: walked.left.take(),

@@ -127,6 +127,10 @@ pub struct TreeScope {
     pub no_ignore: bool,
     pub files_searched: u64,
     pub files_skipped: Skipped,
+    /// The first symlinks not followed (see `files_skipped.symlinks`), each with where it
+    /// leads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<super::links::LinkNotFollowed>,
     pub duration_ms: u64,
     /// What a search that ran out of time covered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -154,6 +158,9 @@ pub struct Skipped {
     /// Could not be opened or read.
     #[serde(default)]
     pub unreadable: u64,
+    /// Symlinks (to files or folders) the rules let through and the walk did not follow.
+    #[serde(default)]
+    pub symlinks: u64,
 }
 
 impl Scope {

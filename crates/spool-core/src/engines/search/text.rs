@@ -105,6 +105,12 @@ fn not_searched(t: &super::TreeScope) -> String {
     if k.unreadable > 0 {
         parts.push(format!("{} unreadable", thousands(k.unreadable)));
     }
+    if k.symlinks > 0 {
+        parts.push(format!(
+            "{} not followed",
+            plural(k.symlinks, "symlink", "symlinks")
+        ));
+    }
     let mut out = format!("not searched: {}", parts.join(", "));
     if t.no_ignore {
         out.push_str("; the ignore files were not applied");
@@ -130,7 +136,7 @@ fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
     }
     let wider = a.wider();
     if wider.is_empty() {
-        return None;
+        return links_unoffered(a);
     }
     // What each call adds is said first; the calls stand alone on the `Next:` line, as every
     // answer's do, so a reader of the words can run them as printed.
@@ -143,6 +149,38 @@ fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
         "\n The same search {}:\n Next: {}\n The files left out were not searched: absent here is not absent there.",
         adds.join(", or "),
         calls.join(", or ")
+    ))
+}
+
+/// The symlinks not followed whose target no search is offered for, when a search that found
+/// nothing has no other way on: each named with why, and the caveat.
+fn links_unoffered(a: &SearchAnswer) -> Option<String> {
+    let Scope::Tree(t) = &a.scope else {
+        return None;
+    };
+    if t.files_skipped.symlinks == 0 {
+        return None;
+    }
+    let named: Vec<String> = t
+        .links
+        .iter()
+        .map(|l| {
+            format!(
+                "`{}` ({})",
+                l.path,
+                l.not_offered.as_deref().unwrap_or("not followed")
+            )
+        })
+        .collect();
+    Some(format!(
+        "
+ Symlinks not followed: {}{}. What they lead to was not searched: absent here is not absent there.",
+        named.join(", "),
+        if (named.len() as u64) < t.files_skipped.symlinks {
+            ", and more"
+        } else {
+            ""
+        }
     ))
 }
 

@@ -330,6 +330,7 @@ fn run_search(
         };
         let walk_info = Walk {
             dir,
+            roots,
             root: root_shown,
             filter,
             walked: &walked,
@@ -391,6 +392,7 @@ fn run_search(
                 None => Beside {
                     left_out: LeftOutCounts::default(),
                     version: tree_version(dir, &digest),
+                    links: Vec::new(),
                 },
             });
             let scope = scope_of(walk_info, n, timed_out.as_deref(), "searched", beside);
@@ -444,6 +446,8 @@ pub(super) fn walked_version(
 /// What a tree search walked: for the scope its answer states.
 pub(super) struct Walk<'a> {
     pub dir: &'a Path,
+    /// The roots reads stay inside: where a symlink not followed leads is searched only there.
+    pub roots: &'a Roots,
     /// The root as the caller named it.
     pub root: String,
     pub filter: &'a Filter<'a>,
@@ -478,10 +482,12 @@ pub(super) struct LeftOutCounts {
 }
 
 /// What a tree search states beside its hits, found apart from reading the files (so it can
-/// be found while they are read): what the walk left out, by why, and the tree's version.
+/// be found while they are read): what the walk left out, by why, the tree's version, and
+/// the symlinks it let through and did not follow.
 pub(super) struct Beside {
     left_out: LeftOutCounts,
     version: TreeVersion,
+    links: Vec<std::path::PathBuf>,
 }
 
 impl Walk<'_> {
@@ -513,13 +519,16 @@ pub(super) fn scope_of(
     verb: &str,
     beside: Option<Beside>,
 ) -> TreeScope {
-    let (left, version) = match beside {
-        Some(b) => (b.left_out, b.version),
+    let (left, version, links) = match beside {
+        Some(b) => (b.left_out, b.version, b.links),
         None => (
             LeftOutCounts::default(),
             tree_version(w.dir, &w.walked.digest),
+            Vec::new(),
         ),
     };
+    let symlinks = links.len() as u64;
+    let links = super::links::not_followed(w.roots, w.dir, &links);
     let left = if timed_out.is_none() {
         left
     } else {
@@ -540,7 +549,9 @@ pub(super) fn scope_of(
             outside_glob: left.outside_glob,
             too_large: n.too_large,
             unreadable: n.unreadable,
+            symlinks,
         },
+        links,
         duration_ms: w.started.elapsed().as_millis() as u64,
         covered: timed_out.map(|last| {
             format!("files in path order up to and including `{last}`; the files after it were not {verb}")
@@ -581,7 +592,11 @@ fn left_out(
     let Some(c) = counted else {
         return LeftOutCounts::default();
     };
-    let unwalked = c.all.saturating_sub(walked.len() as u64);
+    // The symlinks let through were not walked, nor left out by a rule.
+    let unwalked = c
+        .all
+        .saturating_sub(walked.len() as u64)
+        .saturating_sub(c.links);
     let outside = (c.outside.0 + c.outside.1).min(unwalked);
     // A hidden file an ignore rule takes back in (`!.env.example`) is walked, not left out;
     // one only the globs left out is outside them.
@@ -775,6 +790,8 @@ fn seen_or_look(
 /// the commit, the index, and the tracked files the search does not read looked at.
 struct BesideSoFar {
     counts: Option<spool_walk::left_out::Counts>,
+    /// The symlinks the walk let through (see [`Beside`]).
+    links: Vec<std::path::PathBuf>,
     /// The hidden files the walk let through, when it counted them.
     walked_hidden: Option<u64>,
     git: Option<(
@@ -789,6 +806,7 @@ struct BesideSoFar {
 /// are walked.
 struct Surveyed {
     counts: Option<spool_walk::left_out::Counts>,
+    links: Vec<std::path::PathBuf>,
     /// The hidden files the walk let through, when it counted them.
     walked_hidden: Option<u64>,
     /// The repository, its commit, and the dirty check with what the survey found for it.
@@ -853,8 +871,10 @@ impl GitSide {
             walked.iter().map(|f| f.rel.as_str()).collect()
         };
         let Some((repo, commit, check)) = self.0 else {
+            let survey = spool_walk::left_out::finish(left, &rels, None, count_within);
             return Surveyed {
-                counts: spool_walk::left_out::finish(left, &rels, None, count_within).counts,
+                counts: survey.counts,
+                links: survey.links,
                 walked_hidden,
                 git: None,
             };
@@ -865,6 +885,7 @@ impl GitSide {
         let read = (!rels.is_empty()).then_some(survey.tracked_walked);
         Surveyed {
             counts: survey.counts,
+            links: survey.links,
             walked_hidden,
             git: Some((
                 repo,
@@ -890,6 +911,7 @@ impl Surveyed {
         let Some((repo, commit, check)) = self.git else {
             return BesideSoFar {
                 counts: self.counts,
+                links: self.links,
                 walked_hidden: self.walked_hidden,
                 git: None,
             };
@@ -908,6 +930,7 @@ impl Surveyed {
         });
         BesideSoFar {
             counts: self.counts,
+            links: self.links,
             walked_hidden: self.walked_hidden,
             git: Some((repo, commit, check)),
         }
@@ -960,6 +983,7 @@ impl BesideSoFar {
         Beside {
             left_out: left_out(filter, walked, self.counts, self.walked_hidden),
             version: v,
+            links: self.links,
         }
     }
 }
