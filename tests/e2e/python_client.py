@@ -53,6 +53,23 @@ async def scenario(label, client):
         check(f"{label}: search covers the whole output", (r3.structured_content or {}).get("hit_count") == 1,
               r3.structured_content)
 
+        # Hits per file (`count`): the SDK checks the answer against the tool's declared
+        # outputSchema and raises when it does not fit (regression, issue 57: the schema
+        # required `hits`, count mode sends `files`, and the model got nothing).
+        try:
+            rc = await c.call_tool("search", {"path": "code", "pattern": "Engine", "count": True, "limit": 5})
+            scc = rc.structured_content or {}
+            check(f"{label}: a count search fits its outputSchema", rc.is_error is False
+                  and scc.get("files_with_hits") == 41 and scc.get("hit_count") == 81
+                  and len(scc.get("files", [])) == 5 and "hits" not in scc, scc)
+            # Its next page, by the call it gives, validated the same way.
+            nc = scc["next"][0]
+            rc2 = await c.call_tool(nc["tool"], nc["arguments"])
+            check(f"{label}: a count search's next page fits its outputSchema", rc2.is_error is False
+                  and (rc2.structured_content or {}).get("first_file_index") == 5, rc2.structured_content)
+        except Exception as e:  # the SDK's validation error, or a session it ended
+            check(f"{label}: a count search fits its outputSchema", False, repr(e))
+
         r4 = await c.call_tool("read", {"path": "../../etc/passwd"})
         check(f"{label}: outside the roots is a forbidden tool error", r4.is_error is True
               and (r4.structured_content or {}).get("error", {}).get("code") == "forbidden", r4)

@@ -199,9 +199,24 @@ pub fn search() -> Arc<JsonObject> {
             "ref": { "type": ["string", "null"] },
             "reason": { "type": "object" },
             "page_reason": { "type": "object" },
-            "next": { "type": "array", "items": { "type": "object" } }
+            "next": { "type": "array", "items": { "type": "object" } },
+            "windowed_lines": { "type": "integer", "description": "lines longer than 4 MiB, searched in overlapping windows" },
+            "files": {
+                "type": "array",
+                "description": "hits per file (`count`), a page of them in path order: then there are no `hits`",
+                "items": {
+                    "type": "object",
+                    "properties": { "path": { "type": "string" }, "hits": { "type": "integer" } },
+                    "required": ["path", "hits"]
+                }
+            },
+            "files_with_hits": { "type": "integer", "description": "how many files hold a hit, all of them (`count`)" },
+            "first_file_index": { "type": "integer", "description": "how many files came before this page (`count`)" }
         },
-        "required": ["notice", "query", "scope", "hits", "hit_count", "hit_count_exact", "truncated", "next_cursor"]
+        "required": ["notice", "query", "scope", "hit_count", "hit_count_exact", "truncated", "next_cursor"],
+        // The hits, or (`count`) the files with how many each holds. Regression (issue 57):
+        // `hits` was required, count mode sends `files`, and the Python SDK refused the answer.
+        "anyOf": [{ "required": ["hits"] }, { "required": ["files", "files_with_hits"] }]
     }))
 }
 

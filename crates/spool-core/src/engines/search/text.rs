@@ -225,7 +225,9 @@ pub fn structured(a: &SearchAnswer, dialect: Dialect) -> Value {
     Value::Object(out)
 }
 
-/// The banner of a search answer: the count, the query, where it looked, how to go on.
+/// The banner of a search answer: the count, the query, where it looked, how to go on. Where
+/// it looked follows `searched`, never `in`: "9 hits in 10 files" read as ten files holding a
+/// hit, where ten were searched (issue 57).
 pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
     if let Some(words) = &a.query.words {
         return ranked_notice(a, words, dialect);
@@ -273,7 +275,7 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
     let count = format!("{} {hits_word} (matching lines)", thousands(a.hit_count));
     if a.hits.is_empty() {
         return format!(
-            "[SEARCH: {count} for {pattern}{flags} in {where_}; no hits after this position.{stopped}]"
+            "[SEARCH: {count} for {pattern}{flags}; searched {where_}; no hits after this position.{stopped}]"
         );
     }
     let shown = format!(
@@ -287,7 +289,7 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
             format!(" (this page is cut short: {})", r.detail)
         });
         out.push_str(&format!(
-            "[SEARCH: {count} for {pattern}{flags} in {where_}. Showing {shown}{cut}.{stopped}\n"
+            "[SEARCH: {count} for {pattern}{flags}; searched {where_}. Showing {shown}{cut}.{stopped}\n"
         ));
         if let Some(next) = a.next.first() {
             out.push_str(&format!(
@@ -393,10 +395,10 @@ fn ranked_notice(a: &SearchAnswer, words: &super::WordQuery, dialect: Dialect) -
         }
     );
     if a.hits.is_empty() {
-        return format!("[SEARCH: {count} in {where_}; no passages after this position.]");
+        return format!("[SEARCH: {count}; searched {where_}; no passages after this position.]");
     }
     let mut out = format!(
-        "[SEARCH: {count} in {where_}. Showing {}-{}",
+        "[SEARCH: {count}; searched {where_}. Showing {}-{}",
         thousands(first + 1),
         thousands(first + a.hits.len() as u64)
     );
