@@ -92,10 +92,6 @@ fn over_cap(text: &str, max_tokens: u64) -> bool {
     tokens_within(text, max_tokens).is_none()
 }
 
-fn source(call: &Call<'_>) -> Source {
-    source_part(call, McpVersion::default())
-}
-
 /// The source of one part of a call's answer: the call's version, and `part` as given.
 fn source_part(call: &Call<'_>, part: McpVersion) -> Source {
     Source::new(
@@ -208,7 +204,13 @@ pub fn honest(
         let items = list.map(|(_, items)| items.len() as u64);
         paging::coverage(call, d, path, items)
     });
-    let mut src = source(call);
+    let mut src = source_part(
+        call,
+        McpVersion {
+            is_error: result.is_error == Some(true),
+            ..McpVersion::default()
+        },
+    );
     if let Some(c) = coverage {
         src = src.with_coverage(c);
     }

@@ -11,7 +11,7 @@ async fn the_fake_upstream_pages_its_tools() {
     assert_eq!(first.tools.len(), 5);
     assert!(first.next_cursor.is_some());
     let all = client.list_all_tools().await.unwrap();
-    assert_eq!(all.len(), 29);
+    assert_eq!(all.len(), 30);
     assert_eq!(
         spool_test_support::fake_upstream().unwrap_or_default(),
         std::path::PathBuf::from(env!("CARGO_BIN_EXE_fake-upstream"))

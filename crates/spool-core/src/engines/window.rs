@@ -473,7 +473,7 @@ fn cut(
         WindowRequest::Preview(preview) => {
             let mut preview = preview.unwrap_or(meta.preview);
             if failed(meta) && preview == Preview::Head {
-                // A failed command's real last lines are always shown.
+                // A failed command's (or an upstream error's) real last lines are always shown.
                 preview = Preview::HeadTail;
             }
             let mut cut_by_cap = false;
@@ -500,11 +500,15 @@ fn cut(
     })
 }
 
+/// A failed command, or an upstream's answer marked as an error: its end is always shown
+/// (regression, issue 57: a wrapped tool's 20,000-line error trace was previewed as lines
+/// 1-539, and its cause, on the last line, was in no view).
 fn failed(meta: &crate::store::ArtifactMeta) -> bool {
-    meta.source
-        .version
-        .exec()
-        .is_some_and(crate::envelope::ExecVersion::failed)
+    match &meta.source.version {
+        crate::envelope::Version::Exec(v) => v.failed(),
+        crate::envelope::Version::Mcp(v) => v.is_error,
+        _ => false,
+    }
 }
 
 /// A window of zero lines, chars or bytes shows nothing: say so instead of guessing. A window

@@ -57,6 +57,9 @@ pub fn describe_source(source: &Source) -> String {
             parts.push(v.mtime.clone());
         }
         Version::Mcp(v) => {
+            if v.is_error {
+                parts.push("answered an error".into());
+            }
             parts.extend(v.called_at.clone());
         }
         Version::Query(v) => {

@@ -313,3 +313,22 @@ async fn structured_content_that_wraps_the_text_is_not_taken_for_the_payload() {
     assert!(v.get("notes").is_none(), "nothing beside it: {v}");
     assert!(texts(&r)[1].starts_with("line 1: the quick brown fox"));
 }
+
+/// A long error from an upstream keeps its end in the preview, as a failing command's does:
+/// its cause is on its last line (regression, issue 57: lines 1-539 of a 20,000-line trace
+/// were shown, the cause in no view). The answer stays an error, and says it is one.
+#[tokio::test]
+async fn a_long_upstream_error_shows_its_last_lines() {
+    let p = start(Options::default()).await;
+    let r = p.call("fail_long", json!({ "lines": 20_000 })).await;
+    assert_eq!(r.is_error, Some(true));
+    let text = texts(&r).join("\n");
+    assert!(
+        text.contains("CAUSE: the connection pool was exhausted"),
+        "{}",
+        &text[..text.len().min(600)]
+    );
+    assert!(text.contains("at frame 1 (handler.js"), "the head too");
+    assert!(text.contains("answered an error"), "{}", &text[..600]);
+    assert!(text.contains("of 20,000 lines"), "{}", &text[..600]);
+}

@@ -305,6 +305,15 @@ impl ServerHandler for Fake {
             "fail" => {
                 CallToolResult::error(vec![ContentBlock::text("the fake tool failed on purpose")])
             }
+            "fail_long" => {
+                let n = arg(&p, "lines", 20_000);
+                let mut s = String::new();
+                for i in 1..n {
+                    s.push_str(&format!("    at frame {i} (handler.js:{i}:7)\n"));
+                }
+                s.push_str("CAUSE: the connection pool was exhausted\n");
+                CallToolResult::error(vec![ContentBlock::text(s)])
+            }
             "reject" => {
                 return Err(ErrorData::invalid_params(
                     "the fake server rejects this call",

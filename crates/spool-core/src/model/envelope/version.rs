@@ -146,6 +146,10 @@ pub struct McpVersion {
     /// `beside` (the other half of a text and structured answer), or the media block kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part: Option<String>,
+    /// The upstream answered `isError: true`: a preview keeps its end, where a trace's cause
+    /// most often is, as a failed command's does.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",

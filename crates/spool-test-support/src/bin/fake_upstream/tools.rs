@@ -59,6 +59,11 @@ pub(super) fn tools() -> Vec<Tool> {
             int_arg("bytes"),
         ),
         Tool::new("fail", "A tool error.", none.clone()),
+        Tool::new(
+            "fail_long",
+            "A tool error of `lines` lines of trace, its cause on the last.",
+            int_arg("lines"),
+        ),
         Tool::new("reject", "A JSON-RPC error.", none.clone()),
         Tool::new(
             "slow",
