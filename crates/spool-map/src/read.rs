@@ -226,7 +226,9 @@ pub fn read_and_parse(
                     Outcome::Listed(match skip {
                         Skip::TooLarge => Why::TooLarge(file.len.unwrap_or(0)),
                         Skip::Binary => Why::Binary,
-                        Skip::Unreadable => Why::Unreadable,
+                        // A map reads a file whole, lines of any length: `each_file` says
+                        // only what it could not open or read.
+                        Skip::Unreadable | Skip::LongLines => Why::Unreadable,
                     }),
                 );
             },

@@ -196,13 +196,21 @@ pub struct Counts {
     pub searched: u64,
     pub binary: u64,
     pub too_large: u64,
+    /// Read, but holding a line longer than a search holds at once.
+    pub long_lines: u64,
     /// Could not be opened or read (permissions, gone since the walk).
     pub unreadable: u64,
+    /// The first [`Counts::NAMED`] files left out, by path under the walked directory, and
+    /// why: a search that found nothing names them, with the search of each alone.
+    pub named: Vec<(String, Skip)>,
 }
 
 impl Counts {
+    /// The most files left out that are named.
+    pub const NAMED: usize = 5;
+
     fn looked_at(&self) -> u64 {
-        self.searched + self.binary + self.too_large + self.unreadable
+        self.searched + self.binary + self.too_large + self.long_lines + self.unreadable
     }
 
     /// One more file left out for `why`.
@@ -210,7 +218,16 @@ impl Counts {
         match why {
             Skip::TooLarge => self.too_large += 1,
             Skip::Binary => self.binary += 1,
+            Skip::LongLines => self.long_lines += 1,
             Skip::Unreadable => self.unreadable += 1,
+        }
+    }
+
+    /// One more file left out for `why`, named when it is among the first.
+    pub fn count_file(&mut self, rel: &str, why: Skip) {
+        self.count(why);
+        if self.named.len() < Self::NAMED {
+            self.named.push((rel.to_owned(), why));
         }
     }
 }
@@ -333,8 +350,22 @@ pub fn open_candidate(
 pub enum Skip {
     TooLarge,
     Binary,
+    /// Read, but a line of it is longer than a search holds at once.
+    LongLines,
     /// Could not be opened (gone since the walk, permissions) or read.
     Unreadable,
+}
+
+impl Skip {
+    /// Why, in words: `binary`, `too large`, `a line too long`, `unreadable`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::TooLarge => "too large",
+            Self::Binary => "binary",
+            Self::LongLines => "a line too long",
+            Self::Unreadable => "unreadable",
+        }
+    }
 }
 
 /// Opens each walked file in path order, beneath its root, and hands it (with its first 8 KiB)
@@ -362,7 +393,7 @@ pub fn each_file<E: From<WalkError>>(
         let opened = match open_candidate(file, &mut beneath, max_bytes) {
             Ok(opened) => opened,
             Err((why, _)) => {
-                n.count(why);
+                n.count_file(&file.rel, why);
                 skipped(file, why);
                 continue;
             }
@@ -372,7 +403,7 @@ pub fn each_file<E: From<WalkError>>(
         if whole {
             n.searched += 1;
         } else {
-            n.unreadable += 1;
+            n.count_file(&file.rel, Skip::Unreadable);
             skipped(file, Skip::Unreadable);
         }
     }

@@ -352,6 +352,23 @@ impl SearchAnswer {
                 "with the hidden files",
             );
         }
+        // Each file left unread that a search of it alone reads (in windows, whatever its
+        // bytes): binary, too large, a line too long. Not one that could not be read.
+        for unread in t.unread.iter().filter(|u| u.why != "unreadable").take(3) {
+            let path = if t.root == "." || t.root.is_empty() {
+                unread.path.clone()
+            } else {
+                format!("{}/{}", t.root.trim_end_matches('/'), unread.path)
+            };
+            with(
+                &|a| {
+                    a.path = Some(path.clone());
+                    a.reference = None;
+                    a.glob.clear();
+                },
+                &format!("of `{path}` alone (not read here: {})", unread.why),
+            );
+        }
         // Where each symlink not followed leads, searched in its own right.
         for link in &t.links {
             if let Some(to) = &link.leads_to {

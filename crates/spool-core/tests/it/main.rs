@@ -23,6 +23,7 @@ mod staged;
 mod store;
 mod support;
 mod tree;
+mod unread;
 mod untracked;
 mod walker;
 mod windows;

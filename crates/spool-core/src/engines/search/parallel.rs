@@ -320,7 +320,7 @@ fn in_order<T>(
         let file = &files[turn];
         let read = match outcome {
             Outcome::Left(why) => {
-                n.count(why);
+                n.count_file(&file.rel, why);
                 None
             }
             Outcome::Read((answer, _)) => Some(take(file, answer)?),
@@ -333,7 +333,7 @@ fn in_order<T>(
                 }
                 Err((why, found)) => {
                     seen = found;
-                    n.count(why);
+                    n.count_file(&file.rel, why);
                     None
                 }
             },
@@ -341,7 +341,17 @@ fn in_order<T>(
         seen_all[turn] = seen;
         match read {
             Some(true) => n.searched += 1,
-            Some(false) => n.unreadable += 1,
+            // Not read whole: a line longer than the search holds (regression, issue 57: a
+            // 34 MiB one-line JSON file was "unreadable", yet a search of it alone finds its
+            // hit), or a read that failed.
+            Some(false) => {
+                let why = if has_long_line(file, &mut beneath) {
+                    Skip::LongLines
+                } else {
+                    Skip::Unreadable
+                };
+                n.count_file(&file.rel, why);
+            }
             None => {}
         }
         turn += 1;
@@ -357,6 +367,57 @@ fn in_order<T>(
         timed_out,
         seen: seen_all,
     })
+}
+
+/// Whether `file`, opened again beneath its root, holds a line longer than a search holds at
+/// once ([`super::FILE_LINE_HEAP`]). Asked only of a file not read whole, which is rare: its
+/// second read costs nothing on the common path.
+fn has_long_line(file: &Candidate, beneath: &mut Opener<'_>) -> bool {
+    use std::io::Read as _;
+    let Ok(opened) = open_candidate(file, beneath, u64::MAX) else {
+        return false;
+    };
+    let mut reader = spool_walk::walk::ReadFrom {
+        file: &opened.file,
+        at: 0,
+    };
+    let mut buf = vec![0u8; 1 << 20];
+    let mut since_newline = 0usize;
+    let long = loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) | Err(_) => break false,
+            Ok(n) => n,
+        };
+        let piece = &buf[..n];
+        match memchr::memrchr(b'\n', piece) {
+            Some(last) => {
+                let first = memchr::memchr(b'\n', piece).unwrap_or(last);
+                if since_newline + first > super::FILE_LINE_HEAP
+                    || longest_inner(&piece[first..=last]) > super::FILE_LINE_HEAP
+                {
+                    break true;
+                }
+                since_newline = n - last - 1;
+            }
+            None => since_newline += n,
+        }
+        if since_newline > super::FILE_LINE_HEAP {
+            break true;
+        }
+    };
+    opened.done(beneath);
+    long
+}
+
+/// The longest run between two newlines in `piece` (which starts and ends with one).
+fn longest_inner(piece: &[u8]) -> usize {
+    let mut longest = 0;
+    let mut at = 0;
+    for nl in memchr::memchr_iter(b'\n', piece) {
+        longest = longest.max(nl - at);
+        at = nl + 1;
+    }
+    longest
 }
 
 #[cfg(test)]

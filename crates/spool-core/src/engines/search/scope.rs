@@ -131,6 +131,10 @@ pub struct TreeScope {
     /// leads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<super::links::LinkNotFollowed>,
+    /// The first files the search did not read (binary, too large, a line too long,
+    /// unreadable), each with why: a search that found nothing offers the search of each alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<UnreadFile>,
     pub duration_ms: u64,
     /// What a search that ran out of time covered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -161,6 +165,27 @@ pub struct Skipped {
     /// Symlinks (to files or folders) the rules let through and the walk did not follow.
     #[serde(default)]
     pub symlinks: u64,
+    /// Read, but holding a line longer than a directory search holds at once (32 MiB); a
+    /// search of the file alone reads it in windows.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub long_lines: u64,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A file a directory search did not read, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnreadFile {
+    /// Its path under the searched directory.
+    pub path: String,
+    /// `binary`, `too large`, `a line too long` or `unreadable`.
+    pub why: String,
 }
 
 impl Scope {

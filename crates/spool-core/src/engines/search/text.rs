@@ -105,6 +105,13 @@ fn not_searched(t: &super::TreeScope) -> String {
     if k.unreadable > 0 {
         parts.push(format!("{} unreadable", thousands(k.unreadable)));
     }
+    if k.long_lines > 0 {
+        parts.push(format!(
+            "{} with a line over {}",
+            thousands(k.long_lines),
+            render::human_bytes(super::FILE_LINE_HEAP as u64)
+        ));
+    }
     if k.symlinks > 0 {
         parts.push(format!(
             "{} not followed",
@@ -136,7 +143,7 @@ fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
     }
     let wider = a.wider();
     if wider.is_empty() {
-        return links_unoffered(a);
+        return unoffered(a);
     }
     // What each call adds is said first; the calls stand alone on the `Next:` line, as every
     // answer's do, so a reader of the words can run them as printed.
@@ -152,12 +159,24 @@ fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
     ))
 }
 
-/// The symlinks not followed whose target no search is offered for, when a search that found
-/// nothing has no other way on: each named with why, and the caveat.
-fn links_unoffered(a: &SearchAnswer) -> Option<String> {
+/// What a search that found nothing left out and offers no search of (files that could not be
+/// read, symlinks that lead nowhere it may search): each named with why, and the caveat.
+fn unoffered(a: &SearchAnswer) -> Option<String> {
     let Scope::Tree(t) = &a.scope else {
         return None;
     };
+    if t.files_skipped.unreadable > 0 {
+        let named: Vec<String> = t.unread.iter().map(|u| format!("`{}`", u.path)).collect();
+        return Some(format!(
+            "\n Not read: {}{}. No search can read them: absent here is not absent there.",
+            named.join(", "),
+            if (named.len() as u64) < t.files_skipped.unreadable {
+                ", and more"
+            } else {
+                ""
+            }
+        ));
+    }
     if t.files_skipped.symlinks == 0 {
         return None;
     }

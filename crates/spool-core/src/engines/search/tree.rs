@@ -550,8 +550,17 @@ pub(super) fn scope_of(
             too_large: n.too_large,
             unreadable: n.unreadable,
             symlinks,
+            long_lines: n.long_lines,
         },
         links,
+        unread: n
+            .named
+            .iter()
+            .map(|(path, why)| super::scope::UnreadFile {
+                path: path.clone(),
+                why: why.as_str().to_owned(),
+            })
+            .collect(),
         duration_ms: w.started.elapsed().as_millis() as u64,
         covered: timed_out.map(|last| {
             format!("files in path order up to and including `{last}`; the files after it were not {verb}")
