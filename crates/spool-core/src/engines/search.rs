@@ -13,6 +13,7 @@ mod passages;
 mod ranked;
 mod ranked_tree;
 mod scope;
+mod since;
 mod sink;
 mod streamed;
 mod text;
@@ -118,6 +119,10 @@ pub struct Hit {
     /// A ranked passage's score (BM25; higher is better).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// On a cursor page of a directory search: its file was `deleted since the search` or
+    /// `changed since the search` (the hit is as the search found it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
     /// A ranked passage's end (exclusive) in the artifact's bytes: what a read shows of it.
     #[serde(skip)]
     pub end_byte: Option<u64>,
@@ -290,6 +295,14 @@ impl SearchAnswer {
         if let (Some(c), Some(repeat)) = (&self.next_cursor, &self.repeat) {
             self.next
                 .push(NextCall::Search(repeat.clone()).with_cursor(c));
+        }
+        // A page of a tree that changed since its search: the same search, afresh.
+        if let (Scope::Tree(t), Some(repeat)) = (&self.scope, &self.repeat)
+            && t.changed_since.is_some()
+        {
+            let mut fresh = repeat.clone();
+            fresh.cursor = None;
+            self.next.push(NextCall::Search(fresh));
         }
         if self.hit_count == 0 && self.scope.first_hit_index() == 0 {
             let wider = self.wider();

@@ -13,6 +13,7 @@ mod jq_bounds;
 mod layers;
 mod links;
 mod long_lines;
+mod pages_since;
 mod query;
 mod ranked;
 mod reflink;

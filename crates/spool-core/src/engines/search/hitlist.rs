@@ -186,6 +186,7 @@ pub(super) fn decode(line: &[u8]) -> Result<Hit, String> {
         after: context(6),
         end_line: None,
         score: None,
+        since: None,
         end_byte: None,
     })
 }
@@ -208,6 +209,7 @@ mod tests {
             after: Vec::new(),
             end_line: None,
             score: None,
+            since: None,
             end_byte: None,
         }
     }

@@ -259,6 +259,7 @@ pub fn search_words(
             end_line: Some(end_line),
             // BM25 as SQLite gives it is lower for better: the score is higher for better.
             score: Some((-bm25 * 100.0).round() / 100.0),
+            since: None,
             end_byte: Some(end_byte),
         });
     }

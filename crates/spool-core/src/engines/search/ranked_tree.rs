@@ -205,6 +205,7 @@ fn passage_at(reader: &ArtifactReader, line: u64) -> Result<Hit> {
         after: Vec::new(),
         end_line: Some(end_line),
         score: None,
+        since: None,
         end_byte: None,
     })
 }

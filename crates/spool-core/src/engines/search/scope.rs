@@ -142,6 +142,12 @@ pub struct TreeScope {
     /// How many hits came before this page (0 in the stored hit list).
     #[serde(default)]
     pub first_hit_index: u64,
+    /// A cursor page: when the search it pages ran (its hits are the tree as it was then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub searched_at: Option<String>,
+    /// A cursor page: this page's files deleted or changed since the search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed_since: Option<super::since::ChangedSince>,
 }
 
 /// The files a directory search did not read, by why.

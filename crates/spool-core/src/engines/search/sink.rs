@@ -293,6 +293,7 @@ impl Sink for HitSink<'_> {
                 after: Vec::new(),
                 end_line: None,
                 score: None,
+                since: None,
                 end_byte: None,
             });
             self.keeping_after = true;

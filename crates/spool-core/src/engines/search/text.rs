@@ -159,6 +159,32 @@ fn wider_text(a: &SearchAnswer, dialect: Dialect) -> Option<String> {
     ))
 }
 
+/// A cursor page's words on the tree it pages: the search's time, and what of this page's
+/// files was deleted or changed since (see `since.rs`).
+fn since_words(a: &SearchAnswer) -> String {
+    let Scope::Tree(t) = &a.scope else {
+        return String::new();
+    };
+    let Some(at) = &t.searched_at else {
+        return String::new();
+    };
+    let mut out = format!("\n These hits are the tree as the search found it at {at}.");
+    if let Some(c) = &t.changed_since {
+        let mut parts = Vec::new();
+        if c.deleted > 0 {
+            parts.push(format!("{} deleted", thousands(c.deleted)));
+        }
+        if c.changed > 0 {
+            parts.push(format!("{} changed", thousands(c.changed)));
+        }
+        out.push_str(&format!(
+            " Since then, of this page's files, {}: their hits are marked, and the same search without its cursor reads the tree as it is now.",
+            parts.join(" and ")
+        ));
+    }
+    out
+}
+
 /// What a search that found nothing left out and offers no search of (files that could not be
 /// read, symlinks that lead nowhere it may search): each named with why, and the caveat.
 fn unoffered(a: &SearchAnswer) -> Option<String> {
@@ -290,6 +316,7 @@ pub fn notice(a: &SearchAnswer, dialect: Dialect) -> String {
         return counts_notice(a, files, (&pattern, flags), &where_, &stopped, dialect);
     }
     let first = a.scope.first_hit_index();
+    stopped.push_str(&since_words(a));
     let hits_word = if a.hit_count == 1 { "hit" } else { "hits" };
     let count = format!("{} {hits_word} (matching lines)", thousands(a.hit_count));
     if a.hits.is_empty() {
@@ -539,7 +566,11 @@ pub(crate) fn hit_lines(a: &SearchAnswer) -> String {
                 thousands(t.line_chars)
             )
         });
-        out.push_str(&format!("{prefix}{}:{}{trim}\n", hit.line, hit.text));
+        let since = hit
+            .since
+            .as_ref()
+            .map_or(String::new(), |s| format!(" [file {s}]"));
+        out.push_str(&format!("{prefix}{}:{}{trim}{since}\n", hit.line, hit.text));
         for c in &hit.after {
             out.push_str(&format!("{prefix}{}-{}\n", c.line, c.text));
         }

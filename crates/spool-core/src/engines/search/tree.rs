@@ -138,6 +138,8 @@ fn search_tree(search: &TreeSearch<'_>, query: &Query) -> Result<SearchAnswer> {
             return Err(cursor::mismatch("another search"));
         }
         let mut answer = page_of_hits(store, &p.h, query, &digest, p.i, limit)?;
+        let searched_at = store.open_artifact(&p.h)?.meta().created_at;
+        super::since::mark(&mut answer, &real, searched_at);
         answer.repeat = Some(repeat(path, query, paging, filter));
         answer.set_next();
         return Ok(answer);
@@ -566,6 +568,8 @@ pub(super) fn scope_of(
             format!("files in path order up to and including `{last}`; the files after it were not {verb}")
         }),
         first_hit_index: 0,
+        searched_at: None,
+        changed_since: None,
     }
 }
 
