@@ -44,7 +44,7 @@ async fn wrap_relays_over_stdio_and_the_continuation_reads_the_rest() {
         .env("SPOOL_HOME", home.path());
     let client = ().serve(rmcp::transport::TokioChildProcess::new(cmd).unwrap()).await.unwrap();
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 29 + spool_proxy::SPOOL_TOOLS.len());
+    assert_eq!(tools.len(), 30 + spool_proxy::SPOOL_TOOLS.len());
     let call = |name: &str, args: serde_json::Value| {
         rmcp::model::CallToolRequestParams::new(name.to_owned())
             .with_arguments(args.as_object().cloned().unwrap())
