@@ -5,11 +5,13 @@
 //! `git status --porcelain` for `dirty`. A claim the truth refutes fails the build.
 //!
 //! Checked: `hit_count` (and that it is exact), `files_searched`, each left-out count
-//! (`outside_glob`, `ignored`, `hidden`), `dirty` before and after each edit of a sequence (a
-//! same-size rewrite with its mtime put back among them), that a repeat after an edit is not
-//! the stored list of before, that `read` of an edited file states `dirty` as git does, and
-//! that every
-//! call a zero-hit answer offers runs and finds what ripgrep finds there.
+//! (`outside_glob`, `ignored`, `hidden`, `symlinks`), `dirty` and `staged` before and after
+//! each edit of a sequence (a same-size rewrite with its mtime put back, a change staged with
+//! `git add`, symlinks to a file, to a folder and out of the tree among them), that a repeat
+//! after an edit is not the stored list of before, that `read` of an edited file states
+//! `dirty` as git does, and that every call a zero-hit answer offers runs and finds what
+//! ripgrep finds there. Issue 57 added the staged edit and the symlinks: `rg -L` says which
+//! links a search's rules let through, and every entry `find` sees is accounted for.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -46,7 +48,21 @@ enum Edit {
     Untracked,
     IgnoredNew,
     Delete(usize),
+    /// A line appended and staged (`git add`): the index differs from `HEAD`.
+    Stage(usize),
+    /// A symlink at the top: to a tracked file, to the `src` folder, to a folder outside.
+    Link(LinkTo),
 }
+
+#[derive(Debug, Clone, Copy)]
+enum LinkTo {
+    File,
+    Folder,
+    Outside,
+}
+
+/// The symlinks an edit may make, by name: each at the top of the tree.
+const LINKS: &[&str] = &["lnk_file.txt", "lnk_dir", "lnk_out"];
 
 #[derive(Debug, Clone)]
 struct Case {
@@ -69,6 +85,13 @@ fn case() -> impl Strategy<Value = Case> {
         Just(Edit::Untracked),
         Just(Edit::IgnoredNew),
         (0usize..8).prop_map(Edit::Delete),
+        (0usize..8).prop_map(Edit::Stage),
+        prop_oneof![
+            Just(LinkTo::File),
+            Just(LinkTo::Folder),
+            Just(LinkTo::Outside)
+        ]
+        .prop_map(Edit::Link),
     ];
     (
         proptest::collection::vec(file, 1..8),
@@ -97,7 +120,8 @@ fn text(n: u8) -> String {
     t
 }
 
-/// Every regular file under `root` (`.git` left out), by path under it.
+/// Every regular file and symlink under `root` (`.git` left out; a link not followed), by path
+/// under it: what `find -type f -o -type l` sees.
 fn every_file(root: &Path) -> BTreeSet<String> {
     fn walk(dir: &Path, root: &Path, out: &mut BTreeSet<String>) {
         for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -108,7 +132,7 @@ fn every_file(root: &Path) -> BTreeSet<String> {
             }
             if t.is_dir() {
                 walk(&path, root, out);
-            } else if t.is_file() {
+            } else if t.is_file() || t.is_symlink() {
                 out.insert(path.strip_prefix(root).unwrap().to_string_lossy().into());
             }
         }
@@ -116,6 +140,30 @@ fn every_file(root: &Path) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     walk(root, root, &mut out);
     out
+}
+
+/// The links at the top of `root` a search with these flags lets through (and does not
+/// follow): ripgrep's rules applied to each link's name as to a file's. Each is made an empty
+/// regular file in a scratch tree with the same ignore rules, and `rg --files` says which it
+/// lists (a link to a folder is no folder to the walk: it is not entered).
+fn rg_links(root: &Path, flags: &[String]) -> BTreeSet<String> {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut any = false;
+    for l in LINKS {
+        if root.join(l).is_symlink() {
+            std::fs::write(scratch.path().join(l), "").unwrap();
+            any = true;
+        }
+    }
+    if !any {
+        return BTreeSet::new();
+    }
+    if let Ok(rules) = std::fs::read(root.join(".gitignore")) {
+        std::fs::write(scratch.path().join(".gitignore"), rules).unwrap();
+    }
+    let mut listed = rg_files_with(scratch.path(), flags, &["--no-require-git"]);
+    listed.retain(|f| LINKS.contains(&f.as_str()));
+    listed
 }
 
 /// ripgrep's flags for a search's filter.
@@ -137,10 +185,15 @@ fn rg_flags(globs: &[&str], hidden: bool, no_ignore: bool) -> Vec<String> {
 
 /// The files ripgrep reads under `root` with these flags.
 fn rg_files(root: &Path, flags: &[String]) -> BTreeSet<String> {
+    rg_files_with(root, flags, &[])
+}
+
+fn rg_files_with(root: &Path, flags: &[String], more: &[&str]) -> BTreeSet<String> {
     let out = Command::new("rg")
         .current_dir(root)
         .arg("--files")
         .args(flags)
+        .args(more)
         .output()
         .unwrap_or_else(|e| panic!("ripgrep (`rg`) runs ({e}): scripts/test installs it"));
     String::from_utf8_lossy(&out.stdout)
@@ -232,9 +285,14 @@ fn check_claims(root: &Path, args: &Value, a: &SearchAnswer) -> Result<(), TestC
         &globs.iter().map(|g| (*g).to_owned()).collect::<Vec<_>>()
     );
     let all = every_file(root);
-    let without_globs = rg_files(root, &rg_flags(&[], hidden, no_ignore));
-    let outside: BTreeSet<&String> = without_globs.difference(&searched).collect();
+    let links = rg_links(root, &flags);
+    let no_glob_flags = rg_flags(&[], hidden, no_ignore);
+    let mut without_globs = rg_files(root, &no_glob_flags);
+    without_globs.extend(rg_links(root, &no_glob_flags));
+    let through: BTreeSet<String> = searched.union(&links).cloned().collect();
+    let outside: BTreeSet<&String> = without_globs.difference(&through).collect();
     let k = &scope.files_skipped;
+    prop_assert_eq!(k.symlinks, links.len() as u64, "symlinks: {:?}", links);
     if globs.is_empty() {
         prop_assert_eq!(k.outside_glob, None);
     } else {
@@ -242,7 +300,7 @@ fn check_claims(root: &Path, args: &Value, a: &SearchAnswer) -> Result<(), TestC
     }
     let left: Vec<&String> = all
         .iter()
-        .filter(|f| !searched.contains(*f) && !outside.contains(f))
+        .filter(|f| !through.contains(*f) && !outside.contains(f))
         .collect();
     let hidden_left = left.iter().filter(|f| is_hidden(f)).count() as u64;
     if hidden {
@@ -255,6 +313,13 @@ fn check_claims(root: &Path, args: &Value, a: &SearchAnswer) -> Result<(), TestC
     // The tree's version: dirty exactly when git says so.
     let git_says = !git(root, &["status", "--porcelain", "--untracked-files=all"]).is_empty();
     prop_assert_eq!(scope.version.dirty, Some(git_says), "dirty");
+    let staged = !Command::new("git")
+        .args(["diff", "--cached", "--quiet"])
+        .current_dir(root)
+        .status()
+        .unwrap()
+        .success();
+    prop_assert_eq!(scope.version.staged, Some(staged), "staged");
     Ok(())
 }
 
@@ -300,7 +365,39 @@ fn apply(root: &Path, edit: Edit, tracked: &[String]) {
                 std::fs::remove_file(root.join(rel)).unwrap();
             }
         }
+        Edit::Stage(i) => {
+            if let Some(rel) = pick(i) {
+                let mut t = std::fs::read_to_string(root.join(&rel)).unwrap();
+                t.push_str("the needle staged\n");
+                std::fs::write(root.join(&rel), t).unwrap();
+                git(root, &["add", "--", &rel]);
+            }
+        }
+        Edit::Link(to) => {
+            let (name, target) = match to {
+                LinkTo::File => (LINKS[0], pick(0).unwrap_or_else(|| "missing".into())),
+                LinkTo::Folder => {
+                    std::fs::create_dir_all(root.join("src")).unwrap();
+                    (LINKS[1], "src".to_owned())
+                }
+                LinkTo::Outside => (LINKS[2], outside_dir().to_string_lossy().into_owned()),
+            };
+            if !root.join(name).is_symlink() {
+                std::os::unix::fs::symlink(target, root.join(name)).unwrap();
+            }
+        }
     }
+}
+
+/// A folder outside every tree the oracle makes, holding a file with the word.
+fn outside_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("far.txt"), "the needle far away\n").unwrap();
+        d
+    })
+    .path()
 }
 
 fn run(c: &Case) -> Result<(), TestCaseError> {
@@ -378,7 +475,9 @@ fn run_in(cx: &Tools, c: &Case, root: &Path, tracked: &[String]) -> Result<(), T
             prop_assert_eq!(call.tool(), "search");
             let wider = Value::Object(call.arguments().clone());
             let a = search(cx, &wider);
-            check_claims(&root, &wider, &a)?;
+            // The search of where a symlink leads is of that folder.
+            let at = wider["path"].as_str().unwrap_or(".");
+            check_claims(&root.join(at), &wider, &a)?;
         }
         let (globs, hidden, no_ignore) = filter_of(&args);
         let offered = |want: &dyn Fn(&Value) -> bool| {

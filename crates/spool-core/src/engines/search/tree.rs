@@ -244,6 +244,14 @@ fn run_search(
     let walked_already = if store.has_dedup_prefix(&key_prefix)? {
         let mut walked = walk::walk_filtered(dir, filter)?;
         let within = budget.min(Duration::from_secs(2));
+        // What only the walk knows, kept for the search's own survey (which reads the tree
+        // from the top): the symlinks it let through (regression, issue 57: a search after a
+        // stale stored list counted a new symlink as ignored), and the hidden files it did.
+        let (links, walked_hidden) = walked
+            .left
+            .as_ref()
+            .map(|l| (l.links.clone(), l.walked_hidden))
+            .unwrap_or_default();
         // A list that ran out of time is not reused: the next search tries the whole tree.
         if let Some(found) = store.find_by_dedup(&format!("{key_prefix}{}", walked.digest))?
             && !found.source.version.timed_out()
@@ -251,6 +259,11 @@ fn run_search(
         {
             return Ok(found.reference);
         }
+        walked.left = Some(spool_walk::left_out::LeftOut {
+            links,
+            walked_hidden,
+            ..spool_walk::left_out::LeftOut::everything(dir)
+        });
         // The walk's note of what the globs left out went to that check: with globs, the
         // search walks again to count them.
         filter.globs.is_empty().then_some(walked)
@@ -762,11 +775,12 @@ pub(super) fn still_states(
     let k = &then.files_skipped;
     let git = |v: TreeVersion| (v.commit, v.dirty, v.staged);
     git(then.version) == git(now.version)
-        && (k.ignored, k.hidden, k.outside_glob)
+        && (k.ignored, k.hidden, k.outside_glob, k.symlinks)
             == (
                 now.left_out.ignored,
                 now.left_out.hidden,
                 now.left_out.outside_glob,
+                now.links.len() as u64,
             )
 }
 
