@@ -7,32 +7,13 @@ use std::path::Path;
 use std::process::Command;
 
 use spool_core::calls::NextCall;
-use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
-use spool_core::search::{Paging, Query, SearchAnswer};
-use spool_walk::roots::Roots;
+use spool_core::search::{Paging, SearchAnswer};
 
 use crate::support::{git, store, write};
 
 fn search(roots: &[&Path], path: &str, pattern: &str) -> (SearchAnswer, String) {
     let s = store();
-    let roots: Vec<_> = roots.iter().map(|r| r.to_path_buf()).collect();
-    let roots = Roots::new(&roots).unwrap();
-    let query = Query {
-        pattern: pattern.into(),
-        ..Query::default()
-    };
-    let a = search_path(
-        &s.store,
-        &roots,
-        path,
-        &query,
-        &[],
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
-    .unwrap();
-    let text = spool_core::search::render_answer(&a, spool_core::render::Dialect::Mcp);
-    (a, text)
+    crate::support::search_words(&s.store, roots[0], path, pattern, &Paging::default())
 }
 
 fn scope(a: &SearchAnswer) -> serde_json::Value {
@@ -74,7 +55,7 @@ fn a_folder_behind_a_symlink_is_counted_named_and_offered_never_silent() {
         ["config/prod.yaml"]
     );
 
-    let (a, text) = search(&[root], "app", "CHECKOUT_TIMEOUT");
+    let (a, text) = search(&[root.as_path()], "app", "CHECKOUT_TIMEOUT");
     assert_eq!(a.hit_count, 0);
     let s = scope(&a);
     assert_eq!(s["files_searched"], 1, "{s}");
@@ -94,7 +75,7 @@ fn a_folder_behind_a_symlink_is_counted_named_and_offered_never_silent() {
         })
         .collect();
     assert_eq!(offered, ["shared-config"]);
-    let (b, _) = search(&[root], &offered[0], "CHECKOUT_TIMEOUT");
+    let (b, _) = search(&[root.as_path()], &offered[0], "CHECKOUT_TIMEOUT");
     assert_eq!(b.hit_count, 1);
     assert_eq!(b.hits[0].text.trim_end(), "CHECKOUT_TIMEOUT: 10");
 }
@@ -112,7 +93,7 @@ fn a_symlink_no_search_can_follow_says_why_and_keeps_the_caveat() {
     std::os::unix::fs::symlink(outside.path(), root.join("app/ext")).unwrap();
     std::os::unix::fs::symlink("missing", root.join("app/broken")).unwrap();
     std::os::unix::fs::symlink("v2", root.join("app/current")).unwrap();
-    let (a, text) = search(&[root], "app", "CHECKOUT_TIMEOUT");
+    let (a, text) = search(&[root.as_path()], "app", "CHECKOUT_TIMEOUT");
     assert_eq!(a.hit_count, 0);
     let s = scope(&a);
     assert_eq!(s["files_skipped"]["symlinks"], 3, "{s}");
@@ -167,7 +148,7 @@ fn the_counts_add_up_to_what_find_sees() {
         .output()
         .unwrap();
     let found = String::from_utf8_lossy(&find.stdout).lines().count() as u64;
-    let (a, _) = search(&[root], ".", "CHECKOUT_TIMEOUT");
+    let (a, _) = search(&[root.as_path()], ".", "CHECKOUT_TIMEOUT");
     let s = scope(&a);
     let k = &s["files_skipped"];
     let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);

@@ -7,32 +7,17 @@ use std::path::Path;
 use std::process::Command;
 
 use spool_core::calls::NextCall;
-use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
-use spool_core::search::{Paging, Query, SearchAnswer};
-use spool_walk::roots::Roots;
+use spool_core::search::{Paging, SearchAnswer};
 
 use crate::support::{store, write};
 
 fn page(s: &spool_core::store::Store, root: &Path, cursor: Option<String>) -> SearchAnswer {
-    let roots = Roots::new(&[root.to_owned()]).unwrap();
-    let query = Query {
-        pattern: "timeout".into(),
-        ..Query::default()
+    let paging = Paging {
+        context: 0,
+        limit: Some(3),
+        cursor,
     };
-    search_path(
-        s,
-        &roots,
-        ".",
-        &query,
-        &[],
-        &Paging {
-            context: 0,
-            limit: Some(3),
-            cursor,
-        },
-        DEFAULT_BUDGET,
-    )
-    .unwrap()
+    crate::support::search_words(s, root, ".", "timeout", &paging).0
 }
 
 /// The lines `rg` finds now in `path` under `root`.

@@ -6,9 +6,7 @@
 
 use std::path::Path;
 
-use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
-use spool_core::search::{Paging, Query};
-use spool_walk::roots::Roots;
+use spool_core::search::Paging;
 
 use crate::support::{git, store, write};
 
@@ -39,21 +37,8 @@ fn git_staged(root: &Path, path: &str) -> bool {
 
 fn search_version(root: &Path, dir: &str) -> (serde_json::Value, String) {
     let s = store();
-    let roots = Roots::new(&[root.to_owned()]).unwrap();
-    let query = Query {
-        pattern: "timeout".into(),
-        ..Query::default()
-    };
-    let a = search_path(
-        &s.store,
-        &roots,
-        &root.join(dir).to_string_lossy(),
-        &query,
-        &[],
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
-    .unwrap();
+    let path = root.join(dir).to_string_lossy().into_owned();
+    let (a, _) = crate::support::search_words(&s.store, root, &path, "timeout", &Paging::default());
     let text = spool_core::search::render_answer(&a, spool_core::render::Dialect::Cli);
     (
         serde_json::to_value(&a.scope).unwrap()["version"].clone(),

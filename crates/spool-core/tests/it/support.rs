@@ -90,3 +90,31 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub fn settle() {
     std::thread::sleep(std::time::Duration::from_millis(30));
 }
+
+/// A regex search of `path` (under the one root `root`) for `pattern`, with its words as MCP
+/// renders them: what the directory-search claim tests read.
+pub fn search_words(
+    store: &Store,
+    root: &std::path::Path,
+    path: &str,
+    pattern: &str,
+    paging: &spool_core::search::Paging,
+) -> (spool_core::search::SearchAnswer, String) {
+    let roots = spool_walk::roots::Roots::new(&[root.to_owned()]).unwrap();
+    let query = spool_core::search::Query {
+        pattern: pattern.into(),
+        ..spool_core::search::Query::default()
+    };
+    let a = spool_core::search::tree::search_path(
+        store,
+        &roots,
+        path,
+        &query,
+        &[],
+        paging,
+        spool_core::search::tree::DEFAULT_BUDGET,
+    )
+    .unwrap();
+    let text = spool_core::search::render_answer(&a, spool_core::render::Dialect::Mcp);
+    (a, text)
+}

@@ -7,31 +7,13 @@ use std::path::Path;
 use std::process::Command;
 
 use spool_core::calls::NextCall;
-use spool_core::search::tree::{DEFAULT_BUDGET, search_path};
-use spool_core::search::{Paging, Query, SearchAnswer};
-use spool_walk::roots::Roots;
+use spool_core::search::{Paging, SearchAnswer};
 
 use crate::support::{store, write};
 
 fn search(root: &Path, path: &str) -> (SearchAnswer, String) {
     let s = store();
-    let roots = Roots::new(&[root.to_owned()]).unwrap();
-    let query = Query {
-        pattern: "NEEDLE".into(),
-        ..Query::default()
-    };
-    let a = search_path(
-        &s.store,
-        &roots,
-        path,
-        &query,
-        &[],
-        &Paging::default(),
-        DEFAULT_BUDGET,
-    )
-    .unwrap();
-    let text = spool_core::search::render_answer(&a, spool_core::render::Dialect::Mcp);
-    (a, text)
+    crate::support::search_words(&s.store, root, path, "NEEDLE", &Paging::default())
 }
 
 #[test]
