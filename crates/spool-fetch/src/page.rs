@@ -121,6 +121,18 @@ fn mark_hidden(node: &Handle) -> usize {
             kids.insert(0, text_node(child, &format!("{HIDDEN_START} ")));
             kids.push(text_node(child, &format!(" {HIDDEN_END}")));
             marked += 1;
+        } else if element_name(child) == Some("details") && attr(child, "open").is_none() {
+            // A closed `<details>` shows its `<summary>` and hides the rest until opened.
+            // Regression (issue 57): its text was kept unmarked, and a page with one said
+            // "2 elements the page hides" where there were 3.
+            let mut kids = child.children.borrow_mut();
+            let after_summary = kids
+                .iter()
+                .position(|k| element_name(k) == Some("summary"))
+                .map_or(0, |i| i + 1);
+            kids.insert(after_summary, text_node(child, &format!("{HIDDEN_START} ")));
+            kids.push(text_node(child, &format!(" {HIDDEN_END}")));
+            marked += 1;
         } else {
             marked += mark_hidden(child);
         }
@@ -365,7 +377,9 @@ mod tests {
              <div hidden>h1dden</div><span aria-hidden=\"true\">ar1a</span>\
              <span aria-hidden=\"true\">\u{b6}</span>\
              <p style=\"DISPLAY : none\">n0ne</p><template><p>t3mplate</p></template>\
-             <noscript>n0script</noscript>",
+             <noscript>n0script</noscript>\
+             <details><summary>More options</summary><p>d3tails</p></details>\
+             <details open><summary>Shown</summary><p>0pened</p></details>",
         );
         for plain in [false, true] {
             let (out, cleaned) = convert(&html, plain).unwrap();
@@ -373,7 +387,7 @@ mod tests {
             for gone in ["secret_tracking", "color", "t3mplate", "n0script", "\u{b6}"] {
                 assert!(!out.contains(gone), "{gone} in {out}");
             }
-            for kept in ["h1dden", "ar1a", "n0ne"] {
+            for kept in ["h1dden", "ar1a", "n0ne", "d3tails"] {
                 let at = out
                     .find(kept)
                     .unwrap_or_else(|| panic!("{kept} not in {out}"));
@@ -384,7 +398,23 @@ mod tests {
             }
             // script, style, template, noscript and the wordless icon.
             assert_eq!(cleaned.unseen, 5);
-            assert_eq!(cleaned.hidden_kept, 3);
+            // The closed `<details>`: its summary is on the screen, the rest hidden; an open
+            // one is shown whole.
+            let summary = out.find("More options").unwrap();
+            let start = out
+                .find("d3tails")
+                .and_then(|at| out[..at].rfind(HIDDEN_START));
+            assert!(start.is_some_and(|s| s > summary), "{out}");
+            let opened = out.find("0pened").unwrap();
+            assert!(
+                !out[..opened]
+                    .rsplit(HIDDEN_END)
+                    .next()
+                    .unwrap()
+                    .contains(HIDDEN_START),
+                "{out}"
+            );
+            assert_eq!(cleaned.hidden_kept, 4);
             assert_eq!(cleaned.main, None);
         }
     }

@@ -674,15 +674,20 @@ fn hidden_tab_panels_are_kept_marked_and_found() {
         let a = search_artifact(&store, &f.meta.reference, &q, &Paging::default()).unwrap();
         assert_eq!(a.hit_count, 1, "`{word}` in:\n{stored}");
     }
+    // Two tab panels and the closed `<details>` (issue 57: its text was kept unmarked and
+    // the count said 2): its summary shown, the rest marked.
     assert_eq!(
         stored.matches("[hidden on the page]").count(),
-        2,
+        3,
         "{stored}"
     );
-    assert_eq!(f.meta.source.coverage().hidden_kept, 2);
+    let socket = stored.find("If WIDGET_SOCKET is busy").unwrap();
+    let mark = stored[..socket].rfind("[hidden on the page]").unwrap();
+    assert!(stored[..mark].contains("Troubleshooting"), "{stored}");
+    assert_eq!(f.meta.source.coverage().hidden_kept, 3);
     let banner = spool_core::render::banner(&preview(&store, &f), spool_core::render::Dialect::Mcp);
     assert!(
-        banner.contains("2 elements the page hides until opened (tabs, accordions) are kept"),
+        banner.contains("3 elements the page hides until opened (tabs, accordions) are kept"),
         "{banner}"
     );
 }
