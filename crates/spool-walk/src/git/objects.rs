@@ -53,15 +53,21 @@ impl Kind {
     }
 }
 
-/// One pack: its index (read whole: 28 bytes an object) and its data file.
+/// One pack: its index, read where a look-up needs it (its 256 counts once, then about 20
+/// ids of a binary search: an index is 28 bytes an object, 250 MB for a repository of nine
+/// million, and a search must not read it whole), and its data file.
 struct Pack {
-    /// The index's 256 cumulative counts, then the ids, the CRCs, the offsets.
-    idx: Vec<u8>,
+    idx: File,
+    /// How many ids start with each byte or a lower one (the index's fan-out table).
+    fanout: Vec<u32>,
     count: usize,
     data: File,
 }
 
-/// The object store of a repository, its packs' indexes read once.
+/// Where the ids start in a version 2 pack index (after its header and fan-out table).
+const IDS_AT: u64 = 8 + 1024;
+
+/// The object store of a repository, its packs' indexes opened once.
 pub struct Objects {
     dir: PathBuf,
     packs: Vec<Pack>,
@@ -118,31 +124,46 @@ impl Objects {
 
 impl Pack {
     fn open(idx_path: &Path) -> Option<Self> {
-        let idx = std::fs::read(idx_path).ok()?;
-        if idx.get(..8)? != b"\xfftOc\x00\x00\x00\x02" {
+        let idx = File::open(idx_path).ok()?;
+        let mut head = vec![0u8; IDS_AT as usize];
+        idx.read_exact_at(&mut head, 0).ok()?;
+        if head.get(..8)? != b"\xfftOc\x00\x00\x00\x02" {
             return None;
         }
-        let count = be32(idx.get(8 + 255 * 4..8 + 256 * 4)?) as usize;
+        let fanout: Vec<u32> = head[8..].chunks_exact(4).map(be32).collect();
+        let count = *fanout.last()? as usize;
         // The ids, CRCs and offsets must all be there.
-        idx.get(..8 + 1024 + count.checked_mul(28)?)?;
+        let len = idx.metadata().ok()?.len();
+        (IDS_AT + (count as u64).checked_mul(28)? <= len).then_some(())?;
         let data = File::open(idx_path.with_extension("pack")).ok()?;
-        Some(Self { idx, count, data })
+        Some(Self {
+            idx,
+            fanout,
+            count,
+            data,
+        })
+    }
+
+    fn read_idx<const N: usize>(&self, at: u64) -> Option<[u8; N]> {
+        let mut b = [0u8; N];
+        self.idx.read_exact_at(&mut b, at).ok()?;
+        Some(b)
     }
 
     /// Where object `id` starts in the pack.
     fn offset_of(&self, id: &[u8; 20]) -> Option<u64> {
-        let fan = |i: usize| -> Option<usize> {
-            Some(be32(self.idx.get(8 + i * 4..8 + i * 4 + 4)?) as usize)
-        };
         let first = usize::from(id[0]);
-        let lo = if first == 0 { 0 } else { fan(first - 1)? };
-        let hi = fan(first)?.min(self.count);
-        let ids = 8 + 1024;
-        let id_at = |i: usize| self.idx.get(ids + i * 20..ids + i * 20 + 20);
+        let lo = if first == 0 {
+            0
+        } else {
+            *self.fanout.get(first - 1)? as usize
+        };
+        let hi = (*self.fanout.get(first)? as usize).min(self.count);
         let (mut lo, mut hi) = (lo, hi);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match id_at(mid)?.cmp(&id[..]) {
+            let at: [u8; 20] = self.read_idx(IDS_AT + mid as u64 * 20)?;
+            match at.cmp(id) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return self.offset_at(mid),
@@ -152,14 +173,13 @@ impl Pack {
     }
 
     fn offset_at(&self, i: usize) -> Option<u64> {
-        let offsets = 8 + 1024 + self.count * 24;
-        let small = be32(self.idx.get(offsets + i * 4..offsets + i * 4 + 4)?);
+        let offsets = IDS_AT + self.count as u64 * 24;
+        let small = u32::from_be_bytes(self.read_idx(offsets + i as u64 * 4)?);
         if small & 0x8000_0000 == 0 {
             return Some(u64::from(small));
         }
-        let large = offsets + self.count * 4 + (small & 0x7fff_ffff) as usize * 8;
-        let b = self.idx.get(large..large + 8)?;
-        Some(u64::from_be_bytes(b.try_into().ok()?))
+        let large = offsets + self.count as u64 * 4 + u64::from(small & 0x7fff_ffff) * 8;
+        Some(u64::from_be_bytes(self.read_idx(large)?))
     }
 
     /// The object at `at`, its deltas applied (`depth` links followed so far).
