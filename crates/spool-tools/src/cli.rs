@@ -248,11 +248,9 @@ pub struct LsArgs {
 
 #[derive(Debug, Args)]
 pub struct FetchArgs {
+    /// The call, `--allow-private-network` among its flags (the command line's own).
     #[command(flatten)]
     pub call: calls::FetchParams,
-    /// Allow private, loopback and link-local addresses.
-    #[arg(long)]
-    pub allow_private_network: bool,
     #[command(flatten)]
     pub common: Common,
 }

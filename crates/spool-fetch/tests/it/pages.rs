@@ -522,6 +522,7 @@ fn a_fetch_given_the_question_answers_it_in_its_first_answer() {
         pattern: None,
         literal: false,
         case_insensitive: false,
+        allow_private_network: false,
     };
     let answer = spool_fetch::answer(
         &store,

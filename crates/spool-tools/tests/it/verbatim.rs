@@ -134,9 +134,22 @@ fn every_call_a_cli_answer_prints_runs_as_printed() {
         ))
         .unwrap();
     let page = format!("{base}/manual");
+    // A page whose stored copy is its main content only: the answer prints the fetch of the
+    // rest, which must carry the permission this fetch was given (issue 57: it did not, and
+    // was refused as printed).
+    let nav = "<nav>".to_owned() + &"<a href=x>menu entry</a>".repeat(20) + "</nav>";
+    let body = "a paragraph of the real content. ".repeat(40);
+    let docs_base = rt
+        .block_on(spool_test_support::pages::serve(
+            "text/html",
+            format!("<html><body>{nav}<main><h1>Docs</h1><p>{body}</p></main></body></html>"),
+        ))
+        .unwrap();
+    let docs = format!("{docs_base}/docs");
     let sessions: Vec<Vec<&str>> = vec![
         vec!["fetch", &page],
         vec!["fetch", "--allow-private-network", &page],
+        vec!["fetch", "--allow-private-network", &docs],
         vec!["run", "--", "seq", "1", "100000"],
         vec!["run", "--", "sh", "-c", "seq 1 3000; echo boom >&2; exit 2"],
         vec!["read", "svc/app.log"],

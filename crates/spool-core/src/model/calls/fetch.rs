@@ -35,6 +35,10 @@ impl FormatArg {
 // The arguments of `fetch`. No doc comment: it would be the schema's root description,
 // which is stripped, and stripping it moves the keys a host has always been shown.
 #[allow(missing_docs)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is a flag of the call as a person types it"
+)]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, Args)]
 #[serde(deny_unknown_fields)]
 pub struct FetchParams {
@@ -84,6 +88,14 @@ pub struct FetchParams {
     #[schemars(range(min = MIN_MAX_TOKENS, max = MAX_MAX_TOKENS))]
     #[arg(long, value_name = "N", help = super::CLI_MAX_TOKENS)]
     pub max_tokens: Option<u64>,
+    // The command line's own permission, spelled back in every fetch it prints (regression,
+    // issue 57: "the rest: `spool fetch URL --format raw`" dropped it and was refused as
+    // printed). Never read from a model's arguments (serde skips it, and `deny_unknown_fields`
+    // refuses it) nor shown in its schema: an MCP server has it from its operator.
+    #[serde(skip)]
+    #[schemars(skip)]
+    #[arg(long, help = "Allow private, loopback and link-local addresses")]
+    pub allow_private_network: bool,
 }
 
 impl Arguments for FetchParams {
@@ -122,5 +134,32 @@ pub(super) fn command_line(p: &FetchParams) -> Option<String> {
     let mut line = CommandLine::of(command());
     line.value("url", p.url.as_str())
         .fields(&super::listed(p), &["url"]);
+    if p.allow_private_network {
+        line.flag("allow_private_network");
+    }
     line.text()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The permission is the command line's: a model's arguments cannot carry it, and its
+    /// schema does not name it.
+    #[test]
+    fn a_model_cannot_allow_the_private_network() {
+        let asked =
+            serde_json::json!({ "url": "http://127.0.0.1/", "allow_private_network": true });
+        assert!(serde_json::from_value::<FetchParams>(asked).is_err());
+        let schema = serde_json::to_string(&schemars::schema_for!(FetchParams)).unwrap();
+        assert!(!schema.contains("allow_private_network"), "{schema}");
+        let mut p = FetchParams::new("http://127.0.0.1/", FormatArg::Raw);
+        p.allow_private_network = true;
+        assert!(!serde_json::to_string(&p).unwrap().contains("allow_private"));
+        let line = command_line(&p).unwrap();
+        assert!(
+            line.ends_with("--format raw --allow-private-network"),
+            "{line}"
+        );
+    }
 }
