@@ -21,8 +21,9 @@ pub const NAMED: usize = 5;
 pub struct LinkNotFollowed {
     /// The link, by its path under the searched directory.
     pub path: String,
-    /// Where it leads, as a search names it (below the first root, or absolute), when that is
-    /// inside the allowed roots and not inside the directory searched.
+    /// Where it leads, its real path (absolute: it runs as printed from any working directory,
+    /// in every dialect), when that is inside the allowed roots and not inside the directory
+    /// searched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leads_to: Option<String>,
     /// Why where it leads is not offered: `outside the allowed roots`, `nothing there`, or
@@ -49,7 +50,7 @@ pub fn not_followed(
                 Err(_) => (None, Some("nothing there")),
                 Ok(real) if real.starts_with(dir) => (None, Some("inside the directory searched")),
                 Ok(real) => match roots.resolve(&real.to_string_lossy()) {
-                    Ok(real) => (Some(named(roots, &real)), None),
+                    Ok(real) => (Some(real.to_string_lossy().into_owned()), None),
                     Err(_) => (None, Some("outside the allowed roots")),
                 },
             };
@@ -60,14 +61,4 @@ pub fn not_followed(
             }
         })
         .collect()
-}
-
-/// `real` as a search names it: below the first root (relative paths are resolved against
-/// it), else whole.
-fn named(roots: &Roots, real: &Path) -> String {
-    match spool_walk::paths::below(real, roots.primary()) {
-        Some(below) if !below.as_os_str().is_empty() => below.to_string_lossy().into_owned(),
-        Some(_) => ".".to_owned(),
-        None => real.to_string_lossy().into_owned(),
-    }
 }
