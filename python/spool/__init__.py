@@ -31,7 +31,9 @@ from . import _native
 from ._errors import SpoolError
 from ._types import (
     Envelope,
+    ErrorAnswer,
     Hit,
+    ItemPage,
     NextCall,
     Page,
     Range,
@@ -44,7 +46,9 @@ from ._types import (
 __all__ = [
     "DEFAULT_MAX_TOKENS",
     "Envelope",
+    "ErrorAnswer",
     "Hit",
+    "ItemPage",
     "NextCall",
     "Page",
     "Range",

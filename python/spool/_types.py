@@ -5,8 +5,6 @@ Every answer is a plain ``dict``: the structured form a host forwards to the mod
 text-only host forwards (banner, then each shown range). Give the model one of the two.
 """
 
-from __future__ import annotations
-
 import sys
 from typing import Any, Dict, List, Literal, Optional
 
@@ -23,6 +21,12 @@ ErrorCode = Literal[
     "not_found", "expired", "forbidden", "invalid_argument", "unavailable", "timeout", "corrupt",
     "internal",
 ]
+SourceKind = Literal["exec", "fetch", "file", "mcp", "search", "text", "query", "ci", "map"]
+ArtifactState = Literal["capturing", "complete", "interrupted", "cancelled", "expired"]
+
+# The shapes below are held to docs/schemas/answers.json (derived from the Rust answer types)
+# by tests/python/test_types.py: a field added there and not here fails it. ``text`` is the
+# Python package's own (the answer as a text-only host forwards it).
 
 
 class Range(TypedDict):
@@ -62,12 +66,41 @@ class NextCall(TypedDict):
 
 
 class Source(TypedDict):
-    """Where an artifact came from and what pins its version (fetch time and ETag, exit code,
-    file hash and commit, CI run and attempt, or the caller's own for ``put``)."""
+    """Where an artifact came from, what pins its version (fetch time and ETag, exit code,
+    file hash and commit, CI run and attempt, or the caller's own for ``put``), and what of
+    it the stored copy holds (``coverage``: the whole, or a page's main content only...)."""
 
-    kind: Literal["exec", "fetch", "file", "mcp", "search", "text", "query", "ci", "map"]
+    kind: SourceKind
     desc: str
     version: Dict[str, Any]
+    coverage: Dict[str, Any]
+
+
+class CaptureNote(TypedDict):
+    """How the stored copy itself ended, when it is not whole (a command cancelled...)."""
+
+    state: ArtifactState
+    detail: str
+
+
+class FoundAt(TypedDict):
+    start_line: int
+    end_line: int
+    score: NotRequired[float]
+    shown: bool
+
+
+class Found(TypedDict):
+    """What a read given ``query`` or ``pattern`` found in the whole artifact."""
+
+    query: NotRequired[str]
+    pattern: NotRequired[str]
+    literal: NotRequired[bool]
+    case_insensitive: NotRequired[bool]
+    looked_for: NotRequired[List[str]]
+    left_out: NotRequired[List[str]]
+    hit_count: int
+    best: List[FoundAt]
 
 
 class Envelope(TypedDict):
@@ -83,36 +116,77 @@ class Envelope(TypedDict):
     next: List[NextCall]
     next_templates: NotRequired[List[NextCall]]
     source: Source
+    capture: NotRequired[CaptureNote]
     notes: NotRequired[List[str]]
-    found: NotRequired[Dict[str, Any]]
+    found: NotRequired[Found]
     scope: NotRequired[Dict[str, Any]]
     content: str
     text: str
 
 
+class ItemPage(TypedDict):
+    """A ``read`` of a stored JSON list, by items: the envelope's facts and a page of items."""
+
+    notice: str
+    ref: str
+    shown: List[Range]
+    total: Totals
+    complete: bool
+    reason: NotRequired[Reason]
+    next: List[NextCall]
+    next_templates: NotRequired[List[NextCall]]
+    source: Source
+    capture: NotRequired[CaptureNote]
+    notes: NotRequired[List[str]]
+    found: NotRequired[Found]
+    scope: NotRequired[Dict[str, Any]]
+    items: List[Any]
+    next_cursor: Optional[str]
+    has_more: bool
+    page_size: int
+    max_page_size: int
+    text: str
+
+
 class Hit(TypedDict):
     line: int
+    byte_offset: int
     text: str
     path: NotRequired[str]
-    byte_offset: NotRequired[int]
+    trimmed: NotRequired[Dict[str, int]]
+    before: NotRequired[List[Dict[str, Any]]]
+    after: NotRequired[List[Dict[str, Any]]]
+    end_line: NotRequired[int]
+    score: NotRequired[float]
+    since: NotRequired[str]
+
+
+class FileCount(TypedDict):
+    path: str
+    hits: int
 
 
 class SearchAnswer(TypedDict):
     """The answer of ``search``: every hit of the whole scope is counted; ``truncated`` says
-    more exist than were returned, and ``next`` holds the search that continues."""
+    more exist than were returned, and ``next`` holds the search that continues. With
+    ``count``, ``files`` (hits per file) stands in place of ``hits``."""
 
     notice: str
     hit_count: int
     hit_count_exact: bool
+    files_with_hits: NotRequired[int]
     truncated: bool
     next_cursor: Optional[str]
     next: List[NextCall]
+    reason: NotRequired[Reason]
+    page_reason: NotRequired[Reason]
     query: Dict[str, Any]
     scope: Dict[str, Any]
     ref: Optional[str]
     hits: NotRequired[List[Hit]]
-    files: NotRequired[List[Dict[str, Any]]]
-    files_with_hits: NotRequired[int]
+    windowed_lines: NotRequired[int]
+    files: NotRequired[List[FileCount]]
+    first_file_index: NotRequired[int]
     text: str
 
 
@@ -120,13 +194,29 @@ class Page(TypedDict):
     """A page of a list (``artifacts``, ``list``): opaque keyset cursors from one snapshot."""
 
     notice: str
-    next: List[NextCall]
     next_cursor: Optional[str]
     has_more: bool
     page_size: int
     max_page_size: int
+    total: NotRequired[int]
+    skipped: NotRequired[Dict[str, Any]]
+    next: NotRequired[List[NextCall]]
+    reason: NotRequired[Reason]
     items: List[Dict[str, Any]]
     text: str
 
 
-Answer = Any  # Envelope | SearchAnswer | Page, by tool
+class ErrorBody(TypedDict):
+    code: ErrorCode
+    message: str
+    hint: NotRequired[str]
+    source: NotRequired[Dict[str, Any]]
+
+
+class ErrorAnswer(TypedDict):
+    """The contract's error object, as the MCP server sends it: what went wrong, what to do."""
+
+    error: ErrorBody
+
+
+Answer = Any  # Envelope | ItemPage | SearchAnswer | Page, by tool

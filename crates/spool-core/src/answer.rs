@@ -8,6 +8,7 @@
 mod context;
 mod found;
 pub mod rendered;
+pub mod schema;
 
 pub use context::Context;
 pub use found::found_window;

@@ -7,6 +7,7 @@ pub mod flipping;
 pub mod git;
 pub mod hosts;
 pub mod pages;
+pub mod schema_check;
 pub mod text;
 pub mod weed;
 

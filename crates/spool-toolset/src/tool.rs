@@ -74,12 +74,16 @@ impl Hints {
 /// The shape of a tool's answer: each has its output schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
-    /// An envelope (a window of an artifact), or a page of items.
+    /// An envelope: a window of an artifact.
     Envelope,
+    /// An envelope, or a page of items (a stored JSON list read by items).
+    Window,
     /// A search answer.
     Search,
-    /// A page of a list (entries, artifacts).
-    Page,
+    /// A page of a directory's entries.
+    Entries,
+    /// A page of stored artifacts.
+    Artifacts,
     /// A map: an envelope and its scope.
     Map,
 }

@@ -69,7 +69,7 @@ pub enum PageStart<'a> {
 }
 
 /// A page of items: an envelope (measured in items) and a page, in one answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ItemPage {
     #[serde(flatten)]
     pub envelope: Envelope,
@@ -80,7 +80,7 @@ pub struct ItemPage {
     pub max_page_size: usize,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 struct ItemsCursor {
     k: String,
     r: String,

@@ -22,7 +22,7 @@ pub const DEFAULT_PAGE: usize = 200;
 pub const MAX_PAGE: usize = crate::calls::MAX_ENTRIES;
 
 /// One directory entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Entry {
     pub name: String,
     /// Relative to the listed directory (for recursive listings, with its subdirectories).
@@ -48,7 +48,7 @@ pub struct ListQuery<'a> {
 /// How long counting the entries a recursive listing skipped may take.
 const COUNT_SKIPPED_FOR: std::time::Duration = std::time::Duration::from_secs(2);
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 struct ListCursor {
     k: String,
     q: String,

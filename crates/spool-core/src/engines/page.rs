@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::calls::{ArtifactsParams, ToolName};
 use crate::cursor;
@@ -16,10 +16,11 @@ use crate::store::Store;
 
 pub const ARTIFACTS_MAX_PAGE: usize = crate::calls::MAX_ARTIFACTS;
 
-/// `{ items, next_cursor, has_more, page_size, max_page_size }`
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// `{ next_cursor, has_more, page_size, max_page_size, .., items }`: the page's facts, then its
+/// items (its content), so that a host that cuts the JSON still shows the facts.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Page_{T}")]
 pub struct Page<T> {
-    pub items: Vec<T>,
     pub next_cursor: Option<String>,
     pub has_more: bool,
     pub page_size: usize,
@@ -37,6 +38,7 @@ pub struct Page<T> {
     /// Why this page holds fewer items than asked for (the answer's cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
+    pub items: Vec<T>,
     /// The call that asked for this page, without its cursor.
     #[serde(skip)]
     pub repeat: Option<NextCall>,
@@ -69,18 +71,7 @@ impl<T> Page<T> {
 
 /// The structured page: `notice`, the page's facts, then the items (its content).
 pub fn structured<T: Serialize>(page: &Page<T>, notice: String) -> Value {
-    let mut fields = match serde_json::to_value(page) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    };
-    let items = fields
-        .shift_remove("items")
-        .unwrap_or(Value::Array(Vec::new()));
-    let mut out = Map::new();
-    out.insert("notice".into(), Value::String(notice));
-    out.extend(fields);
-    out.insert("items".into(), items);
-    Value::Object(out)
+    crate::structured::notice_first(notice, page)
 }
 
 /// Fits a page under `cap` in every form it is sent in. `forms` gives a page's text and its
@@ -115,7 +106,7 @@ pub fn fit<T: Serialize>(
     )
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 struct ArtifactsCursor {
     k: String,
     kind: Option<String>,

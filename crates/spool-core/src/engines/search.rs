@@ -64,7 +64,7 @@ pub const MAX_LIMIT: usize = crate::calls::MAX_HITS;
 pub const LONG_LINE: usize = 300;
 
 /// What to look for.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Query {
     pub pattern: String,
     #[serde(default)]
@@ -77,7 +77,7 @@ pub struct Query {
 }
 
 /// What a ranked word search looked for.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WordQuery {
     /// The words, lowercased, names split into their parts (stemmed when matched).
     pub looked_for: Vec<String>,
@@ -99,7 +99,7 @@ pub struct Paging {
 }
 
 /// One matching line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Hit {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -128,50 +128,53 @@ pub struct Hit {
     pub end_byte: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Trim {
     pub line_chars: u64,
     pub start_char: u64,
     pub end_char: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ContextLine {
     pub line: u64,
     pub text: String,
 }
 
-/// The search answer of CONTRACT.md.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The search answer of CONTRACT.md. Its fields serialize in the contract's order: the counts
+/// and how to go on first, then the query and scope, then the hits (the content), so that a
+/// host that cuts the JSON still shows the facts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = hits_or_files)]
 pub struct SearchAnswer {
-    pub query: Query,
-    pub scope: Scope,
-    pub hits: Vec<Hit>,
     pub hit_count: u64,
     pub hit_count_exact: bool,
+    /// How many files hold a hit, all of them (`count`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_with_hits: Option<u64>,
+    pub truncated: bool,
+    pub next_cursor: Option<String>,
+    /// The calls that go on from here: the next page, every argument of this search kept.
+    #[serde(default)]
+    pub next: Vec<NextCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    /// Why this page holds fewer hits than asked for (the answer's cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_reason: Option<Reason>,
+    pub query: Query,
+    pub scope: Scope,
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub hits: Vec<Hit>,
     /// Lines longer than a window (4 MiB), searched in windows: each is counted once, but a
     /// match longer than the windows' overlap across an edge is not found, and a regex's `^`
     /// or `$` also matches at an edge.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub windowed_lines: u64,
-    pub truncated: bool,
-    pub next_cursor: Option<String>,
-    #[serde(rename = "ref")]
-    pub reference: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<Reason>,
-    /// The calls that go on from here: the next page, every argument of this search kept.
-    #[serde(default)]
-    pub next: Vec<NextCall>,
-    /// Why this page holds fewer hits than asked for (the answer's cap).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_reason: Option<Reason>,
     /// Hits per file (`count`), a page of them, in path order: then `hits` is empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files: Option<Vec<FileCount>>,
-    /// How many files hold a hit, all of them (`count`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub files_with_hits: Option<u64>,
     /// How many files came before this page (`count`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub first_file_index: u64,
@@ -181,6 +184,18 @@ pub struct SearchAnswer {
     /// How to make a cursor that continues after any hit of this page.
     #[serde(skip)]
     resume: Resume,
+}
+
+/// The schema of the search answer: the hits, or (`count`) the files with how many each
+/// holds; an answer has one of the two.
+fn hits_or_files(schema: &mut schemars::Schema) {
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        required.retain(|k| k != "hits");
+    }
+    schema.insert(
+        "anyOf".into(),
+        serde_json::json!([{ "required": ["hits"] }, { "required": ["files", "files_with_hits"] }]),
+    );
 }
 
 #[expect(
@@ -512,7 +527,7 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
     )
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 struct CursorPayload {
     k: String,
     r: String,

@@ -14,7 +14,7 @@ pub use version::{
 };
 
 /// What kind of thing an artifact holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
     Exec,
@@ -62,7 +62,7 @@ impl SourceKind {
 }
 
 /// Which part of a document a plain read shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Preview {
     Head,
@@ -182,6 +182,25 @@ impl Serialize for Source {
     }
 }
 
+impl schemars::JsonSchema for Source {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Source".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "properties": {
+                "kind": generator.subschema_for::<SourceKind>(),
+                "desc": { "type": "string" },
+                "version": generator.subschema_for::<Version>(),
+                "coverage": generator.subschema_for::<Coverage>(),
+            },
+            "required": ["kind", "desc", "version", "coverage"]
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Source {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -205,7 +224,7 @@ impl<'de> Deserialize<'de> for Source {
 
 /// The version of a tree (searched or mapped): the git commit (and whether the tree differs
 /// from it) when there is one, and always the digest of the files read.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TreeVersion {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
@@ -222,7 +241,7 @@ pub struct TreeVersion {
 }
 
 /// Units an answer is measured in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
     Lines,
@@ -258,7 +277,7 @@ impl Unit {
 
 /// One shown range. Lines are 1-based and inclusive; chars, bytes and items 0-based, end
 /// exclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Range {
     pub unit: Unit,
     pub start: u64,
@@ -270,7 +289,9 @@ pub struct Range {
 }
 
 /// Every known size of the whole. Unknown sizes are absent, never guessed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Totals {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lines: Option<u64>,
@@ -288,7 +309,7 @@ pub struct Totals {
 }
 
 /// Why an answer is partial.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ReasonCode {
     SizeCap,
@@ -325,7 +346,7 @@ impl ReasonCode {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Reason {
     pub code: ReasonCode,
     pub detail: String,
@@ -334,7 +355,7 @@ pub struct Reason {
 pub use crate::calls::{NextCall, PLACEHOLDER, is_placeholder};
 
 /// Lifecycle of an artifact.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ArtifactState {
     Capturing,
@@ -373,7 +394,7 @@ impl ArtifactState {
 /// JSON still shows the facts: `ref`, `shown`, `total`, `complete`, `reason`, `next` (and
 /// `next_templates`), `source`, then `content` (`wire::envelope` puts the banner's words, `notice`, before all of them, and
 /// the blocks' text, in the caller's dialect, as `content` after them).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Envelope {
     #[serde(rename = "ref")]
     pub reference: String,
@@ -420,7 +441,7 @@ pub struct Envelope {
 
 /// What a read or a fetch that was asked for words (`query`) or a `pattern` found in the whole
 /// artifact: how many passages (or matching lines) hold it, and where the best of them are.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Found {
     /// The words asked for, as given (a ranked word search).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -459,7 +480,7 @@ impl Found {
 }
 
 /// One passage (or matching line) found, its lines, and whether the answer shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct FoundAt {
     pub start_line: u64,
     pub end_line: u64,
@@ -511,7 +532,7 @@ pub struct Delivery {
 }
 
 /// The state of a stored copy that is not whole.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CaptureNote {
     pub state: ArtifactState,
     pub detail: String,

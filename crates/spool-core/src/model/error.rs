@@ -13,7 +13,7 @@ use crate::envelope::NextCall;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The codes of the contract's error object (`error.code`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     NotFound,
@@ -354,12 +354,12 @@ fn gone_text(reference: &str, what: &str, evicted_at: Option<&str>) -> String {
 }
 
 /// The structured answer of a failed tool call.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ErrorAnswer {
     pub error: ErrorBody,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     pub code: ErrorCode,
     pub message: String,

@@ -6,29 +6,45 @@
 //! everything the text does (CONTRACT.md, "What the model receives, host by host"), with its
 //! keys in the contract's order so that a host that cuts the JSON still shows the facts.
 
+use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::envelope::Envelope;
 use crate::render::{self, Dialect};
 
+/// An answer with the banner's words first: the structured form of every answer.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Noticed_{T}")]
+pub struct Noticed<T> {
+    pub notice: String,
+    #[serde(flatten)]
+    pub body: T,
+}
+
+/// An envelope as sent: its banner, its facts, then the text of what it shows (the shown
+/// ranges, a gap marker line between two).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EnvelopeAnswer<'a> {
+    pub notice: String,
+    #[serde(flatten)]
+    pub envelope: &'a Envelope,
+    pub content: String,
+}
+
 /// `notice` first, then the fields of `body` in their own order.
 pub fn notice_first<T: Serialize + ?Sized>(notice: String, body: &T) -> Value {
-    let mut out = Map::new();
-    out.insert("notice".into(), Value::String(notice));
-    if let Ok(Value::Object(fields)) = serde_json::to_value(body) {
-        out.extend(fields);
-    }
-    Value::Object(out)
+    serde_json::to_value(Noticed { notice, body }).unwrap_or(Value::Null)
 }
 
 /// The whole envelope, `content` included, the banner in `dialect` as its `notice`.
 pub fn envelope(e: &Envelope, dialect: Dialect) -> Value {
-    let mut v = notice_first(render::banner(e, dialect), e);
-    if let Value::Object(fields) = &mut v {
-        fields.insert("content".into(), Value::String(render::content(e, dialect)));
-    }
-    v
+    let answer = EnvelopeAnswer {
+        notice: render::banner(e, dialect),
+        envelope: e,
+        content: render::content(e, dialect),
+    };
+    serde_json::to_value(answer).unwrap_or(Value::Null)
 }
 
 /// Compact JSON, as hosts hand it to the model (`JSON.stringify`, `serde_json::to_string`).

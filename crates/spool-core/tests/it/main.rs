@@ -18,6 +18,7 @@ mod query;
 mod ranked;
 mod reflink;
 mod render;
+mod schemas;
 mod search;
 mod search_parts;
 mod staged;

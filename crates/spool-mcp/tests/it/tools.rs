@@ -1,7 +1,7 @@
 //! Each tool through a real client: shapes, errors, pages, the read-only mode.
 
 use rmcp::model::CallToolRequestParams;
-use serde_json::json;
+use serde_json::{Value, json};
 use spool_mcp::Settings;
 
 use crate::support::{start, structured, texts};
@@ -67,9 +67,63 @@ async fn tools_list_is_the_product_copy() {
             "search"
         ]
     );
-    insta::assert_json_snapshot!("tools_list", tools);
+    // The output schemas are docs/schemas/answers.json's (checked against the answer types in
+    // spool-core): each tool's definitions are that file's, and the snapshot names which
+    // answers each tool gives.
+    let kept: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../docs/schemas/answers.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut listed = serde_json::to_value(&tools).unwrap();
+    for tool in listed.as_array_mut().unwrap() {
+        let schema = tool["outputSchema"].take();
+        for (name, def) in schema["$defs"].as_object().unwrap() {
+            assert_eq!(def, &kept["$defs"][name], "{}: $defs/{name}", tool["name"]);
+        }
+        tool["outputSchema"] = schema["anyOf"].clone();
+    }
+    insta::assert_json_snapshot!("tools_list", listed);
     let info = h.client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "spool");
+}
+
+/// The validator the answers are held to is not a formality: a real answer passes it, and the
+/// same answer without a field its schema requires does not.
+#[tokio::test]
+async fn the_declared_schema_refuses_an_answer_missing_a_required_field() {
+    let h = start(Settings::default()).await;
+    h.write("a.txt", b"one\ntwo\n");
+    let tools = h.client.list_all_tools().await.unwrap();
+    let schema_of = |name: &str| {
+        let t = tools.iter().find(|t| t.name == name).unwrap();
+        Value::Object((*t.output_schema.clone().unwrap()).clone())
+    };
+    for (tool, args, field) in [
+        (
+            "search",
+            json!({ "pattern": "two", "path": "." }),
+            "hit_count",
+        ),
+        (
+            "search",
+            json!({ "pattern": "two", "path": ".", "count": true }),
+            "files",
+        ),
+        ("read", json!({ "path": "a.txt" }), "complete"),
+        ("list", json!({ "path": "." }), "has_more"),
+    ] {
+        let r = h.call(tool, args).await;
+        let mut answer = structured(&r).clone();
+        let schema = schema_of(tool);
+        spool_test_support::schema_check::validate(&schema, &answer).unwrap();
+        answer.as_object_mut().unwrap().remove(field);
+        let refused = spool_test_support::schema_check::validate(&schema, &answer);
+        assert!(refused.is_err(), "{tool} without {field} passed");
+    }
 }
 
 #[tokio::test]
@@ -463,4 +517,25 @@ async fn fetch_stores_the_page_and_points_at_search_first() {
         .call("fetch", json!({ "url": format!("{base}/page") }))
         .await;
     assert_eq!(structured(&r)["error"]["code"], "forbidden");
+}
+
+/// A wrapped upstream's schema keeps its `$defs` working: they move to the root, beside
+/// spool's (named `spool.*`), so its `#/$defs/..` references still resolve; and an answer the
+/// upstream's own schema refuses is refused.
+#[test]
+fn a_wrapped_schema_keeps_the_upstreams_definitions() {
+    let upstream = json!({
+        "type": "object",
+        "properties": { "row": { "$ref": "#/$defs/Row" } },
+        "required": ["row"],
+        "$defs": { "Row": { "type": "object", "properties": { "id": { "type": "integer" } }, "required": ["id"] } }
+    });
+    let wrapped =
+        Value::Object((*spool_mcp::schema::wrapped(upstream.as_object().unwrap())).clone());
+    assert!(wrapped["$defs"]["Row"].is_object(), "{wrapped}");
+    assert!(wrapped["$defs"]["spool.EnvelopeAnswer"].is_object());
+    let check = |v: Value| spool_test_support::schema_check::validate(&wrapped, &v);
+    check(json!({ "row": { "id": 7 } })).unwrap();
+    assert!(check(json!({ "row": { "id": "seven" } })).is_err());
+    check(json!({ "error": { "code": "not_found", "message": "no such row" } })).unwrap();
 }

@@ -2,11 +2,9 @@
 //! would clash), the table of tools as last listed, prompts and resources by owner.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use rmcp::ErrorData;
 use rmcp::model::Tool;
-use serde_json::{Value, json};
 
 use super::{ProxyServer, SPOOL_TOOLS, all_pages};
 use crate::lazy;
@@ -155,15 +153,7 @@ fn relayed_tool(mut tool: Tool, exposed: &str, settings: &spool_mcp::Settings) -
         tool.output_schema = None;
     }
     if let Some(schema) = &tool.output_schema {
-        let wrapped = json!({
-            "type": "object",
-            "anyOf": [
-                Value::Object((**schema).clone()),
-                spool_mcp::schema::envelope_shape(),
-                spool_mcp::schema::error_schema(),
-            ]
-        });
-        tool.output_schema = wrapped.as_object().cloned().map(Arc::new);
+        tool.output_schema = Some(spool_mcp::schema::wrapped(schema));
     }
     let mut meta = tool.meta.take().unwrap_or_default();
     for (k, v) in spool_mcp::schema::tool_meta(settings.result_chars()).iter() {

@@ -38,6 +38,9 @@ pub struct Proxy {
     pub server: ProxyServer,
     pub home: tempfile::TempDir,
     pub marks: tempfile::TempDir,
+    /// Whether upstreams start on their first call (then listing tools would start them, and
+    /// answers are not held to their schemas).
+    lazy: bool,
 }
 
 pub struct Options {
@@ -130,6 +133,7 @@ pub async fn start(opts: Options) -> Proxy {
         server,
         home,
         marks,
+        lazy: opts.lazy,
     }
 }
 
@@ -154,7 +158,37 @@ pub async fn connect(server: ProxyServer) -> RunningService<RoleClient, ()> {
 
 impl Proxy {
     pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
-        self.client.call_tool(params(tool, args)).await.unwrap()
+        let result = self.client.call_tool(params(tool, args)).await.unwrap();
+        if !self.lazy {
+            self.check_schema(tool, &result).await;
+        }
+        result
+    }
+
+    /// Holds `result` to `tool`'s declared output schema (a wrapped tool's: its own answer,
+    /// spool's envelope, or the error), as the Python SDK does: it refuses an answer that
+    /// breaks the schema, and its model then receives nothing.
+    pub async fn check_schema(&self, tool: &str, result: &CallToolResult) {
+        let tools = self.client.list_all_tools().await.unwrap();
+        let Some(schema) = tools
+            .iter()
+            .find(|t| t.name == tool)
+            .and_then(|t| t.output_schema.clone())
+        else {
+            return;
+        };
+        let schema = Value::Object((*schema).clone());
+        match &result.structured_content {
+            Some(v) => {
+                if let Err(e) = spool_test_support::schema_check::validate(&schema, v) {
+                    panic!("`{tool}` answered what its outputSchema refuses: {e}\n{v:#}");
+                }
+            }
+            None => assert!(
+                result.is_error == Some(true),
+                "`{tool}` declares an outputSchema but answered no structured content"
+            ),
+        }
     }
 
     /// The same, taking the tool's name by value (for helpers that make the call).

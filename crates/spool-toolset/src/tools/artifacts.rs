@@ -21,7 +21,7 @@ impl Tool for Artifacts {
     const TITLE: &'static str = "Stored artifacts";
     const DESCRIPTION: &'static str = DESCRIPTION;
     const HINTS: Hints = Hints::READS;
-    const OUTPUT: Output = Output::Page;
+    const OUTPUT: Output = Output::Artifacts;
 
     fn answer(call: Call<'_>, p: ArtifactsParams) -> Result<Answer> {
         let cx = call.cx;

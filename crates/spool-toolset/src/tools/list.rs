@@ -19,7 +19,7 @@ impl Tool for List {
     const TITLE: &'static str = "List a directory";
     const DESCRIPTION: &'static str = DESCRIPTION;
     const HINTS: Hints = Hints::READS;
-    const OUTPUT: Output = Output::Page;
+    const OUTPUT: Output = Output::Entries;
 
     fn answer(call: Call<'_>, p: ListParams) -> Result<Answer> {
         let cx = call.cx;

@@ -27,7 +27,7 @@ impl Tool for Read {
     const TITLE: &'static str = "Read a window";
     const DESCRIPTION: &'static str = DESCRIPTION;
     const HINTS: Hints = Hints::READS;
-    const OUTPUT: Output = Output::Envelope;
+    const OUTPUT: Output = Output::Window;
 
     fn answer(call: Call<'_>, p: ReadParams) -> Result<Answer> {
         read(call.cx, &p)

@@ -15,13 +15,13 @@ use crate::error::{Error, Result};
 use crate::store::{NewArtifact, Store};
 
 /// One file and the lines in it that match.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileCount {
     pub path: String,
     pub hits: u64,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 struct CountsCursor {
     k: String,
     c: String,

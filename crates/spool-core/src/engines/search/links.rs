@@ -17,7 +17,7 @@ use spool_walk::roots::Roots;
 pub const NAMED: usize = 5;
 
 /// A symlink a directory search did not follow.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LinkNotFollowed {
     /// The link, by its path under the searched directory.
     pub path: String,

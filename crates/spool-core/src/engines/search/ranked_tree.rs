@@ -31,7 +31,7 @@ const MAX_FILE_BYTES: u64 = 64 << 20;
 /// Indexing reads every file once: it may take this many times the search budget.
 const BUILD_BUDGET_FACTOR: u32 = 3;
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 struct TreeWordsCursor {
     k: String,
     r: String,

@@ -8,7 +8,7 @@ use crate::envelope::Source;
 pub use crate::envelope::TreeVersion;
 
 /// The scope of a search answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 #[expect(
     clippy::large_enum_variant,
@@ -22,7 +22,7 @@ pub enum Scope {
 }
 
 /// The whole of one artifact (a file is snapshotted first).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(into = "ArtifactScopeWire", from = "ArtifactScopeWire")]
 pub struct ArtifactScope {
     /// The path the caller named, for a file; `null` for a ref.
@@ -61,7 +61,7 @@ impl ArtifactScope {
 }
 
 /// An [`ArtifactScope`] as it is written: the source's version repeated beside it.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 struct ArtifactScopeWire {
     root: Option<String>,
     #[serde(rename = "ref")]
@@ -108,7 +108,7 @@ impl From<ArtifactScopeWire> for ArtifactScope {
 }
 
 /// The files of a directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TreeScope {
     pub root: String,
     /// Always `null`: the hit list's ref is the answer's.
@@ -151,7 +151,7 @@ pub struct TreeScope {
 }
 
 /// The files a directory search did not read, by why.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Skipped {
     pub binary: u64,
     /// Left out by `.gitignore` and the other ignore files (absent when not counted in time).
@@ -186,7 +186,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// A file a directory search did not read, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UnreadFile {
     /// Its path under the searched directory.
     pub path: String,

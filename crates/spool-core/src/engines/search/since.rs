@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::{Scope, SearchAnswer};
 
 /// What changed, since the search, of the files a page's hits are in.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChangedSince {
     /// This page's files gone since the search.
     pub deleted: u64,

@@ -1,6 +1,6 @@
 //! The search answer in words: what was searched and how much was found first, then the hits.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{Scope, SearchAnswer};
 use crate::calls::{ReadParams, SearchParams, Target};
@@ -237,37 +237,14 @@ pub fn render_answer(a: &SearchAnswer, dialect: Dialect) -> String {
     out
 }
 
-/// The structured answer: `notice`, the facts, then the hits (which are the content).
+/// The structured answer: `notice`, the facts, then the hits (which are the content); in
+/// `count` mode the files are the content, and there are no hits beside them.
 pub fn structured(a: &SearchAnswer, dialect: Dialect) -> Value {
-    let mut fields = match serde_json::to_value(a) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    };
-    let mut out = Map::new();
-    out.insert("notice".into(), Value::String(notice(a, dialect)));
-    if a.files.is_some() {
-        // Hits per file: the files are the content, and there are no hits beside them.
+    let mut v = crate::structured::notice_first(notice(a, dialect), a);
+    if let (Some(fields), Some(_)) = (v.as_object_mut(), &a.files) {
         fields.shift_remove("hits");
     }
-    for key in [
-        "hit_count",
-        "hit_count_exact",
-        "files_with_hits",
-        "truncated",
-        "next_cursor",
-        "next",
-        "reason",
-        "page_reason",
-        "query",
-        "scope",
-        "ref",
-    ] {
-        if let Some(v) = fields.shift_remove(key) {
-            out.insert(key.into(), v);
-        }
-    }
-    out.extend(fields);
-    Value::Object(out)
+    v
 }
 
 /// The banner of a search answer: the count, the query, where it looked, how to go on. Where

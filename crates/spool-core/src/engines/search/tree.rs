@@ -28,7 +28,7 @@ pub const DEFAULT_BUDGET: Duration = Duration::from_secs(10);
 /// Files larger than this are skipped and counted as `too_large`.
 pub const MAX_FILE_BYTES: u64 = 512 << 20;
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 struct TreeCursor {
     k: String,
     h: String,

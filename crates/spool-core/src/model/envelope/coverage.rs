@@ -15,7 +15,7 @@ use super::NextCall;
 
 /// What a stored copy holds of its source. Typed; its words are written at the edge, by the
 /// renderer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Coverage {
     /// The copy holds all of its source (a page: all a reader of it sees).
     pub whole: bool,
@@ -80,7 +80,7 @@ impl Coverage {
 
 /// The element a page marks as its main content, kept alone, and the share of the page's
 /// text it holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MainContent {
     /// `main`, `[role=main]` or `article`.
     pub element: String,
@@ -89,7 +89,7 @@ pub struct MainContent {
 
 /// One page of an upstream's answer: what the upstream said that means more exist, and
 /// where this page stands in its list when that is known.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UpstreamPage {
     /// The upstream's own words for it, by key as it sent them (`{"nextCursor": "abc"}`,
     /// `{"incomplete_results": true}`, `{"total_count": 5000}`).

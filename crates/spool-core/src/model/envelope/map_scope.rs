@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::{MapVersion, TreeVersion};
 
 /// The scope of a map answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MapScope {
     /// The directory (or file) mapped, as the caller named it.
     pub root: String,
@@ -28,7 +28,7 @@ pub struct MapScope {
 
 /// The files a map did not parse, by why (a reason no file had is left out); and those the walk
 /// left out (`ignored`, `hidden`: absent when not counted).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct MapSkipped {
     /// No grammar for their language: listed by name.
     #[serde(skip_serializing_if = "is_zero")]
@@ -53,7 +53,7 @@ pub struct MapSkipped {
 }
 
 /// A span of files in the map's order, 1-based and inclusive (`end < start`: none).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FilesShown {
     pub start: u64,
     pub end: u64,

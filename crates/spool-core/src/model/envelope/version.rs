@@ -36,7 +36,7 @@ pub enum Version {
 }
 
 /// A command: when it started and, once it has ended, how.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExecVersion {
     pub started_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -70,7 +70,7 @@ pub struct ExecVersion {
 }
 
 /// A fetched page: when, from where, what the server said about it, and what was stored.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FetchVersion {
     pub fetched_at: String,
     pub final_url: String,
@@ -107,7 +107,7 @@ pub struct FetchVersion {
 }
 
 /// A file's snapshot: its real path and mtime, and once read whole its hash and git commit.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileVersion {
     pub path: String,
     pub mtime: String,
@@ -130,7 +130,7 @@ pub struct FileVersion {
 
 /// An upstream MCP server's answer: a tool call (tool, arguments, call time) or a resource
 /// read (uri, read time), and which part of it this copy holds when the answer had several.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct McpVersion {
     pub server: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -164,7 +164,7 @@ pub struct McpVersion {
 
 /// A stored hit list: the search's own query and scope (as the search answer states them; the
 /// search module reads them back), and how many hits it holds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SearchVersion {
     #[serde(default, skip_serializing_if = "Value::is_null")]
     pub query: Value,
@@ -189,7 +189,7 @@ pub struct SearchVersion {
 
 /// The output of a jq program over a stored JSON answer: which artifact, which program, how
 /// the artifact was read, and how many values came out.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QueryVersion {
     /// The ref of the JSON the program ran over.
     pub of: String,
@@ -206,7 +206,7 @@ pub struct QueryVersion {
 }
 
 /// Text put by a caller: whatever version the caller gave, kept as given.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TextVersion {
     #[serde(flatten)]
     pub view: ViewOf,
@@ -216,7 +216,7 @@ pub struct TextVersion {
 
 /// What a view of another artifact adds to the whole's version: which artifact it is a view
 /// of, and of what part (the items at a key, or one stream of a command).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ViewOf {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view_of: Option<String>,
@@ -432,6 +432,31 @@ impl Serialize for Version {
             Self::Map(v) => v.serialize(s),
             Self::Other { fields, .. } => fields.serialize(s),
         }
+    }
+}
+
+/// Any of the kinds' versions, or (a stored version that does not read as its kind's type,
+/// [`Version::Other`]) any object: an answer about an old copy still validates.
+impl schemars::JsonSchema for Version {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Version".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [
+                generator.subschema_for::<ExecVersion>(),
+                generator.subschema_for::<FetchVersion>(),
+                generator.subschema_for::<FileVersion>(),
+                generator.subschema_for::<McpVersion>(),
+                generator.subschema_for::<SearchVersion>(),
+                generator.subschema_for::<TextVersion>(),
+                generator.subschema_for::<QueryVersion>(),
+                generator.subschema_for::<CiVersion>(),
+                generator.subschema_for::<MapVersion>(),
+                { "type": "object" },
+            ]
+        })
     }
 }
 

@@ -13,7 +13,7 @@ use crate::error::Result;
 
 /// One artifact as `artifacts` lists it (CONTRACT.md: `ref`, `source`, `total`, `created_at`,
 /// `expires_at`, `state`, and how a copy that is not whole ended).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ArtifactSummary {
     #[serde(rename = "ref")]
     pub reference: String,
@@ -56,7 +56,7 @@ impl NewArtifact {
 }
 
 /// Everything known about one artifact.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ArtifactMeta {
     #[serde(rename = "ref")]
     pub reference: String,

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::ViewOf;
 
 /// A GitHub Actions job's log, pinned to its run and attempt.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CiVersion {
     /// `owner/name`.
     pub repo: String,

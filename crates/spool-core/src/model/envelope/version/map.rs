@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::ViewOf;
 
 /// A map of the definitions of a tree's files, ranked by what refers to them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MapVersion {
     /// The directory (or file) mapped, as the caller named it (left out of what a page shows:
     /// its scope names it).
@@ -59,7 +59,7 @@ pub struct MapVersion {
 
 /// Every file the walk found, by what the map did with it; and the files the walk itself left
 /// out (ignored, hidden), when they were counted.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MapFiles {
     /// Files the walk found (each is listed in the map once).
     pub counted: u64,
