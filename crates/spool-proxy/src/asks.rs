@@ -123,11 +123,12 @@ pub async fn relay(
     mut request: ServerRequest,
     ct: &CancellationToken,
 ) -> Result<ClientResult, ErrorData> {
-    let offered = caller
-        .peer
-        .peer_info()
-        .is_some_and(|info| ask.offered_by(&info.capabilities));
-    if !offered {
+    let Some(info) = caller.peer.peer_info() else {
+        // Regression (issue 57): this said "the client did not offer sampling when it
+        // connected" to a client that had offered it on every request.
+        return Err(refused(ask, &format!("{NO_HANDSHAKE} {}", ask.name())));
+    };
+    if !ask.offered_by(&info.capabilities) {
         return Err(refused(
             ask,
             &format!("the client did not offer {} when it connected", ask.name()),
@@ -149,6 +150,22 @@ pub async fn relay(
         Err(ServiceError::McpError(e)) => Err(e),
         Err(e) => Err(refused(ask, &format!("the client did not answer ({e})"))),
     }
+}
+
+/// Why an ask cannot reach a client on the protocol without a handshake (2026-07-28): such a
+/// client is asked only by an `input_required` answer to its own call, which spool gives for
+/// roots (asked before the call is relayed), not yet for an ask an upstream sends mid-call.
+const NO_HANDSHAKE: &str = "the client that made this call uses the protocol without a \
+    handshake (2026-07-28), where a server asks its client only by answering `input_required`; \
+    spool relays roots that way, but not yet";
+
+/// The asks spool can relay to a client on the protocol without a handshake (roots, asked
+/// before the call): upstreams are told of those only, so that none asks for what would be
+/// refused.
+pub fn relayable_without_handshake(caps: &ClientCapabilities) -> ClientCapabilities {
+    let mut asks = ClientCapabilities::default();
+    asks.roots.clone_from(&caps.roots);
+    asks
 }
 
 /// The ask capabilities of a client, to declare to upstreams on its behalf.

@@ -289,7 +289,11 @@ impl ProxyServer {
             self.inner.hub.set_given_roots(Some(roots));
             // Upstreams start again told the client offers roots, and ask for them as they
             // start: the roots are known by then. Ones told before hear that they changed.
-            if self.inner.hub.take_asks(&caps) {
+            if self
+                .inner
+                .hub
+                .take_asks(&crate::asks::relayable_without_handshake(&caps))
+            {
                 for u in &self.inner.upstreams {
                     u.restart().await;
                 }

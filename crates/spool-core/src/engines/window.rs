@@ -441,9 +441,18 @@ fn json_size(envelope: &Envelope, cap: Cap) -> Size {
         .unwrap_or(0);
     let bytes = facts.len() as u64 + notice_bytes + content.len() as u64 - 2;
     if bytes <= cap.tokens {
+        // Bytes bound the tokens; the chars are counted, not bounded by the bytes too.
+        // Regression (issue 57): they were, and a page of Japanese (three bytes a char) was
+        // cut to a third of the chars it could show once the chars cap bound (`max_tokens:
+        // 1000000` showed 3,570 lines where `max_tokens: 100000` showed 8,288).
+        let notice_chars = notices
+            .iter()
+            .map(|n| n.chars().count() as u64 - 2)
+            .max()
+            .unwrap_or(0);
         return Size {
             tokens: bytes,
-            chars: bytes,
+            chars: facts.chars().count() as u64 + notice_chars + content.chars().count() as u64 - 2,
         };
     }
     let notice = notices

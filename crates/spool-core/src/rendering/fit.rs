@@ -25,26 +25,62 @@ pub struct Attempt<T> {
 /// overran (at least the overrun and a little, and in proportion, since escapes make JSON grow
 /// faster than text; each attempt a little more, so that the loop ends) until it fits. `None`
 /// when nothing fits down to `floor`: the caller says which cap to ask for.
+///
+/// Once one budget fits and a larger one did not, the budgets between are halved until they
+/// differ by [`close_enough`]: the answer is the largest that fits, not the first. Regression
+/// (issue 57): a proportional step from far above landed well under the cap, so `max_tokens:
+/// 1000000` showed 26,323 lines where `max_tokens: 100000` showed 29,864. The first budget is
+/// at most four tokens per char of the chars cap (a token is at least a byte, a char at most
+/// four): a larger one cannot fit, and would only cost a read of more than can be shown.
 pub fn shrink_to_fit<T>(
     cap: Cap,
     start: u64,
     floor: u64,
     mut build: impl FnMut(u64) -> Result<Attempt<T>>,
 ) -> Result<Option<T>> {
-    let mut budget = start.max(floor);
-    for attempt in 0..ATTEMPTS {
+    let mut budget = start.min(cap.chars.saturating_mul(4)).max(floor);
+    // The largest budget known to fit, with its answer; the least known not to.
+    let mut fits: Option<(u64, T)> = None;
+    let mut over: Option<u64> = None;
+    let mut shrinks = 0;
+    for _ in 0..ATTEMPTS + HALVINGS {
         let tried = build(budget)?;
         if cap.holds(tried.size) {
-            return Ok(Some(tried.answer));
+            let Some(over) = over else {
+                return Ok(Some(tried.answer));
+            };
+            if over - budget <= close_enough(budget) {
+                return Ok(Some(tried.answer));
+            }
+            fits = Some((budget, tried.answer));
+            budget += (over - budget) / 2;
+            continue;
         }
-        if budget <= floor || !tried.can_shrink {
+        over = Some(budget);
+        if let Some((fit, _)) = &fits {
+            if budget - fit <= close_enough(*fit) {
+                break;
+            }
+            budget = fit + (budget - fit) / 2;
+            continue;
+        }
+        if budget <= floor || !tried.can_shrink || shrinks == ATTEMPTS {
             break;
         }
         let by_overrun = budget.saturating_sub(tried.size.tokens.saturating_sub(cap.tokens) + 8);
-        let by_share = budget * cap.share(tried.size) / 1000 * (20 - attempt) / 20;
+        let by_share = budget * cap.share(tried.size) / 1000 * (20 - shrinks) / 20;
         budget = by_overrun.min(by_share).max(floor);
+        shrinks += 1;
     }
-    Ok(None)
+    Ok(fits.map(|(_, answer)| answer))
+}
+
+/// How many times the budgets between one that fits and one that does not are halved, at most.
+const HALVINGS: u64 = 12;
+
+/// Budgets this close give answers this close: a thousandth, and at least a few tokens.
+fn close_enough(budget: u64) -> u64 {
+    (budget / 1000).max(8)
 }
 
 /// The smallest chars limit a host is told about (Claude Code's own default is about this).

@@ -539,3 +539,61 @@ fn a_wrapped_schema_keeps_the_upstreams_definitions() {
     assert!(check(json!({ "row": { "id": "seven" } })).is_err());
     check(json!({ "error": { "code": "not_found", "message": "no such row" } })).unwrap();
 }
+
+/// A larger per-call cap never shows less: past the chars every answer is held to (200,000),
+/// `max_tokens: 1000000` shows at least what `max_tokens: 100000` shows, and both fit. Regression
+/// (issue 57): the fit stopped at the first budget that fit after a proportional step from far
+/// above (26,323 lines against 29,864), and counted a Japanese page's bytes as its chars (3,570
+/// lines against 8,288).
+#[tokio::test]
+async fn a_larger_cap_never_shows_less() {
+    let h = start(Settings::default()).await;
+    let numbered = |n: u32, tail: &str| -> String {
+        let mut s = String::new();
+        for i in 1..=n {
+            s.push_str(&i.to_string());
+            s.push_str(tail);
+        }
+        s
+    };
+    let short = numbered(400_000, "\n");
+    let japanese = numbered(100_000, " 日本語のテキスト、そしてもっと\n");
+    h.write("short.log", short.as_bytes());
+    h.write("ja.log", japanese.as_bytes());
+    let lines_shown = |v: &Value| -> u64 {
+        v["shown"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["end"].as_u64().unwrap() - r["start"].as_u64().unwrap() + 1)
+            .sum()
+    };
+    for args in [
+        json!({ "path": "short.log", "line": 1 }),
+        json!({ "path": "ja.log", "line": 1 }),
+        json!({ "path": "ja.log" }),
+        json!({ "command": "seq 1 300000" }),
+    ] {
+        let tool = if args.get("command").is_some() {
+            "run"
+        } else {
+            "read"
+        };
+        let mut shown = Vec::new();
+        for max_tokens in [100_000, 1_000_000] {
+            let mut a = args.clone();
+            a["max_tokens"] = json!(max_tokens);
+            let r = h.call(tool, a).await;
+            let v = structured(&r);
+            let chars = serde_json::to_string(v).unwrap().chars().count();
+            assert!(chars <= 200_000, "{args} at {max_tokens}: {chars} chars");
+            let text_chars: usize = texts(&r).iter().map(|t| t.chars().count() + 1).sum();
+            assert!(
+                text_chars <= 200_000,
+                "{args} at {max_tokens}: {text_chars} chars of text"
+            );
+            shown.push(lines_shown(v));
+        }
+        assert!(shown[1] >= shown[0], "{args}: {shown:?}");
+    }
+}

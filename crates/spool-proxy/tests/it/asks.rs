@@ -160,3 +160,51 @@ async fn a_client_that_offers_none_is_not_answered_for() {
     );
     assert_eq!(r.is_error, Some(true), "{text}");
 }
+
+/// A client on the protocol without a handshake (2026-07-28) offers sampling on every request,
+/// but spool cannot yet relay an ask an upstream sends mid-call to such a client (it would have
+/// to answer the client's call `input_required` and resume the upstream's call on the retry).
+/// The refusal says so. Regression (issue 57): it said "the client did not offer sampling when
+/// it connected", which was false. Roots, which spool asks for before relaying, still reach the
+/// upstream.
+#[tokio::test]
+async fn a_client_without_a_handshake_is_told_the_truth_about_what_is_relayed() {
+    use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
+    let (server, _home, _marks) = proxy().await;
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = Box::pin(rmcp::ServiceExt::serve(server, server_io)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let asker = Asker::default();
+    let client = serve_client_with_lifecycle(
+        asker.clone(),
+        client_io,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .unwrap();
+    assert!(
+        client
+            .peer_info()
+            .is_none_or(|i| i.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28)
+    );
+    for tool in ["ask_sampling", "ask_elicitation"] {
+        let r = client.call_tool(params(tool, json!({}))).await.unwrap();
+        let text = texts(&r).join("");
+        assert_eq!(r.is_error, Some(true), "{text}");
+        assert!(!text.contains("did not offer"), "{text}");
+        assert!(text.contains("without a handshake (2026-07-28)"), "{text}");
+    }
+    let r = client
+        .call_tool(params("ask_roots", json!({})))
+        .await
+        .unwrap();
+    let text = texts(&r).join("");
+    assert!(text.contains("file:///work"), "{text}");
+    let seen = asker.asked.lock().unwrap().clone();
+    assert_eq!(seen, ["roots"], "asked only what spool relays");
+}
