@@ -10,8 +10,10 @@
 //! `git add`, symlinks to a file, to a folder and out of the tree among them), that a repeat
 //! after an edit is not the stored list of before, that `read` of an edited file states
 //! `dirty` as git does, and that every call a zero-hit answer offers runs and finds what
-//! ripgrep finds there. Issue 57 added the staged edit and the symlinks: `rg -L` says which
-//! links a search's rules let through, and every entry `find` sees is accounted for.
+//! ripgrep finds there. Issue 57 added the staged edit, the symlinks (`rg -L` says which links
+//! a search's rules let through, and every entry `find` sees is accounted for) and binary files
+//! (a NUL in the first 8 KiB: counted as binary and not searched; past 20,000 bytes: searched
+//! as text, as `rg --text` reads it).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -52,6 +54,11 @@ enum Edit {
     Stage(usize),
     /// A symlink at the top: to a tracked file, to the `src` folder, to a folder outside.
     Link(LinkTo),
+    /// A binary file at the top holding the word before its first NUL: the NUL in its first
+    /// bytes, or past the first 20,000 (ripgrep drops a file's matches once it meets one).
+    Binary {
+        late: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -92,6 +99,7 @@ fn case() -> impl Strategy<Value = Case> {
             Just(LinkTo::Outside)
         ]
         .prop_map(Edit::Link),
+        any::<bool>().prop_map(|late| Edit::Binary { late }),
     ];
     (
         proptest::collection::vec(file, 1..8),
@@ -233,6 +241,35 @@ fn rg_count(root: &Path, flags: &[String]) -> u64 {
         .sum()
 }
 
+/// `git status --porcelain`, every entry's content compared. git trusts a file whose size and
+/// mtime match its index entry and whose change time matches to the second: a same-size
+/// rewrite with its mtime put back, in the second the index was last refreshed, is clean to
+/// it (the oracle found spool right and git wrong). The index's own time set far back makes
+/// every entry "racy", and git then compares their content.
+fn git_status(root: &Path, args: &[&str]) -> String {
+    let index = root.join(".git/index");
+    if let Ok(f) = std::fs::File::options().write(true).open(&index) {
+        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1))
+            .unwrap();
+    }
+    let mut all = vec!["status", "--porcelain"];
+    all.extend_from_slice(args);
+    git(root, &all)
+}
+
+/// How many lines of `file` hold `needle`, every byte read as text (`rg --text`).
+fn rg_count_text(file: &Path) -> u64 {
+    let out = Command::new("rg")
+        .args(["--count", "--text", "--no-config", "needle"])
+        .arg(file)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0)
+}
+
 fn is_hidden(rel: &str) -> bool {
     rel.split('/').any(|part| part.starts_with('.'))
 }
@@ -273,13 +310,36 @@ fn check_claims(root: &Path, args: &Value, a: &SearchAnswer) -> Result<(), TestC
     };
     let flags = rg_flags(&globs, hidden, no_ignore);
     let searched = rg_files(root, &flags);
-    prop_assert_eq!(a.hit_count, rg_count(root, &flags), "hit_count, {}", args);
+    // Binary, as spool (and git) tell it: a NUL in the first 8 KiB; such a file is counted and
+    // not searched. ripgrep also drops the matches of a file whose NUL comes later; spool
+    // searches that one as text, every line, as `rg --text` does.
+    let nul_at = |f: &String| {
+        std::fs::read(root.join(f))
+            .ok()
+            .and_then(|b| b.iter().position(|&c| c == 0))
+    };
+    let binary = searched
+        .iter()
+        .filter(|f| nul_at(f).is_some_and(|at| at < 8 * 1024))
+        .count() as u64;
+    let late_hits: u64 = searched
+        .iter()
+        .filter(|f| nul_at(f).is_some_and(|at| at >= 8 * 1024))
+        .map(|f| rg_count_text(&root.join(f)))
+        .sum();
+    prop_assert_eq!(
+        a.hit_count,
+        rg_count(root, &flags) + late_hits,
+        "hit_count, {}",
+        args
+    );
     prop_assert!(a.hit_count_exact);
     prop_assert_eq!(
         scope.files_searched,
-        searched.len() as u64,
+        searched.len() as u64 - binary,
         "files_searched"
     );
+    prop_assert_eq!(scope.files_skipped.binary, binary, "binary");
     prop_assert_eq!(
         &scope.globs,
         &globs.iter().map(|g| (*g).to_owned()).collect::<Vec<_>>()
@@ -311,7 +371,7 @@ fn check_claims(root: &Path, args: &Value, a: &SearchAnswer) -> Result<(), TestC
     let ignored = left.len() as u64 - if hidden { 0 } else { hidden_left };
     prop_assert_eq!(k.ignored, Some(ignored), "ignored");
     // The tree's version: dirty exactly when git says so.
-    let git_says = !git(root, &["status", "--porcelain", "--untracked-files=all"]).is_empty();
+    let git_says = !git_status(root, &["--untracked-files=all"]).is_empty();
     prop_assert_eq!(scope.version.dirty, Some(git_says), "dirty");
     let staged = !Command::new("git")
         .args(["diff", "--cached", "--quiet"])
@@ -385,6 +445,16 @@ fn apply(root: &Path, edit: Edit, tracked: &[String]) {
             if !root.join(name).is_symlink() {
                 std::os::unix::fs::symlink(target, root.join(name)).unwrap();
             }
+        }
+        Edit::Binary { late } => {
+            let mut bytes = Vec::new();
+            if late {
+                bytes.extend(std::iter::repeat_n(b'a', 20_000));
+                bytes.push(b'\n');
+            }
+            bytes.extend_from_slice(b"the needle before the nul\n\0\0the needle after\n");
+            let name = if late { "late.dat" } else { "early.dat" };
+            std::fs::write(root.join(name), bytes).unwrap();
         }
     }
 }
@@ -464,10 +534,26 @@ fn run_in(cx: &Tools, c: &Case, root: &Path, tracked: &[String]) -> Result<(), T
     }
     let (globs, hidden, no_ignore) = filter_of(&args);
     let globs: Vec<&str> = globs.iter().map(String::as_str).collect();
-    prop_assert_eq!(
-        counted,
-        rg_counts(&root, &rg_flags(&globs, hidden, no_ignore))
-    );
+    let flags = rg_flags(&globs, hidden, no_ignore);
+    let mut expected = rg_counts(&root, &flags);
+    // A file whose NUL comes past its first 8 KiB is searched as text (see `check_claims`).
+    for f in rg_files(&root, &flags) {
+        let late = std::fs::read(root.join(&f))
+            .ok()
+            .and_then(|b| b.iter().position(|&c| c == 0))
+            .is_some_and(|at| at >= 8 * 1024);
+        let n = if late {
+            rg_count_text(&root.join(&f))
+        } else {
+            0
+        };
+        if n > 0 {
+            expected.push((f, n));
+        }
+    }
+    // In ripgrep's `--sort=path` order: by path component.
+    expected.sort_by_key(|(p, _)| p.split('/').map(str::to_owned).collect::<Vec<_>>());
+    prop_assert_eq!(counted, expected);
     // A zero-hit answer offers the searches that look where it did not; each runs as given
     // and its claims hold too.
     if after.hit_count == 0 {
@@ -477,6 +563,14 @@ fn run_in(cx: &Tools, c: &Case, root: &Path, tracked: &[String]) -> Result<(), T
             let a = search(cx, &wider);
             // The search of where a symlink leads is of that folder.
             let at = wider["path"].as_str().unwrap_or(".");
+            if root.join(at).is_file() {
+                // A file left out (binary) searched by itself: as text, every line, as
+                // `rg --text` reads it.
+                let truth = rg_count_text(&root.join(at));
+                prop_assert_eq!(a.hit_count, truth, "{} searched by itself", at);
+                prop_assert!(truth > 0, "{} offered, holding no hit", at);
+                continue;
+            }
             check_claims(&root.join(at), &wider, &a)?;
         }
         let (globs, hidden, no_ignore) = filter_of(&args);
@@ -508,7 +602,7 @@ fn run_in(cx: &Tools, c: &Case, root: &Path, tracked: &[String]) -> Result<(), T
             Answer::Envelope(e) => e,
             other => panic!("not an envelope: {other:?}"),
         };
-        let git_says = !git(&root, &["status", "--porcelain", "--", rel]).is_empty();
+        let git_says = !git_status(&root, &["--", rel]).is_empty();
         let v = serde_json::to_value(&e.source.version).unwrap();
         prop_assert_eq!(&v["dirty"], &json!(git_says), "read {}: dirty", rel);
         let on_disk = std::fs::read_to_string(root.join(rel)).unwrap();
