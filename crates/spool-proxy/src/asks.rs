@@ -11,17 +11,29 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use rmcp::model::{
-    ClientCapabilities, ClientResult, ErrorCode, GetExtensions as _, RequestId, ServerRequest,
+    ClientCapabilities, ClientResult, ElicitResult, ErrorCode, GetExtensions as _, InputRequest,
+    RequestId, ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, ServiceError};
 use rmcp::{ErrorData, Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
-/// A downstream call the upstream is serving: the client, and its request.
+/// A downstream call the upstream is serving: the client, and its request; for a client
+/// without a handshake, where its asks wait to be put to it (as `input_required`).
 #[derive(Clone)]
 pub struct Caller {
     pub peer: Peer<RoleServer>,
     pub id: RequestId,
+    pub mailbox: Option<Mailbox>,
+}
+
+/// Where the asks of a call of a client without a handshake wait for the client.
+pub type Mailbox = tokio::sync::mpsc::UnboundedSender<Waiting>;
+
+/// An ask put to a client without a handshake, and where its answer goes.
+pub struct Waiting {
+    pub request: InputRequest,
+    pub answer: tokio::sync::oneshot::Sender<serde_json::Value>,
 }
 
 /// An upstream connection: (upstream, connection generation).
@@ -124,9 +136,7 @@ pub async fn relay(
     ct: &CancellationToken,
 ) -> Result<ClientResult, ErrorData> {
     let Some(info) = caller.peer.peer_info() else {
-        // Regression (issue 57): this said "the client did not offer sampling when it
-        // connected" to a client that had offered it on every request.
-        return Err(refused(ask, &format!("{NO_HANDSHAKE} {}", ask.name())));
+        return put_to_call(ask, &caller, request, ct).await;
     };
     if !ask.offered_by(&info.capabilities) {
         return Err(refused(
@@ -152,20 +162,63 @@ pub async fn relay(
     }
 }
 
-/// Why an ask cannot reach a client on the protocol without a handshake (2026-07-28): such a
-/// client is asked only by an `input_required` answer to its own call, which spool gives for
-/// roots (asked before the call is relayed), not yet for an ask an upstream sends mid-call.
-const NO_HANDSHAKE: &str = "the client that made this call uses the protocol without a \
-    handshake (2026-07-28), where a server asks its client only by answering `input_required`; \
-    spool relays roots that way, but not yet";
-
-/// The asks spool can relay to a client on the protocol without a handshake (roots, asked
-/// before the call): upstreams are told of those only, so that none asks for what would be
-/// refused.
-pub fn relayable_without_handshake(caps: &ClientCapabilities) -> ClientCapabilities {
-    let mut asks = ClientCapabilities::default();
-    asks.roots.clone_from(&caps.roots);
-    asks
+/// An ask for a client without a handshake (2026-07-28): it can be asked only by an
+/// `input_required` answer to its own call, so the ask waits in its call's mailbox, the call
+/// answers with it, and the client's retry brings the answer (`server/suspended.rs`).
+/// Regression (issue 57): such a client was refused as one that "did not offer sampling when
+/// it connected", though it offered it on every request.
+#[expect(
+    deprecated,
+    reason = "sampling is deprecated by 2026-07-28 (SEP-2577), still relayed for clients that offer it"
+)]
+async fn put_to_call(
+    ask: Ask,
+    caller: &Caller,
+    request: ServerRequest,
+    ct: &CancellationToken,
+) -> Result<ClientResult, ErrorData> {
+    let Some(mailbox) = &caller.mailbox else {
+        return Err(refused(
+            ask,
+            "the client uses the protocol without a handshake (2026-07-28), and no call of it \
+             is waiting that the ask could be put to",
+        ));
+    };
+    let input = match request {
+        ServerRequest::CreateMessageRequest(r) => InputRequest::CreateMessage(r),
+        ServerRequest::ElicitRequest(r) => InputRequest::Elicitation(r),
+        _ => {
+            return Err(refused(
+                ask,
+                "only sampling and elicitation are put to a call",
+            ));
+        }
+    };
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    mailbox
+        .send(Waiting {
+            request: input,
+            answer,
+        })
+        .map_err(|_| refused(ask, "the client's call has ended"))?;
+    let value = tokio::select! {
+        v = answered => v.map_err(|_| refused(ask, "the client's call ended before it answered"))?,
+        () = ct.cancelled() => return Err(ErrorData::internal_error("the upstream cancelled its request", None)),
+    };
+    let read =
+        |e: serde_json::Error| refused(ask, &format!("the client's answer does not read: {e}"));
+    match ask {
+        Ask::Sampling => serde_json::from_value::<rmcp::model::CreateMessageResult>(value)
+            .map(|r| ClientResult::CreateMessageResult(Box::new(r)))
+            .map_err(read),
+        Ask::Elicitation => serde_json::from_value::<ElicitResult>(value)
+            .map(ClientResult::ElicitResult)
+            .map_err(read),
+        Ask::Roots => Err(refused(
+            ask,
+            "roots are asked before the call, not during it",
+        )),
+    }
 }
 
 /// The ask capabilities of a client, to declare to upstreams on its behalf.

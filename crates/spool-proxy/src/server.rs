@@ -4,6 +4,7 @@
 
 mod handler;
 mod routes;
+mod suspended;
 
 use routes::Route;
 
@@ -39,6 +40,8 @@ struct Inner {
     upstreams: Vec<Arc<Upstream>>,
     spool: SpoolServer,
     hub: Arc<Hub>,
+    /// Calls of clients without a handshake waiting for their answer to an upstream's ask.
+    suspended: suspended::Table,
     lazy: bool,
     /// Several upstreams: every tool and prompt is prefixed by its upstream's name.
     prefix_all: bool,
@@ -110,6 +113,7 @@ impl ProxyServer {
                 upstreams,
                 spool: spool.only(&SPOOL_TOOLS),
                 hub,
+                suspended: suspended::Table::default(),
                 lazy: config.lazy,
                 prefix_all,
                 info,
@@ -136,11 +140,13 @@ impl ProxyServer {
         upstream: usize,
         request: ClientRequest,
         ctx: &RequestContext<RoleServer>,
+        mailbox: Option<crate::asks::Mailbox>,
     ) -> Result<ServerResult, Failure> {
         let progress = ctx.meta.get_progress_token().map(|t| (ctx.peer.clone(), t));
         let caller = crate::asks::Caller {
             peer: ctx.peer.clone(),
             id: ctx.id.clone(),
+            mailbox,
         };
         self.inner.upstreams[upstream]
             .request(request, &ctx.ct, progress, Some(caller))
@@ -154,7 +160,7 @@ impl ProxyServer {
         request: ClientRequest,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<ServerResult, ErrorData> {
-        match self.send(upstream, request, ctx).await {
+        match self.send(upstream, request, ctx, None).await {
             Ok(r) => Ok(r),
             Err(Failure::Upstream(e)) => Err(e),
             Err(Failure::Down(e)) => Err(internal(e.to_string(), Some(&e))),
@@ -162,11 +168,14 @@ impl ProxyServer {
         }
     }
 
+    /// Relays a tool call; the upstream's asks during it go to `mailbox` when the client has
+    /// no handshake (`server/suspended.rs`), else to the client by request.
     async fn call_upstream(
         &self,
         name: &str,
         request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
+        mailbox: Option<crate::asks::Mailbox>,
     ) -> Result<CallToolResponse, ErrorData> {
         let (route, tool) = match self.route(name).await {
             Ok(found) => found,
@@ -191,6 +200,7 @@ impl ProxyServer {
                 route.upstream,
                 ClientRequest::CallToolRequest(CallToolRequest::new(params)),
                 &ctx,
+                mailbox,
             )
             .await;
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -289,11 +299,7 @@ impl ProxyServer {
             self.inner.hub.set_given_roots(Some(roots));
             // Upstreams start again told the client offers roots, and ask for them as they
             // start: the roots are known by then. Ones told before hear that they changed.
-            if self
-                .inner
-                .hub
-                .take_asks(&crate::asks::relayable_without_handshake(&caps))
-            {
+            if self.inner.hub.take_asks(&caps) {
                 for u in &self.inner.upstreams {
                     u.restart().await;
                 }

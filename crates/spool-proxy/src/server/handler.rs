@@ -113,7 +113,20 @@ impl ServerHandler for ProxyServer {
                 found.as_ref(),
             )));
         }
-        self.call_upstream(&name, request, ctx).await
+        if ctx.peer.peer_info().is_none() {
+            // No handshake: what the client offers came with this request. A client that
+            // offers roots has the upstreams told in `roots_first`, once its roots are known.
+            if let Some(caps) = ctx.client_capabilities()
+                && caps.roots.is_none()
+                && self.inner.hub.take_asks(&caps)
+            {
+                for u in &self.inner.upstreams {
+                    u.restart().await;
+                }
+            }
+            return self.call_resumable(name, request, ctx).await;
+        }
+        self.call_upstream(&name, request, ctx, None).await
     }
 
     async fn list_prompts(

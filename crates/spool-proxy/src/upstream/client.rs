@@ -134,6 +134,7 @@ impl ClientHandler for UpstreamClient {
                 Some(peer) => Caller {
                     peer,
                     id: ctx.id.clone(),
+                    mailbox: None,
                 },
                 None => return Err(refusal),
             },

@@ -161,14 +161,13 @@ async fn a_client_that_offers_none_is_not_answered_for() {
     assert_eq!(r.is_error, Some(true), "{text}");
 }
 
-/// A client on the protocol without a handshake (2026-07-28) offers sampling on every request,
-/// but spool cannot yet relay an ask an upstream sends mid-call to such a client (it would have
-/// to answer the client's call `input_required` and resume the upstream's call on the retry).
-/// The refusal says so. Regression (issue 57): it said "the client did not offer sampling when
-/// it connected", which was false. Roots, which spool asks for before relaying, still reach the
-/// upstream.
+/// A client on the protocol without a handshake (2026-07-28) offers sampling and elicitation on
+/// every request; it cannot be sent a request, so an upstream's ask mid-call is put to it as an
+/// `input_required` answer to its call, and its retry brings the answer back to the waiting
+/// upstream. Regression (issue 57): it was refused as a client that "did not offer sampling
+/// when it connected". Roots, asked before the call, still reach the upstream.
 #[tokio::test]
-async fn a_client_without_a_handshake_is_told_the_truth_about_what_is_relayed() {
+async fn a_client_without_a_handshake_is_asked_through_its_call() {
     use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
     let (server, _home, _marks) = proxy().await;
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
@@ -187,18 +186,20 @@ async fn a_client_without_a_handshake_is_told_the_truth_about_what_is_relayed() 
     )
     .await
     .unwrap();
-    assert!(
-        client
-            .peer_info()
-            .is_none_or(|i| i.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28)
-    );
-    for tool in ["ask_sampling", "ask_elicitation"] {
-        let r = client.call_tool(params(tool, json!({}))).await.unwrap();
-        let text = texts(&r).join("");
-        assert_eq!(r.is_error, Some(true), "{text}");
-        assert!(!text.contains("did not offer"), "{text}");
-        assert!(text.contains("without a handshake (2026-07-28)"), "{text}");
-    }
+    let r = client
+        .call_tool(params("ask_sampling", json!({})))
+        .await
+        .unwrap();
+    let text = texts(&r).join("");
+    assert_eq!(r.is_error, Some(false), "{text}");
+    assert!(text.contains("hello from the client"), "{text}");
+    let r = client
+        .call_tool(params("ask_elicitation", json!({})))
+        .await
+        .unwrap();
+    let text = texts(&r).join("");
+    assert_eq!(r.is_error, Some(false), "{text}");
+    assert!(text.contains("\"name\":\"Ada\""), "{text}");
     let r = client
         .call_tool(params("ask_roots", json!({})))
         .await
@@ -206,5 +207,44 @@ async fn a_client_without_a_handshake_is_told_the_truth_about_what_is_relayed() 
     let text = texts(&r).join("");
     assert!(text.contains("file:///work"), "{text}");
     let seen = asker.asked.lock().unwrap().clone();
-    assert_eq!(seen, ["roots"], "asked only what spool relays");
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(
+        seen[0], "roots",
+        "asked first, before the first relayed call"
+    );
+    assert!(
+        seen[1].starts_with("sampling: ") && seen[1].contains("say hello"),
+        "{seen:?}"
+    );
+    assert!(seen[2].contains("What is your name?"), "{seen:?}");
+}
+
+/// A `requestState` spool never gave (or whose wait ended) is refused, not taken as a new call.
+#[tokio::test]
+async fn a_retry_of_a_call_no_longer_waiting_is_refused() {
+    use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
+    let (server, _home, _marks) = proxy().await;
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = Box::pin(rmcp::ServiceExt::serve(server, server_io)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = serve_client_with_lifecycle(
+        (),
+        client_io,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .unwrap();
+    let err = client
+        .call_tool(params("ask_sampling", json!({})).with_request_state("ask_made_up"))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("wait for an answer has ended"),
+        "{err}"
+    );
 }
