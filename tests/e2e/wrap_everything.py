@@ -63,12 +63,42 @@ async def scenario(label, client):
               bad is not None and bad.is_error is True, err or bad)
 
 
+async def sampled(context, params):
+    """The client's model, for the upstream's sampling request relayed by spool."""
+    from mcp import types
+
+    SAMPLED.append(params)
+    return types.CreateMessageResult(
+        role="assistant", model="the-client-model",
+        content=types.TextContent(type="text", text="hello from the model of the client"))
+
+
+SAMPLED = []
+
+
+async def sampling(label, client):
+    """The upstream asks the client to sample mid-call; spool relays it: by a request under the
+    handshake (legacy), by an `input_required` answer and the retry without one (auto, issue 57:
+    this was refused as "the client did not offer sampling")."""
+    async with client as c:
+        # The first call tells spool what the client offers; the upstream then starts again
+        # told of sampling, and registers its sampling tool.
+        await attempt("tool", c.call_tool("get-sum", {"a": 1, "b": 1}))
+        before = len(SAMPLED)
+        r, err = await attempt("tool", c.call_tool("trigger-sampling-request", {"prompt": "say hello"}))
+        text = str(r.content) if r is not None else ""
+        check(f"{label}: an upstream's sampling request reaches the client and its answer comes back",
+              r is not None and r.is_error is False and "hello from the model of the client" in text, err or r)
+        check(f"{label}: the client was asked once", len(SAMPLED) == before + 1, len(SAMPLED) - before)
+
+
 async def main():
     with tempfile.TemporaryDirectory() as home:
         env = dict(os.environ, SPOOL_HOME=home)
         for mode in ("auto", "legacy"):
             params = StdioServerParameters(command=SPOOL, args=["wrap", "--", NODE, EVERYTHING, "stdio"], env=env)
             await scenario(f"stdio/{mode}", Client(params, mode=mode))
+            await sampling(f"stdio/{mode}", Client(params, mode=mode, sampling_callback=sampled))
     passed = sum(1 for _, ok in RESULTS if ok)
     failed = len(RESULTS) - passed
     print(f"wrap-everything: {passed} passed, {failed} failed")
