@@ -13,7 +13,8 @@
 //! ripgrep finds there. Issue 57 added the staged edit, the symlinks (`rg -L` says which links
 //! a search's rules let through, and every entry `find` sees is accounted for) and binary files
 //! (a NUL in the first 8 KiB: counted as binary and not searched; past 20,000 bytes: searched
-//! as text, as `rg --text` reads it).
+//! as text, as `rg --text` reads it), and a page followed by cursor after the edits, whose
+//! hits in files deleted or changed since are marked (checked against the files' content).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -508,6 +509,18 @@ fn run_in(cx: &Tools, c: &Case, root: &Path, tracked: &[String]) -> Result<(), T
     }
     let before = search(cx, &args);
     check_claims(&root, &args, &before)?;
+    // A page of the search as it was, to be followed by cursor after the edits: with every
+    // file's content at the time, the truth of what changed since.
+    let mut paged_args = args.clone();
+    paged_args["limit"] = json!(2);
+    let first_page = search(cx, &paged_args);
+    let then: std::collections::BTreeMap<String, Option<Vec<u8>>> = every_file(&root)
+        .into_iter()
+        .map(|f| {
+            let bytes = std::fs::read(root.join(&f)).ok();
+            (f, bytes)
+        })
+        .collect();
     let mut after = before;
     for &edit in &c.edits {
         // Past the racy window, so a stored list could be reused if nothing were checked.
@@ -515,6 +528,29 @@ fn run_in(cx: &Tools, c: &Case, root: &Path, tracked: &[String]) -> Result<(), T
         apply(&root, edit, tracked);
         after = search(cx, &args);
         check_claims(&root, &args, &after)?;
+    }
+    // The page after the edits, by the cursor of before: each hit in a file deleted since is
+    // marked deleted, each in a file whose content changed is marked, and an unmarked hit's
+    // file holds what it held.
+    if let Some(cursor) = &first_page.next_cursor {
+        paged_args["cursor"] = json!(cursor);
+        let second = search(cx, &paged_args);
+        for hit in &second.hits {
+            let path = hit.path.clone().unwrap_or_default();
+            let now = std::fs::read(root.join(&path)).ok();
+            let was = then.get(&path).cloned().flatten();
+            match hit.since.as_deref() {
+                Some("deleted since the search") => {
+                    prop_assert!(now.is_none(), "{} marked deleted, and is there", path);
+                }
+                Some(_) => prop_assert!(now.is_some(), "{} is gone, marked changed", path),
+                None => prop_assert!(
+                    now.is_some() && now == was,
+                    "{} changed since page 1, and its hit is not marked",
+                    path
+                ),
+            }
+        }
     }
     // Hits per file, every page of them, are ripgrep's `--count`, file for file.
     let mut counted = Vec::new();

@@ -41,14 +41,16 @@ pub fn mark(answer: &mut SearchAnswer, real: &Path, searched_at_ms: i64) {
         let state = *seen.entry(path.clone()).or_insert_with(|| {
             let state = match std::fs::symlink_metadata(real.join(path)) {
                 Err(_) => Some("deleted since the search"),
-                Ok(m) => m
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .is_some_and(|t| {
-                        i64::try_from(t.as_millis()).unwrap_or(i64::MAX) >= searched_at_ms
-                    })
-                    .then_some("changed since the search"),
+                // The later of its modification and change times: a rewrite whose mtime was
+                // put back (`touch -r`, a copy that keeps times) still has a new ctime, which
+                // no one can set. Found by the claims oracle (issue 57).
+                Ok(m) => {
+                    use std::os::unix::fs::MetadataExt as _;
+                    let ms =
+                        |s: i64, ns: i64| s.saturating_mul(1000).saturating_add(ns / 1_000_000);
+                    let latest = ms(m.mtime(), m.mtime_nsec()).max(ms(m.ctime(), m.ctime_nsec()));
+                    (latest >= searched_at_ms).then_some("changed since the search")
+                }
             };
             match state {
                 Some("deleted since the search") => since.deleted += 1,
