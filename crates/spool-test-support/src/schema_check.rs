@@ -80,3 +80,35 @@ pub fn validate(schema: &Value, instance: &Value) -> Result<(), String> {
         Err(answer["error"].as_str().unwrap_or("invalid").to_owned())
     }
 }
+
+/// Holds `result` (an answer of `tool`) to the `outputSchema` that tool declares, as listed by
+/// `peer`'s server, the way the Python SDK does: structured content that breaks it is refused
+/// (the model then receives nothing), and a tool with a schema must send structured content
+/// unless it answered an error. An error's structured content is held to it too: each of
+/// spool's schemas admits the error object.
+///
+/// # Errors
+/// What broke the schema, with the answer; or why the tools could not be listed.
+pub async fn hold_to_declared(
+    peer: &rmcp::Peer<rmcp::RoleClient>,
+    tool: &str,
+    result: &rmcp::model::CallToolResult,
+) -> Result<(), String> {
+    let tools = peer.list_all_tools().await.map_err(|e| e.to_string())?;
+    let Some(schema) = tools
+        .iter()
+        .find(|t| t.name == tool)
+        .and_then(|t| t.output_schema.clone())
+    else {
+        return Ok(());
+    };
+    let schema = Value::Object((*schema).clone());
+    match &result.structured_content {
+        Some(v) => validate(&schema, v)
+            .map_err(|e| format!("`{tool}` answered what its outputSchema refuses: {e}\n{v:#}")),
+        None if result.is_error == Some(true) => Ok(()),
+        None => Err(format!(
+            "`{tool}` declares an outputSchema but answered no structured content"
+        )),
+    }
+}

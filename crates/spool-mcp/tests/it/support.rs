@@ -1,6 +1,5 @@
 //! A server and an rmcp client joined by an in-memory pipe.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -15,8 +14,6 @@ pub struct Harness {
     pub client: RunningService<RoleClient, ()>,
     pub root: tempfile::TempDir,
     pub home: tempfile::TempDir,
-    /// Each tool's declared output schema, that every answer is validated against.
-    schemas: HashMap<String, Value>,
 }
 
 pub async fn start(settings: Settings) -> Harness {
@@ -32,22 +29,7 @@ pub async fn start(settings: Settings) -> Harness {
         }
     });
     let client = ().serve(client_io).await.unwrap();
-    let schemas = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .filter_map(|t| {
-            let schema = Value::Object((*t.output_schema?).clone());
-            Some((t.name.to_string(), schema))
-        })
-        .collect();
-    Harness {
-        client,
-        root,
-        home,
-        schemas,
-    }
+    Harness { client, root, home }
 }
 
 impl Harness {
@@ -55,28 +37,10 @@ impl Harness {
         let params = CallToolRequestParams::new(tool.to_owned())
             .with_arguments(args.as_object().cloned().unwrap());
         let result = self.client.call_tool(params).await.unwrap();
-        self.check_schema(tool, &result);
+        spool_test_support::schema_check::hold_to_declared(&self.client, tool, &result)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
         result
-    }
-
-    /// Holds `result` to `tool`'s declared output schema, as the Python SDK does (which
-    /// refuses an answer that breaks it, and its model receives nothing). An error's
-    /// structured content is held to it too: the schema admits the error object.
-    pub fn check_schema(&self, tool: &str, result: &CallToolResult) {
-        let Some(schema) = self.schemas.get(tool) else {
-            return;
-        };
-        match &result.structured_content {
-            Some(v) => {
-                if let Err(e) = spool_test_support::schema_check::validate(schema, v) {
-                    panic!("`{tool}` answered what its outputSchema refuses: {e}\n{v:#}");
-                }
-            }
-            None => assert!(
-                result.is_error == Some(true),
-                "`{tool}` declares an outputSchema but answered no structured content"
-            ),
-        }
     }
 
     /// Starts `tool` with `args` as a request that can be cancelled, and returns its handle.

@@ -160,35 +160,11 @@ impl Proxy {
     pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
         let result = self.client.call_tool(params(tool, args)).await.unwrap();
         if !self.lazy {
-            self.check_schema(tool, &result).await;
+            spool_test_support::schema_check::hold_to_declared(&self.client, tool, &result)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
         }
         result
-    }
-
-    /// Holds `result` to `tool`'s declared output schema (a wrapped tool's: its own answer,
-    /// spool's envelope, or the error), as the Python SDK does: it refuses an answer that
-    /// breaks the schema, and its model then receives nothing.
-    pub async fn check_schema(&self, tool: &str, result: &CallToolResult) {
-        let tools = self.client.list_all_tools().await.unwrap();
-        let Some(schema) = tools
-            .iter()
-            .find(|t| t.name == tool)
-            .and_then(|t| t.output_schema.clone())
-        else {
-            return;
-        };
-        let schema = Value::Object((*schema).clone());
-        match &result.structured_content {
-            Some(v) => {
-                if let Err(e) = spool_test_support::schema_check::validate(&schema, v) {
-                    panic!("`{tool}` answered what its outputSchema refuses: {e}\n{v:#}");
-                }
-            }
-            None => assert!(
-                result.is_error == Some(true),
-                "`{tool}` declares an outputSchema but answered no structured content"
-            ),
-        }
     }
 
     /// The same, taking the tool's name by value (for helpers that make the call).

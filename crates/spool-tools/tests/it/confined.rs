@@ -22,13 +22,17 @@ async fn server(home: &Home, args: &[&str]) -> Client {
 }
 
 async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    client
+    let r = client
         .call_tool(
             CallToolRequestParams::new(tool.to_owned())
                 .with_arguments(args.as_object().cloned().unwrap()),
         )
         .await
-        .unwrap()
+        .unwrap();
+    spool_test_support::schema_check::hold_to_declared(client, tool, &r)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    r
 }
 
 fn text(r: &CallToolResult) -> String {

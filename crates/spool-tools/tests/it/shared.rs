@@ -472,6 +472,9 @@ async fn an_mcp_client_on_another_machine_reads_a_growing_capture_then_pages_its
             ))
             .await
             .unwrap();
+        spool_test_support::schema_check::hold_to_declared(&client, "read", &r)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
         if r.is_error != Some(true) {
             break r;
         }
@@ -503,6 +506,9 @@ async fn an_mcp_client_on_another_machine_reads_a_growing_capture_then_pages_its
         ))
         .await
         .unwrap();
+    spool_test_support::schema_check::hold_to_declared(&client, "read", &whole)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let w = whole.structured_content.unwrap();
     assert_eq!(w["total"]["lines"], 200_000, "{w}");
     assert!(w.get("capture").is_none(), "{w}");
@@ -514,6 +520,9 @@ async fn an_mcp_client_on_another_machine_reads_a_growing_capture_then_pages_its
         ))
         .await
         .unwrap();
+    spool_test_support::schema_check::hold_to_declared(&client, "search", &page)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let p = page.structured_content.unwrap();
     assert_eq!(p["hit_count"], 10, "{p}");
     let cursor = p["next_cursor"].as_str().unwrap().to_owned();

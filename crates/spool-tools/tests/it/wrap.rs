@@ -53,6 +53,9 @@ async fn wrap_relays_over_stdio_and_the_continuation_reads_the_rest() {
         .call_tool(call("big_text", json!({ "lines": 3_000 })))
         .await
         .unwrap();
+    spool_test_support::schema_check::hold_to_declared(&client, "big_text", &r)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let e = r.structured_content.clone().unwrap();
     assert_eq!(e["complete"], false);
     assert_eq!(e["source"]["version"]["server"], "fake-upstream");
@@ -62,6 +65,9 @@ async fn wrap_relays_over_stdio_and_the_continuation_reads_the_rest() {
         .call_tool(call("read", next["arguments"].clone()))
         .await
         .unwrap();
+    spool_test_support::schema_check::hold_to_declared(&client, "read", &more)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let m = more.structured_content.unwrap();
     assert_eq!(
         m["shown"][0]["start"],
