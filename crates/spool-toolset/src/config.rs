@@ -23,8 +23,9 @@ pub fn open_store_with(
     shared(store, &home, config_file)
 }
 
-/// `SPOOL_TTL` (seconds an artifact lives), `SPOOL_QUOTA` (bytes kept) and `SPOOL_CACHE` (bytes
-/// of copies read through from a shared store) override the defaults.
+/// `SPOOL_TTL` (seconds an artifact lives), `SPOOL_QUOTA` (bytes kept), `SPOOL_CACHE` (bytes of
+/// copies read through from a shared store) and `SPOOL_CAPTURE_LIMIT` (bytes one output keeps)
+/// override the defaults.
 fn store_config() -> Result<StoreConfig, Error> {
     let mut config = StoreConfig::default();
     let number = |name: &str| -> Result<Option<u64>, Error> {
@@ -48,6 +49,9 @@ fn store_config() -> Result<StoreConfig, Error> {
     }
     if let Some(bytes) = number("SPOOL_CACHE")? {
         config.cache_bytes = bytes;
+    }
+    if let Some(bytes) = number("SPOOL_CAPTURE_LIMIT")? {
+        config.capture_limit_bytes = Some(bytes);
     }
     Ok(config)
 }

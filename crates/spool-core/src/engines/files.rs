@@ -87,16 +87,27 @@ pub fn snapshot_file(store: &Store, mut file: std::fs::File, real: &Path) -> Res
         real.display().to_string(),
     ))));
     let mut writer = store.create(new)?;
+    // A file larger than one capture keeps is read no further than it keeps: its first bytes
+    // are the copy (a 100 GB sparse file was read and written until the disk was full).
+    let limit = writer.limit();
     let sha256 = if let Some(mut clone) = writer.clone_content(&file) {
         // No copy: the clone is read to count, index and hash what is stored.
-        hash_through(&mut clone, &real, Vec::new(), &mut |buf| {
+        hash_through(&mut clone, &real, Vec::new(), limit, &mut |buf| {
             writer.account_cloned(buf);
         })
     } else {
         writer.write(&head);
-        hash_through(&mut file, &real, head, &mut |buf| writer.write(buf))
+        hash_through(&mut file, &real, head, limit, &mut |buf| writer.write(buf))
     };
-    version.sha256 = Some(sha256?);
+    let sha256 = sha256?;
+    // Its size now too: a file that grew past the limit while it was copied was cut there.
+    let longest = stat.len().max(file.metadata().map_or(0, |now| now.len()));
+    if longest > limit {
+        // The hash is of the part kept, not of the file: none is stated.
+        writer.stopped_at_limit(longest);
+    } else {
+        version.sha256 = Some(sha256);
+    }
     // Whether the file differs from the commit: from its index entry, or its entry from the
     // commit's (staged).
     if let Some(repo) = &repo
@@ -152,11 +163,12 @@ fn unchanged_key(real: &Path, stat: &std::fs::Metadata) -> String {
 /// it and computes the SHA-256 of `head` and the rest. With the hash on the thread that wrote,
 /// it was 44% of a first read's time; with the reads there too, that thread was the longer of
 /// the two (the hash runs at the processor's speed, 1.4 GB/s here, as fast as `openssl speed
-/// sha256`). Its hex digest.
+/// sha256`). Reads at most `max` bytes in all, `head` included. Its hex digest.
 fn hash_through(
     file: &mut std::fs::File,
     real: &Path,
     head: Vec<u8>,
+    max: u64,
     write: &mut dyn FnMut(&[u8]),
 ) -> Result<String> {
     const BUFFERS: usize = 4;
@@ -173,12 +185,15 @@ fn hash_through(
             spool_walk::workers::spawn_scoped(scope, "snapshot", move || -> std::io::Result<_> {
                 let mut hasher = Sha256::new();
                 hasher.update(&head);
+                let mut left = max.saturating_sub(head.len() as u64);
                 // The writing thread hands every buffer back until it stops.
                 while let Ok(mut buf) = empty_rx.recv() {
-                    let n = read_some(file, &mut buf)?;
+                    let want = usize::try_from(left).map_or(buf.len(), |l| l.min(buf.len()));
+                    let n = read_some(file, &mut buf[..want])?;
                     if n == 0 {
                         break;
                     }
+                    left -= n as u64;
                     hasher.update(&buf[..n]);
                     if full_tx.send((buf, n)).is_err() {
                         break;

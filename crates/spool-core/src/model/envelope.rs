@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 mod coverage;
 mod map_scope;
 mod version;
-pub use coverage::{Coverage, MainContent, UpstreamPage};
+pub use coverage::{Coverage, FirstBytes, MainContent, UpstreamPage};
 pub use map_scope::{FilesShown, MapScope, MapSkipped};
 pub use version::{
     CiVersion, ExecVersion, FetchVersion, FileVersion, MapFiles, MapVersion, McpVersion,

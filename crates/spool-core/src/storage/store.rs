@@ -17,6 +17,7 @@
 mod checked_range;
 mod gc;
 pub mod index;
+mod limit;
 pub mod meta;
 mod orphans;
 mod pin;
@@ -36,6 +37,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 pub use gc::GcReport;
+pub use limit::{CaptureLimit, DEFAULT_CAPTURE_LIMIT, LimitBy};
 pub use meta::{ArtifactMeta, ArtifactSummary, NewArtifact};
 pub use reader::ArtifactReader;
 pub use remote::{Progress, Remote, RemoteArtifact, SharedGc, Upload};
@@ -54,6 +56,9 @@ pub struct StoreConfig {
     pub ttl: Duration,
     /// Total content bytes kept before the least recently read artifacts are evicted.
     pub quota_bytes: u64,
+    /// The most one capture keeps, never more than the disk has free (see `store::limit`).
+    /// Unset: 512 MiB, and at most half the quota.
+    pub capture_limit_bytes: Option<u64>,
     /// Bytes of read-through copies (chunks fetched from a shared store) kept before the least
     /// recently read copies are dropped (they are fetched again when next read).
     pub cache_bytes: u64,
@@ -68,6 +73,7 @@ impl Default for StoreConfig {
         Self {
             ttl: Duration::from_hours(7 * 24),
             quota_bytes: 2 << 30,
+            capture_limit_bytes: None,
             cache_bytes: 1 << 30,
             eviction_grace: Duration::ZERO,
         }
@@ -298,6 +304,16 @@ impl Store {
         // What earlier evictions left is deleted while this one is written.
         self.empty_trash_in_background();
         ArtifactWriter::new(self, meta)
+    }
+
+    /// The most a capture holding `already` bytes keeps, and what set it.
+    pub fn capture_limit(&self, already: u64) -> CaptureLimit {
+        CaptureLimit::now(
+            &self.root,
+            self.config.capture_limit_bytes,
+            self.config.quota_bytes,
+            already,
+        )
     }
 
     /// Stores `bytes` whole as a finished artifact.

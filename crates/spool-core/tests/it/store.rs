@@ -358,6 +358,8 @@ fn concurrent_first_open_of_a_fresh_store_succeeds() {
 fn the_quota_is_kept_as_artifacts_arrive_and_never_evicts_the_newest() {
     let s = store_with(StoreConfig {
         quota_bytes: 150_000,
+        // Above the quota, set by the operator: one output may be larger than the quota.
+        capture_limit_bytes: Some(u64::MAX),
         eviction_grace: Duration::ZERO,
         ..StoreConfig::default()
     });
@@ -623,6 +625,7 @@ fn a_file_read_is_stored_whole_with_its_sha256() {
 fn evicted_content_leaves_the_capture_path_through_the_trash() {
     let cfg = StoreConfig {
         quota_bytes: 150_000,
+        capture_limit_bytes: Some(u64::MAX),
         eviction_grace: Duration::ZERO,
         ..StoreConfig::default()
     };

@@ -8,6 +8,7 @@
 mod bad_input;
 mod confined;
 mod full;
+mod limits;
 mod read_search;
 mod run;
 mod serve_http;

@@ -26,7 +26,8 @@ impl Home {
             .current_dir(self.path())
             .env("SPOOL_HOME", self.path())
             .env_remove("SPOOL_TTL")
-            .env_remove("SPOOL_QUOTA");
+            .env_remove("SPOOL_QUOTA")
+            .env_remove("SPOOL_CAPTURE_LIMIT");
         cmd
     }
 

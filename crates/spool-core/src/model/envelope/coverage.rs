@@ -30,6 +30,9 @@ pub struct Coverage {
     /// One page of an upstream's answer that says more exist.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upstream_page: Option<UpstreamPage>,
+    /// The first bytes of the source only: the store keeps at most so much of one output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_bytes: Option<FirstBytes>,
     /// The call that reaches the rest of the source, runnable as printed (`fetch` with
     /// `format` raw, the upstream's tool with its cursor).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,6 +61,7 @@ impl Coverage {
             main_content: None,
             hidden_kept: 0,
             upstream_page: None,
+            first_bytes: None,
             rest: None,
         }
     }
@@ -70,12 +74,23 @@ impl Coverage {
     /// This coverage with `whole` derived from what it says is left out.
     #[must_use]
     pub fn settled(mut self) -> Self {
-        self.whole = self.main_content.is_none() && self.upstream_page.is_none();
+        self.whole = self.main_content.is_none()
+            && self.upstream_page.is_none()
+            && self.first_bytes.is_none();
         if self.whole {
             self.rest = None;
         }
         self
     }
+}
+
+/// A copy of the first bytes of its source: the store's limit for one output was reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FirstBytes {
+    /// The bytes kept: the limit.
+    pub kept: u64,
+    /// The source's bytes, all of them (an output's, as far as it was read).
+    pub of: u64,
 }
 
 /// The element a page marks as its main content, kept alone, and the share of the page's

@@ -23,6 +23,13 @@ pub fn held_words(c: &Coverage) -> Option<String> {
             m.element, m.text_percent
         ));
     }
+    if let Some(f) = &c.first_bytes {
+        parts.push(format!(
+            "the first {} of the source's {} only (the store keeps no more of one output)",
+            crate::numbers::human_bytes(f.kept),
+            crate::numbers::human_bytes(f.of)
+        ));
+    }
     if let Some(up) = &c.upstream_page {
         parts.push(upstream_words(up));
         if c.rest.is_none() {

@@ -1,7 +1,7 @@
 //! Expiry and the quota: artifacts whose time has come lose their content and keep a
 //! tombstone; past the quota the least recently read are evicted (and say so when read).
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension as _, params};
 use serde::Serialize;
 
 use super::Store;
@@ -44,6 +44,54 @@ impl Store {
         drop(lock);
         meta.state = ArtifactState::Expired;
         Ok(true)
+    }
+
+    /// Evicts the least recently read copies (never `keep`, nor one pinned or being read)
+    /// until the disk has `wanted` bytes free beyond the store's reserve, deleting them at
+    /// once: a capture bounded by the disk makes room as the quota would. Regression (issue
+    /// 58): once the disk was full, every later capture of every process kept nothing.
+    pub(crate) fn make_room(&self, wanted: u64, keep: &str) -> Result<()> {
+        let enough = wanted.saturating_add(super::limit::reserve(&self.root));
+        // Futile when all the store could evict would not make the room: the disk is full of
+        // what is not the store's, and the copies stay.
+        let evictable: i64 = self.conn().query_row(
+            "SELECT COALESCE(SUM(bytes), 0) FROM artifacts WHERE state NOT IN ('expired', 'capturing')
+             AND ref NOT IN (SELECT ref FROM remote_chunks) AND ref != ?1",
+            params![keep],
+            |r| r.get(0),
+        )?;
+        let free = super::limit::free_bytes(&self.root).unwrap_or(0);
+        if free.saturating_add(u64::try_from(evictable).unwrap_or(0)) < enough {
+            return Ok(());
+        }
+        let mut in_use: Vec<String> = Vec::new();
+        while super::limit::free_bytes(&self.root).is_some_and(|free| free < enough) {
+            let oldest: Option<String> = self
+                .conn()
+                .query_row(
+                    "SELECT ref FROM artifacts WHERE state NOT IN ('expired', 'capturing')
+                     AND ref NOT IN (SELECT ref FROM remote_chunks) AND ref != ?1
+                     AND ref NOT IN (SELECT value FROM json_each(?2))
+                     ORDER BY last_read_at ASC LIMIT 1",
+                    params![
+                        keep,
+                        serde_json::to_string(&in_use).unwrap_or_else(|_| "[]".into())
+                    ],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            let Some(reference) = oldest else { break };
+            let mut meta = self.meta(&reference)?;
+            if self.in_shared_store(&reference)? {
+                self.forget(&reference)?;
+            } else if !self.expire(&mut meta, true)? {
+                in_use.push(reference);
+                continue;
+            }
+            // Deleted now, not in the background: the space is what is wanted.
+            self.empty_trash();
+        }
+        Ok(())
     }
 
     /// Applies expiry and the quota now, removes the files no artifact names any more, and

@@ -138,6 +138,14 @@ pub struct ArtifactWriter<'s> {
     upload: Option<Box<dyn super::Upload>>,
     /// Bytes and time of the last index flush for the upload.
     index_flushed: (u64, std::time::Instant),
+    /// The most this capture keeps (see `store::limit`).
+    limit: super::CaptureLimit,
+    /// No more room can be made on the disk (see [`Self::within_limit`]).
+    disk_exhausted: bool,
+    /// Bytes offered past the limit and not kept; or, for a copy of a file stopped at the
+    /// limit, the file's size (see [`Self::stopped_at_limit`]).
+    dropped: u64,
+    source_bytes: Option<u64>,
 }
 
 impl<'s> ArtifactWriter<'s> {
@@ -173,6 +181,10 @@ impl<'s> ArtifactWriter<'s> {
             flusher: None,
             upload: None,
             index_flushed: (0, std::time::Instant::now()),
+            limit: store.capture_limit(0),
+            disk_exhausted: false,
+            dropped: 0,
+            source_bytes: None,
         })
     }
 
@@ -247,12 +259,62 @@ impl<'s> ArtifactWriter<'s> {
         self.failure.as_ref()
     }
 
+    /// The most this capture keeps.
+    pub fn limit(&self) -> u64 {
+        self.limit.bytes
+    }
+
+    /// What of `buf` fits under the limit; the rest is counted as dropped. A limit set by the
+    /// disk's free space is raised as the capture reaches it, by evicting the least recently
+    /// read copies (as many as the bytes waiting need), until that cannot make the room.
+    fn within_limit<'b>(&mut self, buf: &'b [u8]) -> &'b [u8] {
+        let written = self.progress().0;
+        if !self.disk_exhausted
+            && matches!(self.limit.by, super::LimitBy::Disk { .. })
+            && self.limit.bytes.saturating_sub(written) < buf.len() as u64
+        {
+            let wanted = buf.len() as u64;
+            if let Err(e) = self.store.make_room(wanted, &self.meta.reference) {
+                tracing::warn!(error = %e, "could not make room on the disk");
+            }
+            let before = self.limit.bytes;
+            self.limit = self.store.capture_limit(written);
+            // No more room to be had: the limit stands for the rest of the capture. When not
+            // a byte fits, the disk is full, as a failed write would find it (the store's
+            // reserve still seals the copy and records the answer).
+            self.disk_exhausted = self.limit.bytes <= before;
+            if self.disk_exhausted && self.limit.bytes == 0 {
+                self.failure = Some(std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    self.limit.disk_full_words(),
+                ));
+                return &[];
+            }
+        }
+        let room = self.limit.bytes.saturating_sub(written);
+        match usize::try_from(room) {
+            Ok(room) if room < buf.len() => {
+                self.dropped = self.dropped.saturating_add((buf.len() - room) as u64);
+                &buf[..room]
+            }
+            _ => buf,
+        }
+    }
+
+    /// A copy of a source of `source_bytes` stopped at the limit by its maker (a file's copy
+    /// reads no further than it keeps).
+    pub fn stopped_at_limit(&mut self, source_bytes: u64) {
+        self.source_bytes = Some(source_bytes);
+    }
+
     /// Appends bytes. After a write error the rest is dropped and counted as not stored; the
-    /// artifact ends `interrupted` at the byte count reached.
-    pub fn write(&mut self, mut buf: &[u8]) {
+    /// artifact ends `interrupted` at the byte count reached. Past the limit, bytes are
+    /// dropped and counted: the artifact ends `interrupted`, saying so.
+    pub fn write(&mut self, buf: &[u8]) {
         if self.failure.is_some() {
             return;
         }
+        let mut buf = self.within_limit(buf);
         while !buf.is_empty() {
             let piece = &buf[..buf.len().min(PIECE)];
             let (Some(file), Some(_)) = (self.file.as_mut(), self.scanner.as_ref()) else {
@@ -313,6 +375,7 @@ impl<'s> ArtifactWriter<'s> {
     /// Counts, indexes and hashes the next bytes of content cloned by [`Self::clone_content`].
     pub fn account_cloned(&mut self, buf: &[u8]) {
         if self.failure.is_none() {
+            let buf = self.within_limit(buf);
             self.account(buf);
             self.report_progress();
         }
@@ -470,6 +533,29 @@ impl<'s> ArtifactWriter<'s> {
                 "capture stopped at {} bytes: {e}",
                 crate::in_words::thousands(self.meta.bytes)
             ));
+        }
+        let source_bytes = self
+            .source_bytes
+            .or((self.dropped > 0).then(|| self.meta.bytes.saturating_add(self.dropped)));
+        if let Some(of) = source_bytes
+            && state != ArtifactState::Interrupted
+        {
+            // Stopped at the limit: the copy holds the first bytes of its source, and says so.
+            state = ArtifactState::Interrupted;
+            let dropped = of.saturating_sub(self.meta.bytes);
+            let words = self.limit.words(Some(dropped));
+            detail = Some(match detail {
+                Some(d) => format!("{d}; {words}"),
+                None => words,
+            });
+            let coverage = crate::envelope::Coverage {
+                first_bytes: Some(crate::envelope::FirstBytes {
+                    kept: self.meta.bytes,
+                    of,
+                }),
+                ..self.meta.source.coverage()
+            };
+            self.meta.source.coverage = Some(coverage.settled());
         }
         self.meta.tokens = Some(total.tokens);
         self.meta.tokens_estimated = total.estimated;
