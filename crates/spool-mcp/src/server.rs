@@ -36,6 +36,8 @@ pub struct Settings {
     pub search_budget: Duration,
     /// Let `fetch` reach private, loopback and link-local addresses.
     pub allow_private_network: bool,
+    /// Variables `run` passes to commands though their names look secret.
+    pub env_pass: Vec<String>,
     /// Send structured content (and declare output schemas) beside the text blocks. Off for a
     /// host that forwards both parts to the model: it then gets the text blocks alone.
     pub structured: bool,
@@ -76,6 +78,7 @@ impl Default for Settings {
             run_timeout: Duration::from_mins(10),
             search_budget: spool_core::search::tree::DEFAULT_BUDGET,
             allow_private_network: false,
+            env_pass: Vec::new(),
             structured: true,
             ci: None,
         }
@@ -105,6 +108,7 @@ impl SpoolServer {
         setup.run_timeout_max = Some(settings.run_timeout);
         setup.search_budget = settings.search_budget;
         setup.allow_private_network = settings.allow_private_network;
+        setup.env_pass.clone_from(&settings.env_pass);
         setup.ci = settings
             .ci
             .clone()

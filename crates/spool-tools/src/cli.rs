@@ -158,6 +158,16 @@ pub struct ServeArgs {
     /// Leave out the `run` tool: a read-only server.
     #[arg(long)]
     pub no_run: bool,
+    /// A variable of this environment `run` passes to commands though its name looks secret
+    /// (repeatable); every other variable named like *KEY*, *SECRET*, *TOKEN*, *PASSWORD* is
+    /// withheld from them.
+    #[arg(
+        long = "env-pass",
+        value_name = "NAME",
+        env = "SPOOL_ENV_PASS",
+        value_delimiter = ','
+    )]
+    pub env_pass: Vec<String>,
     /// Let `fetch` reach private, loopback and link-local addresses.
     #[arg(long)]
     pub allow_private_network: bool,

@@ -90,7 +90,22 @@ pub fn toolset(
     let mut setup = Setup::new(Arc::clone(store), roots, cap_of);
     setup.allow_private_network = allow_private_network;
     setup.ci = CiFrom::SettingsIn(Store::default_home());
+    setup.env_pass = env_pass();
     Ok(ToolSet::new(setup))
+}
+
+/// `SPOOL_ENV_PASS` (names, comma-separated): the variables `spool run` passes to its command
+/// though their names look secret.
+fn env_pass() -> Vec<String> {
+    std::env::var("SPOOL_ENV_PASS")
+        .map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Answers the tool `T` from a command's flags, through the tool set (answered, timed and

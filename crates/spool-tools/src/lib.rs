@@ -91,6 +91,14 @@ where
             .collect(),
     );
     let cli = cli::Cli::parse_from(args);
+    if matches!(cli.command, cli::Command::Serve(_) | cli::Command::Wrap(_)) {
+        // A command `run` starts is this process's child: it could read the server's own
+        // environment, tokens and all, at /proc/$PPID/environ (issue 58). Not dumpable, the
+        // process's /proc files are the superuser's alone.
+        if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+            tracing::warn!(error = %e, "could not keep this process's environment from its commands");
+        }
+    }
     // A file size limit (`ulimit -f`) must make a write fail, not kill spool without a word:
     // a handler in place of the default action turns SIGXFSZ into an EFBIG error, which the
     // capture records (the bytes it got stay; the artifact ends interrupted and says why).

@@ -38,6 +38,9 @@ pub struct Setup {
     pub allow_private_network: bool,
     /// Where `ci_log` reads GitHub Actions, and with which token.
     pub ci: CiFrom,
+    /// Variables a command gets though their names look secret (`--env-pass`): every other
+    /// such variable of the server's environment is withheld from commands.
+    pub env_pass: Vec<String>,
 }
 
 impl Setup {
@@ -58,6 +61,7 @@ impl Setup {
             search_budget: spool_core::search::tree::DEFAULT_BUDGET,
             allow_private_network: false,
             ci: CiFrom::Environment,
+            env_pass: Vec::new(),
         }
     }
 
@@ -226,6 +230,7 @@ impl ToolSet {
             run_timeout: self.setup.run_timeout,
             run_timeout_max: self.setup.run_timeout_max,
             search_budget: self.setup.search_budget,
+            env_pass: &self.setup.env_pass,
         };
         f(&cx)
     }

@@ -18,4 +18,6 @@ pub struct Context<'a> {
     pub run_timeout_max: Option<Duration>,
     /// The time budget of a directory search.
     pub search_budget: Duration,
+    /// Variables a command gets though their names look secret (the operator's).
+    pub env_pass: &'a [String],
 }

@@ -21,6 +21,10 @@ use crate::error::{Error, Result};
 use crate::store::{ArtifactMeta, ArtifactWriter, NewArtifact, Store, Stream};
 use nix::poll::{PollFd, PollFlags, poll};
 
+mod env;
+mod scrub;
+pub use env::{looks_secret, withheld_values};
+
 const PIECE: usize = 1 << 20;
 /// How long a stopped command gets between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_secs(2);
@@ -40,6 +44,9 @@ pub struct RunSpec {
     pub cwd_fd: Option<std::sync::Arc<std::os::fd::OwnedFd>>,
     pub timeout: Option<Duration>,
     pub stdin: Option<Vec<u8>>,
+    /// Variables passed to the command though their names look secret (the operator's
+    /// `--env-pass`); every other such variable is withheld (see `exec/env.rs`).
+    pub env_pass: Vec<String>,
 }
 
 impl RunSpec {
@@ -132,6 +139,8 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         }
     }
     let mut cmd = Command::new(&program);
+    let (env, withheld) = env::for_command(&spec.env_pass);
+    cmd.env_clear().envs(env);
     cmd.args(&args)
         .stdin(if spec.stdin.is_some() {
             Stdio::piped()
@@ -168,6 +177,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
     let mut version = ExecVersion {
         started_at: clock::rfc3339(started_at),
         cwd: spec.cwd.as_ref().map(|c| c.display().to_string()),
+        env_withheld: withheld,
         ..ExecVersion::default()
     };
     let mut new = NewArtifact::new(Source::new(spec.describe(), Version::Exec(version.clone())));
@@ -199,6 +209,7 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         stdout: child.stdout.take(),
         stderr: child.stderr.take(),
         buf: vec![0u8; PIECE],
+        scrub: scrub::Scrubber::new(env::withheld_values(&spec.env_pass)),
     };
     pipes.widen();
     let mut stop = Stopper {
@@ -225,6 +236,8 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         {
             // The command is gone but something it started still holds the pipes.
             lingered = true;
+            pipes.flush(Stream::Stdout, &mut writer);
+            pipes.flush(Stream::Stderr, &mut writer);
             break;
         }
         if let Some(cb) = control.progress.as_mut()
@@ -295,6 +308,8 @@ struct Pipes {
     stdout: Option<ChildStdout>,
     stderr: Option<ChildStderr>,
     buf: Vec<u8>,
+    /// The secrets withheld from the command, replaced in what it prints.
+    scrub: scrub::Scrubber,
 }
 
 impl Pipes {
@@ -311,6 +326,14 @@ impl Pipes {
 
     fn open(&self) -> bool {
         self.stdout.is_some() || self.stderr.is_some()
+    }
+
+    /// Stores what the scrubber held back of `stream`.
+    fn flush(&mut self, stream: Stream, writer: &mut ArtifactWriter<'_>) {
+        let rest = self.scrub.finish(stream);
+        if !rest.is_empty() {
+            writer.write_stream(stream, &rest);
+        }
     }
 
     /// Waits up to 50 ms for output and stores what arrived. True when something did.
@@ -349,7 +372,8 @@ impl Pipes {
             };
             match result {
                 Some(Ok(n)) if n > 0 => {
-                    writer.write_stream(stream, &self.buf[..n]);
+                    let clean = self.scrub.pass(stream, &self.buf[..n]);
+                    writer.write_stream(stream, &clean);
                     got = true;
                 }
                 Some(Err(e))
@@ -358,10 +382,13 @@ impl Pipes {
                         std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock
                     ) => {}
                 // End of file, or a broken pipe: this stream is done.
-                _ => match stream {
-                    Stream::Stdout => self.stdout = None,
-                    Stream::Stderr => self.stderr = None,
-                },
+                _ => {
+                    self.flush(stream, writer);
+                    match stream {
+                        Stream::Stdout => self.stdout = None,
+                        Stream::Stderr => self.stderr = None,
+                    }
+                }
             }
         }
         Ok(got)

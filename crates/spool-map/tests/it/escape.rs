@@ -29,6 +29,7 @@ fn maps_naming_the_outside(path: &str) -> (u32, u32) {
         run_timeout: None,
         run_timeout_max: None,
         search_budget: std::time::Duration::from_secs(10),
+        env_pass: &[],
     };
     let params: MapParams = serde_json::from_value(json!({ "path": path })).unwrap();
     let (mut mapped, mut named) = (0, 0);

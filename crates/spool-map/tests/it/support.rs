@@ -56,6 +56,7 @@ impl Fixture {
             run_timeout: None,
             run_timeout_max: None,
             search_budget: self.budget,
+            env_pass: &[],
         };
         match spool_map::answer(&cx, &p)? {
             Answer::Envelope(e) => Ok(*e),

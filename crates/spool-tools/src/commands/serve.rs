@@ -32,6 +32,7 @@ pub fn serve(store: Arc<Store>, args: &ServeArgs) -> Result<u8, Error> {
     let settings = Settings {
         max_tokens: args.max_tokens,
         no_run: args.no_run,
+        env_pass: args.env_pass.clone(),
         allow_private_network: args.allow_private_network,
         structured: args.structured == crate::cli::OnOff::On,
         ci: Some(crate::ci_options()?),

@@ -11,6 +11,7 @@ mod full;
 mod limits;
 mod read_search;
 mod run;
+mod secrets;
 mod serve_http;
 mod shared;
 mod support;

@@ -81,6 +81,7 @@ impl Tool for Run {
             cwd_fd: Some(Arc::new(cwd_fd)),
             timeout,
             stdin: p.stdin.map(String::into_bytes),
+            env_pass: cx.env_pass.to_vec(),
         };
         let mut progress = control.progress;
         let run_control = RunControl {

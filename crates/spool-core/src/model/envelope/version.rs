@@ -63,6 +63,10 @@ pub struct ExecVersion {
     /// Why reading stopped early (a background process kept the output open).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The variables of the server's environment the command did not get, their names looking
+    /// secret (their values are never stored).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_withheld: Vec<String>,
     #[serde(flatten)]
     pub view: ViewOf,
     #[serde(flatten)]
