@@ -77,6 +77,8 @@ fn the_quota_counts_what_was_made_here_and_drops_published_copies_rather_than_ex
     let big = put(&maker, &numbered(300_000)); // ~17 MB in the bucket
     let config = StoreConfig {
         quota_bytes: 4 << 20,
+        // Each output here (2.2 MB) more than half the quota, kept whole: the operator's limit.
+        capture_limit_bytes: Some(8 << 20),
         // Eviction as soon as the quota is passed: nothing here is being answered about.
         eviction_grace: std::time::Duration::ZERO,
         ..StoreConfig::default()
