@@ -37,6 +37,7 @@ use crate::dialect::Words;
 use crate::envelope::{NextCall, Reason, ReasonCode};
 use crate::error::{Error, Result};
 use crate::fit::{self, Cap};
+use crate::render::Dialect;
 
 use crate::store::Store;
 
@@ -496,34 +497,103 @@ pub fn fit(answer: &mut SearchAnswer, store: &Store, cap: impl Into<Cap>) -> Res
     } else {
         "one hit"
     };
+    let measure = |answer: &SearchAnswer, d| measured(answer, d, cap, &reference);
+    // The facts alone (no hits) past the cap: no page fits, whatever it keeps, and the cause
+    // is an argument every answer and every next call echoes. Regression (issue 58): a word
+    // search of 3,000 words answered "one hit does not fit an answer of 8,000 tokens", with
+    // no hit at all.
+    let mut bare = answer.clone();
+    bare.hits.clear();
+    if let Some(files) = &mut bare.files {
+        files.clear();
+    }
+    let bare_size = [Dialect::Mcp, Dialect::Cli]
+        .into_iter()
+        .map(|d| measure(&bare, d))
+        .fold(fit::Size::default(), fit::Size::max);
+    if !cap.holds(bare_size) {
+        return Err(too_long_to_echo(answer, cap, bare_size));
+    }
     fit::fit_entries(
         answer,
         cap,
-        |answer, d| {
-            cap.forms.pick(
-                || {
-                    let hits = text::hit_lines(answer);
-                    fit::facts_and_content(&notice(answer, d), &hits, &reference, cap, 4)
-                },
-                || {
-                    let mut v = text::structured(answer, d);
-                    for key in ["hits", "files"] {
-                        if let Some(entries) = v.get_mut(key) {
-                            *entries = Value::Array(Vec::new());
-                        }
-                    }
-                    let hits = match &answer.files {
-                        Some(files) => serde_json::to_string(files).unwrap_or_default(),
-                        None => serde_json::to_string(&answer.hits).unwrap_or_default(),
-                    };
-                    let facts = crate::structured::compact(&v);
-                    fit::facts_and_content(&facts, &hits, &reference, cap, 4)
-                },
-            )
-        },
+        measure,
         SearchAnswer::entries,
         (one, &hint),
         |answer, kept, why| answer.keep_first(store, kept, why),
+    )
+}
+
+/// The size of `answer` in dialect `d`, in the form `cap` sends it.
+fn measured(answer: &SearchAnswer, d: Dialect, cap: Cap, reference: &str) -> fit::Size {
+    cap.forms.pick(
+        || {
+            let hits = text::hit_lines(answer);
+            fit::facts_and_content(&notice(answer, d), &hits, reference, cap, 4)
+        },
+        || {
+            let mut v = text::structured(answer, d);
+            for key in ["hits", "files"] {
+                if let Some(entries) = v.get_mut(key) {
+                    *entries = Value::Array(Vec::new());
+                }
+            }
+            let hits = match &answer.files {
+                Some(files) => serde_json::to_string(files).unwrap_or_default(),
+                None => serde_json::to_string(&answer.hits).unwrap_or_default(),
+            };
+            let facts = crate::structured::compact(&v);
+            fit::facts_and_content(&facts, &hits, reference, cap, 4)
+        },
+    )
+}
+
+/// The error of an answer whose echoed arguments alone (`size`) pass `cap`: it names the
+/// longest of them (the words, the regex, the globs), its size, and the limit it passes.
+fn too_long_to_echo(answer: &SearchAnswer, cap: Cap, size: fit::Size) -> Error {
+    let globs: &[String] = match &answer.scope {
+        Scope::Tree(t) => &t.globs,
+        Scope::Artifact(_) => &[],
+    };
+    let glob_chars: u64 = globs.iter().map(|g| g.chars().count() as u64 + 1).sum();
+    let pattern = answer.query.pattern.chars().count() as u64;
+    let thousands = crate::render::thousands;
+    let (arg, given) = if glob_chars > pattern {
+        (
+            "glob",
+            format!(
+                "{} globs, {} chars",
+                thousands(globs.len() as u64),
+                thousands(glob_chars)
+            ),
+        )
+    } else if answer.query.words.is_some() {
+        ("query", format!("{} chars", thousands(pattern)))
+    } else {
+        ("pattern", format!("{} chars", thousands(pattern)))
+    };
+    let limit = if size.chars > cap.chars {
+        format!("the {} chars an answer may hold", thousands(cap.chars))
+    } else {
+        format!("{} tokens", thousands(cap.tokens))
+    };
+    let mut hint = Words::text("give a shorter ").arg(ToolName::Search, arg);
+    if arg == "query" {
+        hint = hint.then(format!(
+            " (at most {} of its words are used)",
+            ranked::MAX_QUERY_WORDS
+        ));
+    }
+    if size.chars <= cap.chars {
+        hint = hint
+            .then(", or ask for a larger ")
+            .arg(ToolName::Search, "max_tokens");
+    }
+    Error::invalid_words(
+        Words::default().arg(ToolName::Search, arg).then(format!(
+            " ({given}) is echoed in the answer and in the calls that go on from it, and leaves it no room within {limit}"
+        )),
+        hint,
     )
 }
 

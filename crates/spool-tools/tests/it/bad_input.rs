@@ -111,3 +111,34 @@ fn invalid_utf8_and_a_giant_line_are_read_and_searched() {
     assert_eq!(hit["hits"][0]["line"], 2);
     assert!(hit["hits"][0]["trimmed"]["line_chars"].as_u64().unwrap() > 3_000_000);
 }
+
+/// A search whose echoed argument alone passes the cap blames that argument, with its size,
+/// never a hit (regression, issue 58: a 3,000-word query answered "one hit does not fit an
+/// answer of 8,000 tokens" where nothing was found).
+#[test]
+fn a_query_too_long_to_echo_is_named_with_its_size() {
+    let home = Home::new();
+    std::fs::write(home.path().join("a.txt"), "hello\nworld\n").unwrap();
+    let words: Vec<String> = (0..3000).map(|i| format!("word{i}")).collect();
+    let query = words.join(" ");
+    let out = home.run(&[
+        "search",
+        "--query",
+        &query,
+        home.path().to_str().unwrap(),
+        "--json",
+    ]);
+    let e: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = e["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "`--query` ({} chars) is echoed in the answer",
+            spool_core::render::thousands(query.chars().count() as u64)
+        )),
+        "{e}"
+    );
+    assert!(!message.contains("one hit"), "{e}");
+    let hint = e["error"]["hint"].as_str().unwrap();
+    assert!(hint.contains("at most 32 of its words are used"), "{e}");
+    assert_snapshot!("query_too_long_to_echo", format!("{message}\n{hint}"));
+}
