@@ -161,6 +161,29 @@ async fn a_client_that_offers_none_is_not_answered_for() {
     assert_eq!(r.is_error, Some(true), "{text}");
 }
 
+/// `handler` as a client on the protocol without a handshake (2026-07-28) of `server`.
+async fn without_handshake<H: rmcp::ClientHandler>(
+    server: spool_proxy::ProxyServer,
+    handler: H,
+) -> rmcp::service::RunningService<rmcp::RoleClient, H> {
+    use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = Box::pin(rmcp::ServiceExt::serve(server, server_io)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    serve_client_with_lifecycle(
+        handler,
+        client_io,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .unwrap()
+}
+
 /// A client on the protocol without a handshake (2026-07-28) offers sampling and elicitation on
 /// every request; it cannot be sent a request, so an upstream's ask mid-call is put to it as an
 /// `input_required` answer to its call, and its retry brings the answer back to the waiting
@@ -168,24 +191,9 @@ async fn a_client_that_offers_none_is_not_answered_for() {
 /// when it connected". Roots, asked before the call, still reach the upstream.
 #[tokio::test]
 async fn a_client_without_a_handshake_is_asked_through_its_call() {
-    use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
     let (server, _home, _marks) = proxy().await;
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = Box::pin(rmcp::ServiceExt::serve(server, server_io)).await {
-            let _ = running.waiting().await;
-        }
-    });
     let asker = Asker::default();
-    let client = serve_client_with_lifecycle(
-        asker.clone(),
-        client_io,
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
-        },
-    )
-    .await
-    .unwrap();
+    let client = without_handshake(server, asker.clone()).await;
     let r = client
         .call_tool(params("ask_sampling", json!({})))
         .await
@@ -222,23 +230,8 @@ async fn a_client_without_a_handshake_is_asked_through_its_call() {
 /// A `requestState` spool never gave (or whose wait ended) is refused, not taken as a new call.
 #[tokio::test]
 async fn a_retry_of_a_call_no_longer_waiting_is_refused() {
-    use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
     let (server, _home, _marks) = proxy().await;
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = Box::pin(rmcp::ServiceExt::serve(server, server_io)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = serve_client_with_lifecycle(
-        (),
-        client_io,
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
-        },
-    )
-    .await
-    .unwrap();
+    let client = without_handshake(server, ()).await;
     let err = client
         .call_tool(params("ask_sampling", json!({})).with_request_state("ask_made_up"))
         .await

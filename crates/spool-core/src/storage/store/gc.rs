@@ -46,6 +46,18 @@ impl Store {
         Ok(true)
     }
 
+    /// Evicts `reference` to make room: forgotten here when the shared store still has it (a
+    /// later read fetches it again), else expired. Its bytes, or `None` when it is being read.
+    fn evict_for_space(&self, reference: &str) -> Result<Option<u64>> {
+        let mut meta = self.meta(reference)?;
+        if self.in_shared_store(reference)? {
+            self.forget(reference)?;
+        } else if !self.expire(&mut meta, true)? {
+            return Ok(None);
+        }
+        Ok(Some(meta.bytes))
+    }
+
     /// Evicts the least recently read copies (never `keep`, nor one pinned or being read)
     /// until the disk has `wanted` bytes free beyond the store's reserve, deleting them at
     /// once: a capture bounded by the disk makes room as the quota would. Regression (issue
@@ -81,10 +93,7 @@ impl Store {
                 )
                 .optional()?;
             let Some(reference) = oldest else { break };
-            let mut meta = self.meta(&reference)?;
-            if self.in_shared_store(&reference)? {
-                self.forget(&reference)?;
-            } else if !self.expire(&mut meta, true)? {
+            if self.evict_for_space(&reference)?.is_none() {
                 in_use.push(reference);
                 continue;
             }
@@ -174,15 +183,11 @@ impl Store {
             if (used as u64) <= self.config.quota_bytes {
                 break;
             }
-            let mut meta = self.meta(&reference)?;
-            if self.in_shared_store(&reference)? {
-                // The shared store still has it: a later read fetches it again.
-                self.forget(&reference)?;
-            } else if !self.expire(&mut meta, true)? {
+            let Some(freed) = self.evict_for_space(&reference)? else {
                 in_use.push(reference);
                 continue;
-            }
-            report.freed_bytes += meta.bytes;
+            };
+            report.freed_bytes += freed;
             report.evicted += 1;
         }
         Ok(report)
