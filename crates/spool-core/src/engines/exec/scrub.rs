@@ -13,18 +13,15 @@ pub struct Scrubber {
     secrets: Vec<(String, Vec<u8>)>,
     /// The bytes that could begin a secret, held back, for stdout and stderr.
     held: [Vec<u8>; 2],
-    longest: usize,
 }
 
 impl Scrubber {
     /// A scrubber of `secrets` (name, value); values shorter than 8 bytes are not looked for.
     pub fn new(secrets: Vec<(String, Vec<u8>)>) -> Self {
         let secrets: Vec<_> = secrets.into_iter().filter(|(_, v)| v.len() >= 8).collect();
-        let longest = secrets.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
         Self {
             secrets,
             held: [Vec::new(), Vec::new()],
-            longest,
         }
     }
 
@@ -54,15 +51,19 @@ impl Scrubber {
 
     /// How many of the last bytes of `data` are the beginning of a secret (the most).
     fn begun_at_end(&self, data: &[u8]) -> usize {
-        let most = self.longest.saturating_sub(1).min(data.len());
-        (1..=most)
-            .rev()
-            .find(|&k| {
-                let end = &data[data.len() - k..];
-                self.secrets
-                    .iter()
-                    .any(|(_, v)| v.len() > k && v.starts_with(end))
+        // Only where a secret's first byte stands in the tail can one begin: each such place
+        // is checked once, so a long value (a PEM key in the environment) costs a scan of the
+        // tail per read, not its square.
+        self.secrets
+            .iter()
+            .filter_map(|(_, v)| {
+                let tail = &data[data.len().saturating_sub(v.len() - 1)..];
+                let base = data.len() - tail.len();
+                memchr::memchr_iter(v[0], tail)
+                    .find(|&at| v.starts_with(&tail[at..]))
+                    .map(|at| data.len() - (base + at))
             })
+            .max()
             .unwrap_or(0)
     }
 
