@@ -104,6 +104,10 @@ class Store:
     files inside its roots. ``allow_private_network``: let ``fetch`` reach loopback and private
     addresses. ``run_timeout_s``: the longest a command may run (default 600 s, as
     ``spool serve``). ``no_run``: leave ``run`` out (a store whose tools a model calls, read-only).
+    ``env_pass``: variables ``run`` passes to commands although their names look secret (by
+    default every variable whose name holds KEY, SECRET, TOKEN, PASSWORD, PASSWD or CREDENTIAL
+    is withheld, and its value scrubbed from what a command prints), as ``spool serve
+    --env-pass``.
     """
 
     def __init__(
@@ -116,6 +120,7 @@ class Store:
         allow_private_network: bool = False,
         run_timeout_s: Optional[float] = None,
         no_run: bool = False,
+        env_pass: Union[str, Sequence[str]] = (),
     ) -> None:
         self._native = _native.Store(
             None if home is None else os.fspath(home),
@@ -125,6 +130,7 @@ class Store:
             allow_private_network,
             run_timeout_s,
             no_run,
+            [str(n) for n in _many(env_pass)],
         )
 
     @property

@@ -21,6 +21,7 @@ class Store:
         allow_private_network: bool = False,
         run_timeout_s: Optional[float] = None,
         no_run: bool = False,
+        env_pass: List[str] = ...,
     ) -> None: ...
     @property
     def home(self) -> str: ...

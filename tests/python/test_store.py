@@ -322,6 +322,21 @@ def test_no_run_leaves_run_out(home, root):
     assert "run" not in err.value.hint.split("are ", 1)[1].split(", ")
 
 
+def test_run_withholds_secret_variables_unless_the_harness_passes_them(home, root, monkeypatch):
+    monkeypatch.setenv("DEPLOY_TOKEN", "tok-0123456789-abcdef")
+    monkeypatch.setenv("PLAIN_SETTING", "visible")
+    shown = "echo t=$DEPLOY_TOKEN p=$PLAIN_SETTING; printf %s tok-0123456789-abcdef"
+    a = spool.Store(roots=[root]).run(shown)
+    assert a["content"] == "t= p=visible\n[withheld: DEPLOY_TOKEN]", a["content"]
+    assert "DEPLOY_TOKEN" in a["source"]["version"]["env_withheld"]
+    # The harness passes what a command needs; a model's call cannot (no argument reaches it).
+    b = spool.Store(roots=[root], env_pass=["DEPLOY_TOKEN"]).run(shown)
+    assert b["content"] == "t=tok-0123456789-abcdef p=visible\ntok-0123456789-abcdef"
+    with pytest.raises(spool.SpoolError) as err:
+        spool.Store(roots=[root]).call("run", {"command": "env", "env_pass": ["DEPLOY_TOKEN"]})
+    assert err.value.code == "invalid_argument"
+
+
 def test_explicit_nulls_mean_the_default_and_argv_is_a_keyword(store):
     a = store.call("run", {"argv": ["echo", "x"], "cwd": None, "timeout_s": None})
     assert a["content"] == "x\n"

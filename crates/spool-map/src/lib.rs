@@ -39,6 +39,7 @@ const BUDGET_FACTOR: u32 = 3;
 pub fn answer(cx: &Context<'_>, p: &MapParams) -> Result<Answer> {
     let cap = (cx.cap)(Some(p.max_tokens.unwrap_or(DEFAULT_MAP_TOKENS)));
     spool_core::window::check_cap(cap.tokens)?;
+    check_focus(&p.focus, cap.tokens)?;
     let path = p.path.as_deref().unwrap_or(".");
     let request = build::Request {
         path,
@@ -70,4 +71,35 @@ pub fn answer(cx: &Context<'_>, p: &MapParams) -> Result<Answer> {
         cap,
     )?;
     Ok(Answer::Envelope(Box::new(envelope)))
+}
+
+/// `focus` is echoed in every answer (the map's source, in the banner and the structured form)
+/// and in each call that goes on from it (the next page, a larger budget, the redo): measured,
+/// 3,300 chars of names needed a cap of 16,000 tokens. Past an eighth of the cap in chars the
+/// map would have no room. Regression (issue 58): 100,000 names were refused as "`max_tokens` 1024 leaves no
+/// room (889269 tokens)", blaming a cap the caller never set.
+fn check_focus(focus: &[String], cap_tokens: u64) -> Result<()> {
+    use spool_core::calls::ToolName;
+    use spool_core::dialect::Words;
+    use spool_core::render::thousands;
+    // As JSON: each name quoted, a comma between.
+    let chars: u64 = focus.iter().map(|f| f.chars().count() as u64 + 3).sum();
+    let most = cap_tokens / 8;
+    if chars <= most {
+        return Ok(());
+    }
+    Err(spool_core::Error::invalid_words(
+        Words::default().arg(ToolName::Map, "focus").then(format!(
+            " ({} names, {} chars) is echoed in the answer and in the calls that go on from it, \
+             and leaves the map no room within {} tokens",
+            thousands(focus.len() as u64),
+            thousands(chars),
+            thousands(cap_tokens)
+        )),
+        Words::text(format!(
+            "give the files or symbols the task is about ({} chars at most at this cap), or ask for a larger ",
+            thousands(most)
+        ))
+        .arg(ToolName::Map, "max_tokens"),
+    ))
 }

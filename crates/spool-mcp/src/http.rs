@@ -29,6 +29,8 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use crate::ServeError;
 
+mod conns;
+
 /// Sessions alive at once; a new one past this is refused (503) until one ends.
 pub const MAX_SESSIONS: usize = 512;
 
@@ -207,7 +209,8 @@ where
 }
 
 /// Serves connections one task each: a deadline from accept to the first request, then on the
-/// headers of every request; HTTP/2 peers that stop answering pings are closed.
+/// headers of every request; HTTP/2 peers that stop answering pings are closed; idle
+/// connections are closed to make room when the server is at its most (see `conns`).
 async fn accept(listener: tokio::net::TcpListener, app: axum::Router) -> Result<(), ServeError> {
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     use hyper_util::server::conn::auto::Builder;
@@ -223,8 +226,9 @@ async fn accept(listener: tokio::net::TcpListener, app: axum::Router) -> Result<
         .keep_alive_interval(Some(Duration::from_secs(30)))
         .keep_alive_timeout(READ_DEADLINE);
     let mut failures = Throttle::default();
+    let registry = conns::Registry::new(conns::most_open());
     loop {
-        let (stream, _) = match listener.accept().await {
+        let (stream, peer) = match listener.accept().await {
             Ok(conn) => conn,
             // Out of descriptors and the like: the listener stays; try again shortly.
             Err(e) => {
@@ -233,10 +237,12 @@ async fn accept(listener: tokio::net::TcpListener, app: axum::Router) -> Result<
                 continue;
             }
         };
+        let entry = registry.admit(peer.ip());
         let first = Arc::new(tokio::sync::Notify::new());
-        let service = Noticed {
+        let service = Tracked {
             inner: TowerToHyperService::new(app.clone()),
             seen: Arc::clone(&first),
+            busy: Arc::clone(&entry.busy),
         };
         let builder = builder.clone();
         tokio::spawn(async move {
@@ -248,30 +254,50 @@ async fn accept(listener: tokio::net::TcpListener, app: axum::Router) -> Result<
                 _ = conn.as_mut() => return,
                 () = first.notified() => {}
                 () = tokio::time::sleep(READ_DEADLINE) => return,
+                () = entry.close.notified() => return,
             }
-            let _ = conn.await;
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                // Closed for room: idle when chosen (a request that began since finishes its
+                // answer: the close waits for the connection's work to end).
+                () = entry.close.notified() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+            drop(entry);
         });
     }
 }
 
-/// A service that notes its first request (a `Notify` keeps the permit if nobody waits yet).
+/// A service that notes its first request (a `Notify` keeps the permit if nobody waits yet)
+/// and counts each request, until its response body ends, as work under way on the connection.
 #[derive(Clone)]
-struct Noticed<S> {
+struct Tracked<S> {
     inner: S,
     seen: Arc<tokio::sync::Notify>,
+    busy: Arc<std::sync::atomic::AtomicUsize>,
 }
 
-impl<S, B> hyper::service::Service<hyper::Request<B>> for Noticed<S>
+impl<S, B> hyper::service::Service<hyper::Request<B>> for Tracked<S>
 where
-    S: hyper::service::Service<hyper::Request<B>>,
+    S: hyper::service::Service<hyper::Request<B>, Response = Response>,
+    S::Future: Send + 'static,
 {
-    type Response = S::Response;
+    type Response = hyper::Response<conns::Guarded<Body>>;
     type Error = S::Error;
-    type Future = S::Future;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Self::Response, Self::Error>> + Send>,
+    >;
 
     fn call(&self, req: hyper::Request<B>) -> Self::Future {
         self.seen.notify_one();
-        self.inner.call(req)
+        let busy = conns::Busy::start(&self.busy);
+        let answer = self.inner.call(req);
+        Box::pin(async move {
+            let response = answer.await?;
+            Ok(response.map(|body| conns::Guarded::new(body, busy)))
+        })
     }
 }
 

@@ -3,27 +3,21 @@
 //! Nothing here prints to stdout: on stdio, stdout is the transport.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod admission;
 pub mod answer;
 pub mod http;
 mod instructions;
 pub mod schema;
 mod server;
+pub mod stdio;
 
 pub use server::{Settings, SpoolServer};
 
-/// The largest request read on stdio.
-pub const MAX_REQUEST: usize = 256 << 20;
-
-/// Serves MCP on stdin and stdout until the client goes away.
+/// Serves MCP on stdin and stdout until the client goes away. Every line gets an answer: one
+/// over [`stdio::MAX_LINE`] or one that does not parse gets a JSON-RPC error (see `stdio`).
 pub async fn serve_stdio<S: rmcp::ServerHandler>(server: S) -> Result<(), ServeError> {
     use rmcp::ServiceExt;
-    // rmcp's stdio drops a request over 16 MiB without a word (a `run` with a large stdin);
-    // this reads requests up to 256 MiB.
-    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-    )
-    .with_max_line_length(MAX_REQUEST);
+    let transport = stdio::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
     let running = server
         .serve(transport)
         .await

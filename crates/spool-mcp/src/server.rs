@@ -90,12 +90,28 @@ struct Inner {
     settings: Settings,
 }
 
-/// spool's MCP server. Cheap to clone: one per HTTP session shares the store.
-#[derive(Clone)]
+/// spool's MCP server. Cheap to clone, and a clone is a new session (one per HTTP session):
+/// it shares the store, the tools and the server's places for calls, and has places of its own
+/// (see `admission`).
 pub struct SpoolServer {
     inner: Arc<Inner>,
     /// The tools offered, as `tools/list` shows them (sorted by name).
     offered: Arc<Vec<Tool>>,
+    /// The server's places for calls, shared by every session.
+    admission: crate::admission::Server,
+    /// This session's.
+    session: Arc<crate::admission::Session>,
+}
+
+impl Clone for SpoolServer {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+            offered: Arc::clone(&self.offered),
+            admission: self.admission.clone(),
+            session: Arc::default(),
+        }
+    }
 }
 
 impl SpoolServer {
@@ -125,6 +141,8 @@ impl SpoolServer {
         Self {
             inner: Arc::new(Inner { tools, settings }),
             offered: Arc::new(offered),
+            admission: crate::admission::Server::default(),
+            session: Arc::default(),
         }
     }
 
@@ -168,10 +186,23 @@ impl SpoolServer {
     ) -> CallToolResult {
         let inner = Arc::clone(&self.inner);
         let started = Instant::now();
+        let parts = self.inner.settings.parts();
+        // A place first, waited for without a thread; the wait counts in the call's time.
+        let admitted = match self.admission.admit(&self.session, &tool).await {
+            Ok(admitted) => admitted,
+            Err(err) => {
+                let ms = spool_core::answer::elapsed_ms(started);
+                let audited = self.inner.tools.audited(&tool, &arguments);
+                spool_core::answer::record_error(self.store(), &tool, &audited, &err, ms);
+                return error_result(&err, parts);
+            }
+        };
         let (cancel, watcher) = cancel_flag(ctx);
         let (control, progress) = reporting(ctx, cancel);
         let (name, args) = (tool.clone(), arguments.clone());
         let outcome = tokio::task::spawn_blocking(move || {
+            // Held until the work ends, cancelled or not: the thread is taken until then.
+            let _admitted = admitted;
             inner.tools.call(&name, &args, control, Wording::BySchema)
         })
         .await;
@@ -179,7 +210,6 @@ impl SpoolServer {
         if let Some(task) = progress {
             let _ = task.await;
         }
-        let parts = self.inner.settings.parts();
         match outcome {
             Ok(Ok(answer)) => into_result(&answer, parts),
             Ok(Err(err)) => error_result(&err, parts),

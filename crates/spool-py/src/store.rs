@@ -34,7 +34,7 @@ const RUN_TIMEOUT: Duration = Duration::from_mins(10);
 #[pymethods]
 impl Store {
     #[new]
-    #[pyo3(signature = (home=None, max_tokens=spool_core::DEFAULT_MAX_TOKENS, roots=None, trust=Vec::new(), allow_private_network=false, run_timeout_s=None, no_run=false))]
+    #[pyo3(signature = (home=None, max_tokens=spool_core::DEFAULT_MAX_TOKENS, roots=None, trust=Vec::new(), allow_private_network=false, run_timeout_s=None, no_run=false, env_pass=Vec::new()))]
     #[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)]
     fn new(
         py: Python<'_>,
@@ -45,6 +45,7 @@ impl Store {
         allow_private_network: bool,
         run_timeout_s: Option<f64>,
         no_run: bool,
+        env_pass: Vec<String>,
     ) -> PyResult<Self> {
         let run_timeout = match run_timeout_s {
             None => RUN_TIMEOUT,
@@ -66,6 +67,9 @@ impl Store {
         setup.run_timeout = Some(run_timeout);
         setup.run_timeout_max = Some(run_timeout);
         setup.allow_private_network = allow_private_network;
+        // The variables whose names look secret that `run` still passes to commands: the
+        // harness's choice, never the model's (no tool argument reaches it).
+        setup.env_pass = env_pass;
         setup.ci = CiFrom::SettingsIn(home.clone());
         let mut tools = ToolSet::new(setup);
         // A store opened with `no_run` has no `run`, as `spool serve --no-run` has none.

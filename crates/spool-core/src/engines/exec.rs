@@ -24,6 +24,7 @@ use nix::poll::{PollFd, PollFlags, poll};
 mod env;
 mod scrub;
 pub use env::{looks_secret, withheld_values};
+pub use scrub::{Scrubber, forms as secret_forms};
 
 const PIECE: usize = 1 << 20;
 /// How long a stopped command gets between SIGTERM and SIGKILL.

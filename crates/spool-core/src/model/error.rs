@@ -108,6 +108,15 @@ pub enum Error {
     #[error("{what} timed out after {seconds} s")]
     Timeout { what: String, seconds: f64 },
 
+    /// A call that could not start: the work it waits for is taken by other calls (of its own
+    /// session first). Nothing was done; the same call may be made again.
+    #[error("{what} did not start: {why}")]
+    Busy {
+        what: String,
+        why: String,
+        retry_after_s: u64,
+    },
+
     /// An upstream MCP server that is down (crashed, unreachable, closed its transport).
     #[error("{what} is unavailable: {cause}")]
     UpstreamUnavailable {
@@ -234,6 +243,7 @@ impl Error {
             Self::Corrupt { .. } => ErrorCode::Corrupt,
             Self::Capturing { .. }
             | Self::Unavailable { .. }
+            | Self::Busy { .. }
             | Self::StoreOpen { .. }
             | Self::StoreFull { .. }
             | Self::UpstreamUnavailable { .. } => ErrorCode::Unavailable,
@@ -289,6 +299,9 @@ impl Error {
                         crate::calls::Target::reference(reference.as_str()),
                     ))),
             ),
+            Self::Busy { retry_after_s, .. } => Some(Words::text(format!(
+                "make the same call again in {retry_after_s} s; cancel the calls whose answers you no longer need first"
+            ))),
             Self::Forbidden { .. } => Some("read only inside the allowed roots".into()),
             Self::PrivateAddress { .. } => Some(
                 "fetch a public address; a server reaches private ones only when started with `--allow-private-network`".into(),

@@ -23,6 +23,7 @@ mod orphans;
 mod pin;
 mod read_through;
 mod reader;
+mod recovery;
 pub mod remote;
 mod rows;
 mod scan;

@@ -37,43 +37,79 @@ pub(crate) struct Api<'a> {
     json_read: std::cell::Cell<usize>,
 }
 
-/// What a call sends and never stores or shows.
+/// What a call sends and never stores or shows: each value by the name it is known by, in
+/// every form a server or a log may print it in (percent-decoded, and base64 at each alignment,
+/// as a `Basic` header holds `user:password`: see `spool_core::exec::secret_forms`).
 #[derive(Default)]
-pub(crate) struct Secrets(Vec<String>);
+pub(crate) struct Secrets {
+    /// Every form, longest first (for words: errors, what the API said).
+    forms: Vec<(String, String)>,
+    /// The values as sent (the log's scrubber makes their forms itself).
+    values: Vec<(String, String)>,
+}
 
 impl Secrets {
     /// Shorter ones would blank ordinary words; the URL and token forms are longer.
     const SHORTEST: usize = 4;
 
     fn of(opts: &CiOptions, base: &url::Url) -> Self {
-        let mut found: Vec<String> = opts.token.iter().map(|t| t.0.clone()).collect();
+        let token_name = opts.token_var.clone().unwrap_or_else(|| "the token".into());
+        let mut found: Vec<(String, String)> = opts
+            .token
+            .iter()
+            .map(|t| (token_name.clone(), t.0.clone()))
+            .collect();
         let user = base.username();
-        match base.password() {
-            Some(p) => {
-                found.push(p.to_owned());
-                found.extend(decoded(p));
+        let url_secret = match base.password() {
+            Some(p) => Some(p),
+            None if !user.is_empty() => Some(user),
+            None => None,
+        };
+        if let Some(secret) = url_secret {
+            let name = "the API URL's password".to_owned();
+            found.push((name.clone(), secret.to_owned()));
+            if let Some(plain) = decoded(secret) {
+                found.push((name.clone(), plain));
             }
-            None if !user.is_empty() => {
-                found.push(user.to_owned());
-                found.extend(decoded(user));
-            }
-            None => {}
         }
-        found.retain(|s| s.len() >= Self::SHORTEST);
+        found.retain(|(_, value)| value.len() >= Self::SHORTEST);
+        let mut all: Vec<(String, String)> = Vec::new();
+        for (name, value) in &found {
+            all.extend(
+                spool_core::exec::secret_forms(value.as_bytes())
+                    .into_iter()
+                    .filter_map(|form| String::from_utf8(form).ok())
+                    .map(|form| (name.clone(), form)),
+            );
+        }
         // Longest first: a secret that holds another is replaced whole.
-        found.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        Self(found)
+        all.sort_by_key(|(_, s)| std::cmp::Reverse(s.len()));
+        all.dedup_by(|a, b| a.1 == b.1);
+        Self {
+            forms: all,
+            values: found,
+        }
     }
 
     /// `text` with every secret replaced by `[redacted]`.
     pub fn scrub(&self, text: &str) -> String {
         let mut out = text.to_owned();
-        for secret in &self.0 {
+        for (_, secret) in &self.forms {
             if out.contains(secret.as_str()) {
                 out = out.replace(secret.as_str(), "[redacted]");
             }
         }
         out
+    }
+
+    /// A scrubber of a log as it streams in: a secret it prints becomes `[withheld: NAME]`.
+    pub fn scrubber(&self) -> spool_core::exec::Scrubber {
+        spool_core::exec::Scrubber::new(
+            self.values
+                .iter()
+                .map(|(name, value)| (name.clone(), value.clone().into_bytes()))
+                .collect(),
+        )
     }
 }
 
@@ -123,6 +159,11 @@ impl<'a> Api<'a> {
             call,
             json_read: std::cell::Cell::new(0),
         })
+    }
+
+    /// A scrubber of what the API sends to be stored (a log that prints the token).
+    pub fn scrubber(&self) -> spool_core::exec::Scrubber {
+        self.secrets.scrubber()
     }
 
     /// The API base as stored and shown (no secret in it).

@@ -230,6 +230,10 @@ fn download(
     let mut broke = None;
     let mut cancelled = false;
     let what = format!("the log of job `{}` ({})", job.name, job.id);
+    // A step that prints the token (`echo $GITHUB_TOKEN`, a `Basic` header in a curl trace) is
+    // stored with it withheld, in every encoding the scrubber knows.
+    let mut scrub = api.scrubber();
+    let stream = spool_core::store::Stream::Stdout;
     // Every piece within the call's one deadline, however slowly they come.
     loop {
         match api.chunk(&mut response, &what) {
@@ -237,7 +241,7 @@ fn download(
             Ok(Some(piece)) => {
                 let n = piece.len();
                 let room = max.saturating_sub(got) as usize;
-                writer.write(&piece[..n.min(room)]);
+                writer.write(&scrub.pass(stream, &piece[..n.min(room)]));
                 got += n.min(room) as u64;
                 if n > room {
                     broke = Some(format!(
@@ -265,6 +269,7 @@ fn download(
             }
         }
     }
+    writer.write(&scrub.finish(stream));
     // The connection closes before the copy is sealed.
     drop(response);
     let (state, detail) = match broke {

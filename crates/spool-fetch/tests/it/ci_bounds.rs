@@ -172,6 +172,84 @@ fn a_token_the_api_echoes_is_redacted() {
     assert!(said.contains("Bearer [redacted]"), "{said}");
 }
 
+/// Every form of `secret` a reader could turn back into it: as it is, and the base64 of a
+/// `user:secret` or `x-access-token:secret` credential (standard and URL-safe).
+fn readable_forms(secret: &str) -> Vec<String> {
+    use base64::Engine as _;
+    let mut forms = vec![secret.to_owned()];
+    for credential in [format!("user:{secret}"), format!("x-access-token:{secret}")] {
+        forms.push(base64::engine::general_purpose::STANDARD.encode(&credential));
+        forms.push(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&credential));
+    }
+    forms.push(base64::engine::general_purpose::STANDARD.encode(secret));
+    forms
+}
+
+#[test]
+fn a_password_and_token_the_api_echoes_as_basic_are_redacted_in_every_encoding() {
+    // Regression (issue 58): the API echoed the `Authorization` it got, and the answer showed
+    // `Basic dXNlcjpodW50ZXIy…`: the URL's password, base64.
+    let (store, _d, state, mut opts, addr) = setup();
+    opts.api = format!("http://user:{PASSWORD}@{addr}");
+    state.lock().unwrap().echo_auth = true;
+    let (got, _) = call_within(store, opts, Duration::from_secs(10));
+    let err = got.unwrap_err();
+    let said = format!("{err} {:?}", err.hint(spool_core::render::Dialect::Mcp));
+    assert!(said.contains("Basic"), "the echo reached the words: {said}");
+    for secret in [PASSWORD, TOKEN] {
+        for form in readable_forms(secret) {
+            assert!(!said.contains(&form), "{form} in: {said}");
+        }
+    }
+}
+
+#[test]
+fn a_log_that_prints_the_token_is_stored_without_it_in_any_encoding() {
+    use base64::Engine as _;
+    let (store, dir, state, opts, _) = setup();
+    let basic = base64::engine::general_purpose::STANDARD.encode(format!("x-access-token:{TOKEN}"));
+    let url_safe = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("user:{TOKEN}"));
+    {
+        let mut st = state.lock().unwrap();
+        let job = &mut st.runs.get_mut(&7).unwrap()[0][0];
+        job.log = format!(
+            "{}2026-11-30T09:00:01Z + echo {TOKEN}\n2026-11-30T09:00:01Z {TOKEN}\n\
+             2026-11-30T09:00:02Z > Authorization: Basic {basic}\n\
+             2026-11-30T09:00:02Z cookie={url_safe};\n",
+            job.log
+        );
+    }
+    let (got, _) = call_within(store, opts, Duration::from_secs(10));
+    let Answer::Envelope(e) = got.unwrap() else {
+        panic!("not an envelope")
+    };
+    let reference = e.reference.clone();
+    let content =
+        std::fs::read_to_string(dir.path().join("store-v1").join("content").join(&reference))
+            .unwrap();
+    assert!(
+        content.contains("echo [withheld: GITHUB_TOKEN]"),
+        "{}",
+        &content[content.len().saturating_sub(600)..]
+    );
+    // The lines around it are kept whole.
+    assert!(content.contains("test case_3000 ... ok"));
+    for form in readable_forms(TOKEN) {
+        assert!(!content.contains(&form), "{form} stored");
+    }
+    // Nor anywhere else in the store (its database, index and word files).
+    for entry in walk(dir.path()) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        for form in readable_forms(TOKEN) {
+            assert!(
+                memchr::memmem::find(&bytes, form.as_bytes()).is_none(),
+                "{} holds {form}",
+                entry.display()
+            );
+        }
+    }
+}
+
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {

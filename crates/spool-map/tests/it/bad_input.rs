@@ -28,6 +28,30 @@ fn outside_the_roots_missing_and_too_small_a_cap_are_refused_clearly() {
     assert!(f.map(json!({ "path": "." })).unwrap().complete);
 }
 
+/// Regression (issue 58): 100,000 focus names were refused as "`max_tokens` 1024 leaves no
+/// room (889269 tokens)", blaming a cap nobody set. The error names `focus` and its size.
+#[test]
+fn a_focus_list_too_long_to_echo_is_named_with_its_size() {
+    let f = Fixture::new();
+    codebase(&f);
+    let names: Vec<String> = (0..100_000).map(|i| format!("name_{i}")).collect();
+    let err = f.map(json!({ "path": ".", "focus": names })).unwrap_err();
+    assert_eq!(err.code().as_str(), "invalid_argument", "{err}");
+    let said = format!("{err}\n{}", err.hint(Dialect::Mcp).unwrap_or_default());
+    assert!(said.starts_with("`focus` (100,000 names, "), "{said}");
+    assert!(
+        !said.contains("leaves no room (") && said.contains("1,024 tokens"),
+        "{said}"
+    );
+    insta::assert_snapshot!("focus_too_long_to_echo", said);
+    // A focus that fits still maps, and a larger cap takes a longer list.
+    assert!(f.map(json!({ "path": ".", "focus": ["main"] })).is_ok());
+    let longer: Vec<String> = (0..300).map(|i| format!("name_{i}")).collect();
+    assert!(f.map(json!({ "path": ".", "focus": longer })).is_err());
+    let larger = f.map(json!({ "path": ".", "focus": longer, "max_tokens": 32_000 }));
+    assert!(larger.is_ok(), "{:?}", larger.err());
+}
+
 #[test]
 fn a_forged_or_foreign_cursor_is_a_clear_error() {
     let f = Fixture::new();

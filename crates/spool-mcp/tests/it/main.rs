@@ -6,6 +6,7 @@ mod bounds;
 mod hosts;
 mod http;
 mod map;
+mod stdio;
 mod support;
 mod tools;
 mod verbatim;

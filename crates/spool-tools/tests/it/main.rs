@@ -7,6 +7,7 @@
 
 mod bad_input;
 mod confined;
+mod crash_points;
 mod full;
 mod limits;
 mod read_search;

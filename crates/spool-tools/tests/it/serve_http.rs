@@ -62,3 +62,98 @@ fn a_server_whose_stderr_is_not_read_keeps_answering() {
         failed.first()
     );
 }
+
+/// Starts `spool serve --http` with at most `nofile` descriptors; its address.
+fn serve_limited(home: &Home, nofile: u32) -> (std::process::Child, SocketAddr) {
+    let mut child = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &format!("ulimit -n {nofile} && exec \"$0\" serve --http 127.0.0.1:0"),
+            env!("CARGO_BIN_EXE_spool"),
+        ])
+        .current_dir(home.path())
+        .env("SPOOL_HOME", home.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let addr = loop {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "no address said");
+        if let Some(rest) = line.trim().strip_prefix("spool: serving MCP at http://") {
+            break rest.trim_end_matches("/mcp").parse().unwrap();
+        }
+    };
+    // Drained, so the server's log never blocks.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, addr)
+}
+
+/// Regression (issue 58): a client holding 250 idle sockets, reopened as the server closed
+/// them, used up a 256-descriptor server's, and a real client got 3 of 7 `initialize`
+/// answered. Idle connections now make room for new ones.
+#[test]
+fn idle_sockets_reopened_by_one_client_do_not_lock_out_another() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let home = Home::new();
+    let (mut child, addr) = serve_limited(&home, 256);
+    let stop = Arc::new(AtomicBool::new(false));
+    let reopened = Arc::new(AtomicUsize::new(0));
+    let attacker = {
+        let (stop, reopened) = (Arc::clone(&stop), Arc::clone(&reopened));
+        std::thread::spawn(move || {
+            let mut held: Vec<TcpStream> = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                // Drop the sockets the server closed (a read says end of stream at once).
+                held.retain(|s| {
+                    s.set_nonblocking(true).unwrap();
+                    let mut byte = [0u8; 1];
+                    match s.peek(&mut byte) {
+                        // Open, and nothing said.
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => true,
+                        // Closed by the server.
+                        Ok(0) | Err(_) => false,
+                        Ok(_) => true,
+                    }
+                });
+                while held.len() < 250 {
+                    match TcpStream::connect(addr) {
+                        Ok(s) => {
+                            held.push(s);
+                            reopened.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(_) => break,
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        })
+    };
+    // The attack is in place: every slot the server has is held.
+    std::thread::sleep(Duration::from_secs(1));
+    let answered: Vec<Result<u16, String>> = (0..7)
+        .map(|_| {
+            let r = post(addr);
+            std::thread::sleep(Duration::from_millis(200));
+            r
+        })
+        .collect();
+    stop.store(true, Ordering::Relaxed);
+    attacker.join().unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let ok = answered.iter().filter(|r| **r == Ok(200)).count();
+    eprintln!(
+        "answered {ok} of 7; the attacker opened {} sockets",
+        reopened.load(Ordering::Relaxed)
+    );
+    assert!(
+        reopened.load(Ordering::Relaxed) > 250,
+        "the attack never reopened"
+    );
+    assert_eq!(ok, 7, "{answered:?}");
+}

@@ -3,6 +3,11 @@
 //! own `/proc/$PPID/environ`, readable by a superuser's command; a `.env` file holding the same
 //! key) still shows `[withheld: NAME]`, never the value. Streamed: a secret split across two
 //! reads is found, the end of a read that begins one held back until the next read.
+//!
+//! Each secret is looked for in the forms a program prints it in: as it is, and in base64
+//! (standard and URL-safe) at each of the three alignments it can have inside a longer encoded
+//! text, as an `Authorization: Basic` header holds `user:password`. Regression (issue 58): an
+//! API that echoed the header it got showed `Basic dXNlcjpodW50ZXIy…`, the URL's password.
 
 use std::borrow::Cow;
 
@@ -16,9 +21,21 @@ pub struct Scrubber {
 }
 
 impl Scrubber {
-    /// A scrubber of `secrets` (name, value); values shorter than 8 bytes are not looked for.
+    /// A scrubber of `secrets` (name, value) in every form [`forms`] gives; values shorter
+    /// than 8 bytes are not looked for.
     pub fn new(secrets: Vec<(String, Vec<u8>)>) -> Self {
-        let secrets: Vec<_> = secrets.into_iter().filter(|(_, v)| v.len() >= 8).collect();
+        let mut secrets: Vec<(String, Vec<u8>)> = secrets
+            .into_iter()
+            .filter(|(_, v)| v.len() >= 8)
+            .flat_map(|(name, value)| {
+                forms(&value)
+                    .into_iter()
+                    .map(move |form| (name.clone(), form))
+            })
+            .collect();
+        // Longest first: where two forms overlap, the longer is replaced whole.
+        secrets.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        secrets.dedup_by(|a, b| a.1 == b.1);
         Self {
             secrets,
             held: [Vec::new(), Vec::new()],
@@ -102,6 +119,35 @@ impl Scrubber {
     }
 }
 
+/// The forms of `secret` to look for: itself, and the part of its base64 (standard and
+/// URL-safe) that does not depend on what stands before or after it, at each of the three
+/// offsets it can begin at inside an encoded text. A core shorter than 8 characters is left
+/// out (it would match ordinary words).
+pub fn forms(secret: &[u8]) -> Vec<Vec<u8>> {
+    use base64::Engine as _;
+    let mut out = vec![secret.to_vec()];
+    for offset in 0..3usize {
+        // `offset` bytes of something else before it; whole groups of three then hold only
+        // its bytes from `skip` up to the last whole group.
+        let skip = (3 - offset) % 3;
+        if secret.len() <= skip {
+            continue;
+        }
+        let rest = &secret[skip..];
+        let whole = &rest[..rest.len() / 3 * 3];
+        for engine in [
+            &base64::engine::general_purpose::STANDARD,
+            &base64::engine::general_purpose::URL_SAFE,
+        ] {
+            let core = engine.encode(whole).into_bytes();
+            if core.len() >= 8 && !out.contains(&core) {
+                out.push(core);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +175,31 @@ mod tests {
         // An end that begins the secret waits for the next read.
         assert_eq!(&*s.pass(Stream::Stderr, b"key: sk-TE"), b"key: ");
         assert_eq!(&*s.pass(Stream::Stderr, b"ST!"), b"sk-TEST!");
+    }
+
+    #[test]
+    fn a_secret_inside_base64_is_found_at_every_alignment() {
+        use base64::Engine as _;
+        let secret = b"hunter2-very-secret";
+        for before in ["", "u", "us", "user:", "x-access-token:"] {
+            for after in ["", "!", "\n\n"] {
+                let text = [before.as_bytes(), secret, after.as_bytes()].concat();
+                for engine in [
+                    &base64::engine::general_purpose::STANDARD,
+                    &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+                ] {
+                    let header = format!("Authorization: Basic {}", engine.encode(&text));
+                    let mut s = Scrubber::new(vec![("PW".into(), secret.to_vec())]);
+                    let mut out = s.pass(Stream::Stdout, header.as_bytes()).into_owned();
+                    out.extend_from_slice(&s.finish(Stream::Stdout));
+                    let out = String::from_utf8(out).unwrap();
+                    assert!(
+                        out.contains("[withheld: PW]"),
+                        "{before:?} {after:?}: {out}"
+                    );
+                    assert!(!out.contains(&engine.encode(&text)), "{out}");
+                }
+            }
+        }
     }
 }

@@ -147,12 +147,13 @@ impl Store {
             if keep == Some(reference.as_str()) || self.is_read_through(&reference)? {
                 continue;
             }
-            if let Ok(meta) = self.live_meta(&reference)
-                && meta.state != ArtifactState::Capturing
-            {
+            let meta = self.meta(&reference)?;
+            if self.recover_if_dead(&meta)? {
                 report.recovered += 1;
             }
         }
+        // Bytes of captures under way count too: the quota is for what is on the disk.
+        let capturing = self.capturing_bytes()?;
         // Copies read through from a shared store are kept within their own bound (by the
         // chunks that arrived, not their full size); the quota is for what was made here.
         report.evicted += self.trim_cache(keep)?;
@@ -178,9 +179,10 @@ impl Store {
                 ],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?;
-            report.kept_bytes = used as u64;
+            let used = (used as u64).saturating_add(capturing);
+            report.kept_bytes = used;
             let Some(reference) = oldest else { break };
-            if (used as u64) <= self.config.quota_bytes {
+            if used <= self.config.quota_bytes {
                 break;
             }
             let Some(freed) = self.evict_for_space(&reference)? else {

@@ -20,8 +20,8 @@ use crate::error::Result;
 pub(super) const ORPHAN_AGE: Duration = Duration::from_hours(1);
 
 /// The endings of an artifact's files in `content/`, after its ref (the content has none).
-const ENDINGS: [&str; 7] = [
-    "", ".partial", ".idx", ".sum", ".streams", ".words", ".have",
+const ENDINGS: [&str; 9] = [
+    "", ".partial", ".idx", ".sum", ".streams", ".words", ".have", ".orphan", ".recover",
 ];
 
 /// What the sweep removed.

@@ -210,11 +210,13 @@ impl Store {
         match meta.state {
             ArtifactState::Expired => Err(expired_error(&meta)),
             ArtifactState::Capturing if elsewhere => Ok(meta),
-            ArtifactState::Capturing if owner_alive(meta.owner_pid) => Err(Error::Capturing {
-                reference: meta.reference.clone(),
-                bytes: std::fs::metadata(self.partial_path(reference)).map_or(0, |m| m.len()),
-            }),
-            ArtifactState::Capturing => self.recover(meta),
+            ArtifactState::Capturing if super::recovery::owner_alive(meta.owner_pid) => {
+                Err(Error::Capturing {
+                    reference: meta.reference.clone(),
+                    bytes: std::fs::metadata(self.partial_path(reference)).map_or(0, |m| m.len()),
+                })
+            }
+            ArtifactState::Capturing => self.recover(&meta),
             _ => Ok(meta),
         }
     }
@@ -292,36 +294,6 @@ impl Store {
         Ok(())
     }
 
-    /// A capture whose process died: seal what reached the disk as `cancelled`.
-    fn recover(&self, meta: ArtifactMeta) -> Result<ArtifactMeta> {
-        let partial = self.partial_path(&meta.reference);
-        let orphan = partial.with_extension("orphan");
-        match std::fs::rename(&partial, &orphan) {
-            Ok(()) => {}
-            // Another process is recovering it, or it was never created.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let again = self.meta(&meta.reference)?;
-                if again.state != ArtifactState::Capturing {
-                    return Ok(again);
-                }
-                // Another process is recovering it right now.
-                return Err(Error::Capturing {
-                    reference: meta.reference.clone(),
-                    bytes: 0,
-                });
-            }
-            Err(e) => return Err(Error::io(&partial, e)),
-        }
-        // What reached the disk becomes the content as it is: no copy, which a full disk (the
-        // likely reason the capture stopped) could not hold.
-        let writer = super::ArtifactWriter::adopt(self, meta, &orphan)?;
-        writer.finish(
-            ArtifactState::Cancelled,
-            Some("the capturing process died (killed, or out of disk); this is what reached the disk".into()),
-            None,
-        )
-    }
-
     /// Artifacts, newest first, after the keyset position `after` (`created_at`, `ref`).
     pub fn list(
         &self,
@@ -342,19 +314,6 @@ impl Store {
             ArtifactMeta::from_row,
         )?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-    }
-}
-
-fn owner_alive(pid: Option<u32>) -> bool {
-    let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) else {
-        return false;
-    };
-    if pid == std::process::id() as i32 {
-        return true;
-    }
-    match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
-        Ok(()) | Err(nix::errno::Errno::EPERM) => true,
-        Err(_) => false,
     }
 }
 

@@ -595,7 +595,9 @@ impl<'s> ArtifactWriter<'s> {
             .ok()
             .and_then(|f| super::pin::shared(f).ok());
         let final_path = self.store.content_path(&self.meta.reference);
+        super::recovery::CrashPoint::SealBeforeRename.reached();
         std::fs::rename(&self.partial_path, &final_path).map_err(|e| Error::io(&final_path, e))?;
+        super::recovery::CrashPoint::SealAfterRename.reached();
         if let Err(e) = self.store.save_meta_synced(&self.meta) {
             if !e.is_disk_full() {
                 return Err(e);
