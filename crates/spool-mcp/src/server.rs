@@ -199,7 +199,10 @@ impl SpoolServer {
         };
         let (cancel, watcher) = cancel_flag(ctx);
         let (control, progress) = reporting(ctx, cancel);
-        let (name, args) = (tool.clone(), arguments.clone());
+        // Shared, not copied: a `run`'s stdin may be tens of MB (a 60 MB one was held six
+        // times over before, issue 58).
+        let arguments = Arc::new(arguments);
+        let (name, args) = (tool.clone(), Arc::clone(&arguments));
         let outcome = tokio::task::spawn_blocking(move || {
             // Held until the work ends, cancelled or not: the thread is taken until then.
             let _admitted = admitted;

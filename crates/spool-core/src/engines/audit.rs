@@ -29,6 +29,45 @@ pub(crate) struct Entry<'a> {
     pub duration_ms: u64,
 }
 
+/// The longest string of a call's arguments the audit keeps whole, and what it keeps of a
+/// longer one; the most items of a list. The audit lives beside the quota, not in it: a `run`
+/// whose 60 MB `stdin` was kept whole put 60 MB in the database per call (issue 58).
+const ARG_CHARS: usize = 2048;
+const ARG_KEPT: usize = 512;
+const ARG_ITEMS: usize = 64;
+
+/// `arguments` as the audit keeps them: a long string is its start and its size, a long list
+/// its first items and how many more.
+pub(crate) fn kept_arguments(arguments: &Value) -> Value {
+    match arguments {
+        Value::String(s) if s.len() > ARG_CHARS => {
+            let start = s.floor_char_boundary(ARG_KEPT);
+            Value::String(format!(
+                "{}… [{} bytes in all; the audit keeps the first {start}]",
+                &s[..start],
+                crate::numbers::thousands(s.len() as u64)
+            ))
+        }
+        Value::Array(items) if items.len() > ARG_ITEMS => {
+            let mut kept: Vec<Value> = items[..ARG_ITEMS].iter().map(kept_arguments).collect();
+            kept.push(Value::String(format!(
+                "… [{} more items]",
+                crate::numbers::thousands((items.len() - ARG_ITEMS) as u64)
+            )));
+            Value::Array(kept)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(kept_arguments).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .take(ARG_ITEMS)
+                .map(|(k, v)| (k.clone(), kept_arguments(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 pub(crate) fn insert(store: &Store, e: &Entry<'_>) -> Result<()> {
     store.conn().execute(
         "INSERT INTO audit (at, tool, arguments, ref, total, delivered, complete, reason, duration_ms, made_by)
@@ -36,7 +75,7 @@ pub(crate) fn insert(store: &Store, e: &Entry<'_>) -> Result<()> {
         params![
             clock::now_ms(),
             e.tool,
-            e.arguments.to_string(),
+            kept_arguments(e.arguments).to_string(),
             e.reference,
             e.total.as_ref().map(Value::to_string),
             serde_json::to_string(&e.delivered).unwrap_or_default(),
@@ -207,4 +246,30 @@ pub fn for_ref(store: &Store, reference: &str) -> Result<RefAudit> {
         never_delivered_bytes: gaps,
         never_delivered_lines,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_audit_keeps_a_long_argument_as_its_start_and_size() {
+        let stdin = "é".repeat(3_000_000);
+        let names: Vec<String> = (0..100_000).map(|i| format!("n{i}")).collect();
+        let kept = kept_arguments(&serde_json::json!({
+            "command": "wc -c", "stdin": stdin, "focus": names,
+        }));
+        let text = kept.to_string();
+        assert!(text.len() < 4_000, "{} bytes kept", text.len());
+        let said = kept["stdin"].as_str().unwrap();
+        assert!(said.starts_with("éé"), "{said}");
+        assert!(
+            said.ends_with("… [6,000,000 bytes in all; the audit keeps the first 512]"),
+            "{said}"
+        );
+        assert_eq!(kept["command"], "wc -c");
+        let focus = kept["focus"].as_array().unwrap();
+        assert_eq!(focus.len(), ARG_ITEMS + 1);
+        assert_eq!(focus[ARG_ITEMS], "… [99,936 more items]");
+    }
 }

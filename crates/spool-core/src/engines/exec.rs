@@ -44,7 +44,9 @@ pub struct RunSpec {
     /// starts in it, not in whatever `cwd` names by then (a symlink may be swapped in).
     pub cwd_fd: Option<std::sync::Arc<std::os::fd::OwnedFd>>,
     pub timeout: Option<Duration>,
-    pub stdin: Option<Vec<u8>>,
+    /// What the command reads on its stdin: shared with the thread that writes it, not copied
+    /// (it may be tens of MB).
+    pub stdin: Option<std::sync::Arc<Vec<u8>>>,
     /// Variables passed to the command though their names look secret (the operator's
     /// `--env-pass`); every other such variable is withheld (see `exec/env.rs`).
     pub env_pass: Vec<String>,
@@ -195,7 +197,10 @@ pub fn run(store: &Store, spec: &RunSpec, mut control: RunControl) -> Result<Run
         started(writer.reference());
     }
 
-    if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
+    if let (Some(input), Some(mut pipe)) = (
+        spec.stdin.as_ref().map(std::sync::Arc::clone),
+        child.stdin.take(),
+    ) {
         let feeding = spool_walk::workers::spawn("stdin", move || {
             let _ = pipe.write_all(&input);
         });

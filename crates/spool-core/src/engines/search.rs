@@ -607,6 +607,15 @@ struct CursorPayload {
     i: u64,
 }
 
+/// The most a compiled pattern may take (the regex crate's own default; grep-regex raises it
+/// to 100 MiB for ripgrep, whose user chose the pattern): a caller's pattern is hostile input.
+/// Regression (issue 58): 8 searches of `(?i)\p{L}{2000}` at once peaked at 1,712 MB.
+pub(crate) const REGEX_SIZE: usize = 10 << 20;
+
+/// The lazy DFA's cache, per searching thread (grep-regex's default is 1,000 MiB; the regex
+/// crate's 2 MiB): past it the cache is cleared and the search goes on, slower.
+pub(crate) const REGEX_DFA_CACHE: usize = 16 << 20;
+
 /// The engine for a query: regex or literal, case-sensitive or not.
 pub(crate) fn build_matcher(query: &Query) -> Result<grep_regex::RegexMatcher> {
     if !query.literal && crate::envelope::is_placeholder(&query.pattern) {
@@ -627,6 +636,8 @@ pub(crate) fn build_matcher(query: &Query) -> Result<grep_regex::RegexMatcher> {
     RegexMatcherBuilder::new()
         .case_insensitive(query.case_insensitive)
         .fixed_strings(query.literal)
+        .size_limit(REGEX_SIZE)
+        .dfa_size_limit(REGEX_DFA_CACHE)
         .build(&query.pattern)
         .map_err(|e| {
             Error::invalid_words(

@@ -3,6 +3,7 @@
 
 mod agent;
 mod bounds;
+mod fairness;
 mod hosts;
 mod http;
 mod map;

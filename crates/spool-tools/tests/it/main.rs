@@ -10,6 +10,7 @@ mod confined;
 mod crash_points;
 mod full;
 mod limits;
+mod peak_memory;
 mod read_search;
 mod run;
 mod secrets;

@@ -34,6 +34,35 @@ impl Tool for Run {
     };
     const OUTPUT: Output = Output::Envelope;
 
+    /// As given, but `stdin` as its start and size: it may be tens of MB, and the audit keeps
+    /// only a string's start (copying it whole first held it once more while the call ran).
+    fn audited(p: &RunParams) -> serde_json::Value {
+        let without = RunParams {
+            command: p.command.clone(),
+            argv: p.argv.clone(),
+            cwd: p.cwd.clone(),
+            timeout_s: p.timeout_s,
+            stdin: None,
+            preview: p.preview,
+            max_tokens: p.max_tokens,
+        };
+        let mut audited = serde_json::to_value(&without).unwrap_or(serde_json::Value::Null);
+        if let (Some(stdin), Some(fields)) = (&p.stdin, audited.as_object_mut()) {
+            let start = stdin.floor_char_boundary(512);
+            let kept = if start == stdin.len() {
+                stdin.clone()
+            } else {
+                format!(
+                    "{}… [{} bytes in all; the audit keeps the first {start}]",
+                    &stdin[..start],
+                    spool_core::numbers::thousands(stdin.len() as u64)
+                )
+            };
+            fields.insert("stdin".into(), kept.into());
+        }
+        audited
+    }
+
     fn answer(call: Call<'_>, p: RunParams) -> Result<Answer> {
         let Call { cx, control, .. } = call;
         let (argv, command) = match (p.argv, p.command) {
@@ -80,7 +109,7 @@ impl Tool for Run {
             cwd: Some(cwd),
             cwd_fd: Some(Arc::new(cwd_fd)),
             timeout,
-            stdin: p.stdin.map(String::into_bytes),
+            stdin: p.stdin.map(|s| Arc::new(s.into_bytes())),
             env_pass: cx.env_pass.to_vec(),
         };
         let mut progress = control.progress;

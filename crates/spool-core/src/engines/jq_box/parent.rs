@@ -127,13 +127,33 @@ const MAX_RUNNING: usize = 4;
 /// A place among the boxes running, given back when dropped.
 struct Slot;
 
+/// The longest a program waits for a box: as long as one box may run, so a wait longer than
+/// this means others are queued before it. It is then answered busy, nothing done, rather than
+/// wait without end behind them (12 never-ending programs made a 13th wait 29 s, issue 58).
+const MAX_SLOT_WAIT: Duration = super::MAX_TIME;
+
 impl Slot {
     fn take(cancel: Option<&AtomicBool>) -> std::io::Result<Self> {
+        Self::take_within(cancel, MAX_SLOT_WAIT)
+    }
+
+    fn take_within(cancel: Option<&AtomicBool>, wait: Duration) -> std::io::Result<Self> {
         let (count, freed) = &RUNNING;
+        let since = Instant::now();
         let mut running = count
             .lock()
             .map_err(|_| std::io::Error::other("the count of boxes was poisoned"))?;
         while *running >= MAX_RUNNING {
+            if since.elapsed() >= wait {
+                return Err(std::io::Error::other(crate::Error::Busy {
+                    what: "the jq program".into(),
+                    why: format!(
+                        "all {MAX_RUNNING} jq boxes were taken for the {} s it waited",
+                        wait.as_secs()
+                    ),
+                    retry_after_s: 10,
+                }));
+            }
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err(std::io::Error::other(crate::Error::Unavailable {
                     what: "the jq program".into(),
