@@ -135,7 +135,14 @@ impl SpoolServer {
         }
         let mut offered: Vec<Tool> = tools
             .tools()
-            .map(|(entry, input)| listed(entry, Arc::clone(input), &settings))
+            .map(|(entry, input)| {
+                listed(
+                    entry,
+                    tools.description(entry),
+                    Arc::clone(input),
+                    &settings,
+                )
+            })
             .collect();
         offered.sort_by(|a, b| a.name.cmp(&b.name));
         Self {
@@ -234,14 +241,19 @@ impl SpoolServer {
 
 /// A tool of the table as `tools/list` shows it: its words and hints, its input schema, its
 /// output schema when structured content is sent, and the most chars one answer takes.
-fn listed(entry: &Entry, input: Arc<spool_toolset::JsonObject>, settings: &Settings) -> Tool {
+fn listed(
+    entry: &Entry,
+    description: String,
+    input: Arc<spool_toolset::JsonObject>,
+    settings: &Settings,
+) -> Tool {
     let hints = entry.hints;
     let mut annotations = ToolAnnotations::with_title(entry.title).read_only(hints.read_only);
     if !hints.read_only {
         annotations = annotations.destructive(hints.destructive);
     }
     annotations = annotations.open_world(hints.open_world);
-    let mut tool = Tool::new(entry.name, entry.description, input)
+    let mut tool = Tool::new(entry.name, description, input)
         .with_annotations(annotations)
         .with_meta(schema::tool_meta(settings.result_chars()));
     if settings.structured {
@@ -294,7 +306,7 @@ impl ServerHandler for SpoolServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("spool", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions::INSTRUCTIONS)
+            .with_instructions(instructions::instructions(self.store().config().ttl))
     }
 }
 

@@ -140,6 +140,14 @@ impl ToolSet {
         self.tools.iter().map(|t| (t.entry, t.schema()))
     }
 
+    /// What the model reads about `entry`, with the store's own artifact lifetime where the
+    /// table's words say the default ("7 days"): a store started with `SPOOL_TTL=3600` tells
+    /// the model an hour, not a week.
+    pub fn description(&self, entry: &Entry) -> String {
+        let ttl = spool_core::in_words::lifetime(self.setup.store.config().ttl);
+        entry.description.replace("7 days", &ttl)
+    }
+
     /// The tool named `name`, if this set offers it, and its input schema.
     pub fn get(&self, name: &str) -> Option<(&'static Entry, &Arc<JsonObject>)> {
         self.find(name).map(|t| (t.entry, t.schema()))

@@ -17,6 +17,22 @@ pub(crate) fn human_tokens(tokens: u64, estimated: bool) -> String {
 }
 
 /// `1 capture`, `2 captures`.
+/// How long an artifact lives, in the words a tool's description uses ("7 days", "1 hour",
+/// "90 seconds"): the largest whole unit that divides it.
+pub fn lifetime(ttl: std::time::Duration) -> String {
+    let s = ttl.as_secs();
+    let (n, one, many) = if s >= 86_400 && s.is_multiple_of(86_400) {
+        (s / 86_400, "day", "days")
+    } else if s >= 3_600 && s.is_multiple_of(3_600) {
+        (s / 3_600, "hour", "hours")
+    } else if s >= 60 && s.is_multiple_of(60) {
+        (s / 60, "minute", "minutes")
+    } else {
+        (s, "second", "seconds")
+    };
+    plural(n, one, many)
+}
+
 pub fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }

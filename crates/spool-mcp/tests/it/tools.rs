@@ -597,3 +597,38 @@ async fn a_larger_cap_never_shows_less() {
         assert!(shown[1] >= shown[0], "{args}: {shown:?}");
     }
 }
+
+/// Regression (issue 41): the tools and the instructions told the model artifacts last 7 days
+/// whatever the store was started with.
+#[tokio::test]
+async fn the_lifetime_the_model_is_told_is_the_stores() {
+    use rmcp::ServiceExt;
+    let home = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let config = spool_core::StoreConfig {
+        ttl: std::time::Duration::from_hours(1),
+        ..spool_core::StoreConfig::default()
+    };
+    let store = std::sync::Arc::new(spool_core::Store::open(home.path(), config).unwrap());
+    let roots = spool_walk::roots::Roots::new(&[root.path().to_owned()]).unwrap();
+    let server = spool_mcp::SpoolServer::new(store, roots, Settings::default());
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.unwrap();
+    let tools = client.list_tools(None).await.unwrap().tools;
+    let run = tools.iter().find(|t| t.name == "run").unwrap();
+    let said = run.description.as_deref().unwrap_or_default();
+    assert!(said.contains("an artifact kept for 1 hour."), "{said}");
+    assert!(!tools.iter().any(|t| {
+        t.description
+            .as_deref()
+            .is_some_and(|d| d.contains("7 days"))
+    }));
+    let info = client.peer_info().unwrap();
+    let instructions = info.instructions.as_deref().unwrap_or_default();
+    assert!(instructions.contains("for 1 hour:"), "{instructions}");
+}
