@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from typing import Any, Dict, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Type, TypeVar, Union, cast
 
 from . import _native
 from ._errors import SpoolError
@@ -68,10 +68,14 @@ DEFAULT_MAX_TOKENS: int = _native.DEFAULT_MAX_TOKENS
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+T = TypeVar("T")
 
-def _answer(answered: "tuple[str, str]") -> Dict[str, Any]:
+
+def _answer(answered: "tuple[str, str]") -> Any:
+    """The structured answer with the text beside it: a dict in the shape the caller's return
+    type names (``Envelope``, ``SearchAnswer``, ``Page``), as the contract gives it."""
     structured, text = answered
-    out = json.loads(structured)
+    out: Dict[str, Any] = json.loads(structured)
     out["text"] = text
     return out
 
@@ -167,7 +171,12 @@ class Store:
                 f"the arguments of `{tool}` are not JSON: {e}",
                 "pass strings, numbers, booleans, lists and dicts",
             ) from None
-        return _answer(self._native.call(tool, encoded))
+        answered: Dict[str, Any] = _answer(self._native.call(tool, encoded))
+        return answered
+
+    def _typed(self, shape: Type[T], tool: str, arguments: Mapping[str, Any]) -> T:
+        """``call``'s answer as the shape this tool answers in (the contract's)."""
+        return cast(T, self.call(tool, arguments))
 
     def follow(self, call: NextCall, **fill: Any) -> Dict[str, Any]:
         """Makes one ``next`` call of an earlier answer, or one of its ``next_templates``: a
@@ -199,8 +208,11 @@ class Store:
         ``read(ref=...)`` or ``search(..., ref=...)``.
         """
         data = output.encode("utf-8") if isinstance(output, str) else bytes(output)
-        return _answer(
-            self._native.put(data, desc, json.dumps(dict(version or {})), preview, max_tokens)
+        return cast(
+            Envelope,
+            _answer(
+                self._native.put(data, desc, json.dumps(dict(version or {})), preview, max_tokens)
+            ),
         )
 
     def read(
@@ -232,7 +244,8 @@ class Store:
         picks head, tail or head_tail. ``query`` (words) or ``pattern`` (a regex, or a string
         with ``literal``) also shows what a search of the whole copy found.
         """
-        return self.call(
+        return self._typed(
+            Envelope,
             "read",
             _args(
                 ref=ref,
@@ -280,7 +293,8 @@ class Store:
         holds the searches of what was left out (outside the globs, ignored, hidden files).
         ``no_ignore`` searches the files ``.gitignore`` leaves out too; ``count`` gives hits
         per file (``files``) instead of the hits."""
-        return self.call(
+        return self._typed(
+            SearchAnswer,
             "search",
             _args(
                 pattern=pattern,
@@ -310,7 +324,9 @@ class Store:
     ) -> Envelope:
         """Runs the jq program ``jq`` over a stored JSON document or list (``ref``): one record
         or a count without paging through everything. Its output is stored too."""
-        return self.call("query", _args(ref=ref, jq=jq, limit=limit, max_tokens=max_tokens))
+        return self._typed(
+            Envelope, "query", _args(ref=ref, jq=jq, limit=limit, max_tokens=max_tokens)
+        )
 
     def list(
         self,
@@ -325,7 +341,8 @@ class Store:
     ) -> Page:
         """A page of a directory's entries inside the roots (``name``, ``path``, ``kind``,
         ``size``, ``mtime``), with a cursor for the next page of the same snapshot."""
-        return self.call(
+        return self._typed(
+            Page,
             "list",
             _args(
                 path=os.fspath(path),
@@ -359,7 +376,8 @@ class Store:
             target["argv"] = [os.fspath(a) for a in command]
         if argv is not None:
             target["argv"] = [os.fspath(a) for a in argv]
-        return self.call(
+        return self._typed(
+            Envelope,
             "run",
             {
                 **target,
@@ -388,7 +406,8 @@ class Store:
         """Fetches a page once (``format``: markdown, the default, text or raw) and stores it
         with its fetch time, ETag and final URL; a second fetch soon after reuses the copy
         unless ``refresh``. Special-purpose addresses are refused."""
-        return self.call(
+        return self._typed(
+            Envelope,
             "fetch",
             _args(
                 url=url,
@@ -414,7 +433,8 @@ class Store:
         """A GitHub Actions job's log, pinned to its run and attempt (``GITHUB_TOKEN`` or
         ``GH_TOKEN``; ``GITHUB_API_URL`` for another host). The tail is shown, with the failed
         step and the first error line."""
-        return self.call(
+        return self._typed(
+            Envelope,
             "ci_log",
             _args(repo=repo, run_id=run_id, attempt=attempt, job=job, max_tokens=max_tokens),
         )
@@ -435,7 +455,8 @@ class Store:
         holds the cursor to the next files. A path to one file maps its outline."""
         if isinstance(focus, str):
             focus = [focus]
-        return self.call(
+        return self._typed(
+            Envelope,
             "map",
             _args(
                 path=None if path is None else os.fspath(path),
@@ -455,8 +476,8 @@ class Store:
     ) -> Page:
         """A page of the stored artifacts this store may read, newest first (``ref``,
         ``source``, ``total``, ``created_at``, ``expires_at``, ``state``)."""
-        return self.call(
-            "artifacts", _args(kind=kind, limit=limit, cursor=cursor, max_tokens=max_tokens)
+        return self._typed(
+            Page, "artifacts", _args(kind=kind, limit=limit, cursor=cursor, max_tokens=max_tokens)
         )
 
     def audit(self, ref: Optional[str] = None, limit: int = 20) -> Any:

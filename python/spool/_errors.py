@@ -31,7 +31,10 @@ class SpoolError(Exception):
         self.text = text or f"[ERROR {code}: {message}]"
         self.source: Optional[Any] = json.loads(source) if isinstance(source, str) else source
 
-    def __reduce__(self):  # picklable across processes (multiprocessing harnesses)
+    def __reduce__(
+        self,
+    ) -> "tuple[type[SpoolError], tuple[str, str, Optional[str], str, Optional[str]]]":
+        # Picklable across processes (multiprocessing harnesses).
         source = None if self.source is None else json.dumps(self.source)
         return (SpoolError, (self.code, self.message, self.hint, self.text, source))
 

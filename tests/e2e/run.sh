@@ -17,5 +17,9 @@ echo "== spool wrap + a server that pages its own lists"; python3 wrap_paging.py
 echo "== spool wrap relays the client's roots (filesystem server)"; python3 wrap_roots.py "$SPOOL" || status=1
 echo "== inspector cli"; ./inspector.sh "$SPOOL" || status=1
 echo "== spool ci-log against a GitHub Actions stand-in"; node actions.mjs "$SPOOL" || status=1
-echo "== fetch address guard (unshare -n)"; ./guard.sh "$SPOOL" || status=1
+if [ "$(id -u)" = 0 ]; then
+  echo "== fetch address guard (unshare -n)"; ./guard.sh "$SPOOL" || status=1
+else
+  echo "NOT RUN: the fetch address guard (a network namespace, unshare -n, needs root)" >&2
+fi
 exit $status

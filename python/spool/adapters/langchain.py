@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Any, List, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 try:
     from langchain_core.tools import BaseTool, StructuredTool
@@ -44,7 +44,7 @@ def honest_tool(
     ``Store()`` for the process) and the model given what fits ``max_tokens``, saying what it
     left out and how to read it."""
 
-    def answer(output: Any, kwargs: dict) -> str:
+    def answer(output: Any, kwargs: Dict[str, Any]) -> str:
         st = store if store is not None else _default()
         desc = " ".join([tool.name, *(f"{k}={v!r}" for k, v in kwargs.items())])
         version = {
@@ -54,7 +54,8 @@ def honest_tool(
             ),
         }
         data = output if isinstance(output, bytes) else _as_text(output)
-        return st.put(data, desc, version=version, max_tokens=max_tokens)["text"]
+        text: str = st.put(data, desc, version=version, max_tokens=max_tokens)["text"]
+        return text
 
     def run(**kwargs: Any) -> str:
         return answer(tool.invoke(kwargs), kwargs)
@@ -81,11 +82,14 @@ def spool_tools(store: Optional[Store] = None) -> List[StructuredTool]:
 
     ``read(path=...)`` and ``search(path=...)`` reach the store's roots: give a ``Store`` whose
     roots are what the model may read (the default store's root is the working directory)."""
-    st_of = lambda: store if store is not None else _default()  # noqa: E731
 
-    def text_of(call) -> str:
+    def st_of() -> Store:
+        return store if store is not None else _default()
+
+    def text_of(call: Callable[[], Mapping[str, Any]]) -> str:
         try:
-            return call()["text"]
+            text: str = call()["text"]
+            return text
         except SpoolError as e:
             return e.text
 

@@ -145,6 +145,7 @@ fn a_file_larger_than_the_limit_is_copied_no_further_than_the_limit() {
 /// space less a reserve, says so, and the store takes the next call. Regression (issue 58):
 /// the disk filled, and every later call of every process answered "the disk is full".
 #[test]
+#[ignore = "needs root for a tmpfs in a mount namespace: scripts/test runs it as root, else says NOT RUN"]
 fn a_capture_on_a_small_disk_stops_short_of_filling_it() {
     let dir = tempfile::tempdir().unwrap();
     let spool = env!("CARGO_BIN_EXE_spool");
