@@ -204,7 +204,7 @@ pub struct WrapArgs {
     /// Connect to a Streamable HTTP upstream at this URL instead of running a command.
     #[arg(long, conflicts_with = "config")]
     pub url: Option<String>,
-    /// Wrap the upstreams listed in this file (`spool.toml`; see the README).
+    /// Wrap the upstreams listed in this file (`spool.toml`; see docs/guide.md).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// How long one upstream request may take, in seconds.

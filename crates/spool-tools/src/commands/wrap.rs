@@ -64,8 +64,12 @@ fn config(args: &WrapArgs) -> Result<ProxyConfig, Error> {
                 "spool wrap --config spool.toml, or spool wrap -- CMD ARGS...",
             ));
         }
-        ProxyConfig::load(path)
-            .map_err(|e| invalid(e.to_string(), "check the file against the README's example"))?
+        ProxyConfig::load(path).map_err(|e| {
+            invalid(
+                e.to_string(),
+                "check the file against the example in docs/guide.md (spool wrap)",
+            )
+        })?
     } else {
         one_upstream(args)?
     };

@@ -107,6 +107,7 @@ impl Store {
     /// deletes what they removed before returning.
     pub fn gc(&self) -> Result<GcReport> {
         let mut report = self.gc_keeping(None)?;
+        self.sweep_recovery_locks();
         let swept = self.sweep_orphans()?;
         report.orphans = swept.artifacts;
         report.freed_bytes += swept.bytes;

@@ -139,6 +139,40 @@ impl Store {
         }
     }
 
+    /// Removes the recovery locks left by recoverers that died after sealing (their row is no
+    /// longer `capturing`, so no one would take the lock again). A lock held now is left.
+    pub(super) fn sweep_recovery_locks(&self) {
+        let dir = self.root.join("content");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(reference) = name.to_str().and_then(|n| n.strip_suffix(".recover")) else {
+                continue;
+            };
+            let capturing: bool = self
+                .conn()
+                .query_row(
+                    "SELECT state = 'capturing' FROM artifacts WHERE ref = ?1",
+                    [reference],
+                    |r| r.get(0),
+                )
+                .unwrap_or(false);
+            if capturing {
+                continue;
+            }
+            let path = entry.path();
+            let Ok(file) = File::open(&path) else {
+                continue;
+            };
+            if let Ok(lock) = Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+                let _ = std::fs::remove_file(&path);
+                drop(lock);
+            }
+        }
+    }
+
     fn recovery_lock_path(&self, reference: &str) -> std::path::PathBuf {
         self.root
             .join("content")
