@@ -55,6 +55,36 @@ pub enum Command {
     Serve(ServeArgs),
     /// Relay another MCP server, making its large answers honest: `spool wrap -- CMD ARGS...`.
     Wrap(WrapArgs),
+    /// Print the man page or a shell's completions: `spool generate man > spool.1`.
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// What to print.
+    #[arg(value_enum)]
+    pub kind: GenerateKind,
+    /// With `man`: write every page (`spool.1` and one per command, `spool-run.1`, ...) into
+    /// this directory instead of printing `spool.1`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// What `spool generate` prints (ripgrep's `--generate` names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GenerateKind {
+    /// The man page (roff): `spool generate man > ~/.local/share/man/man1/spool.1`.
+    Man,
+    /// Bash completions: `spool generate complete-bash > ~/.local/share/bash-completion/completions/spool`.
+    CompleteBash,
+    /// Zsh completions (a `_spool` file on `fpath`).
+    CompleteZsh,
+    /// Fish completions (`~/.config/fish/completions/spool.fish`).
+    CompleteFish,
+    /// Elvish completions.
+    CompleteElvish,
+    /// PowerShell completions.
+    CompletePowershell,
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@ mod audit;
 mod ci_log;
 mod fetch;
 mod gc;
+pub(crate) mod generate;
 mod ls;
 mod map;
 mod query;
@@ -36,7 +37,7 @@ pub fn wants_json(cmd: &Command) -> bool {
         Command::Artifacts(a) => a.common.json,
         Command::Audit(a) => a.common.json,
         Command::Gc(a) => a.common.json,
-        Command::Serve(_) | Command::Wrap(_) => false,
+        Command::Serve(_) | Command::Wrap(_) | Command::Generate(_) => false,
         Command::Ls(a) => a.common.json,
     }
 }
@@ -61,6 +62,7 @@ pub fn dispatch(store: &std::sync::Arc<Store>, cmd: Command) -> Result<u8, Error
         Command::Serve(a) => serve::serve(std::sync::Arc::clone(store), &a),
         Command::Wrap(a) => wrap::wrap(std::sync::Arc::clone(store), &a),
         Command::Ls(a) => ls::ls(store, &a),
+        Command::Generate(a) => generate::generate(&a),
     }
 }
 

@@ -91,6 +91,16 @@ where
             .collect(),
     );
     let cli = cli::Cli::parse_from(args);
+    // The man page and completions need no store (a packager runs this at build time).
+    if let cli::Command::Generate(a) = &cli.command {
+        return match commands::generate::generate(a) {
+            Ok(code) => code,
+            Err(err) => {
+                output::error(&err, false);
+                exit_code_for(&err)
+            }
+        };
+    }
     if matches!(cli.command, cli::Command::Serve(_) | cli::Command::Wrap(_)) {
         // A command `run` starts is this process's child: it could read the server's own
         // environment, tokens and all, at /proc/$PPID/environ (issue 58). Not dumpable, the

@@ -9,6 +9,7 @@ mod bad_input;
 mod confined;
 mod crash_points;
 mod full;
+mod generate;
 mod limits;
 mod peak_memory;
 mod read_search;
