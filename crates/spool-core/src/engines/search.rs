@@ -640,6 +640,18 @@ pub(crate) fn build_matcher(query: &Query) -> Result<grep_regex::RegexMatcher> {
         .dfa_size_limit(REGEX_DFA_CACHE)
         .build(&query.pattern)
         .map_err(|e| {
+            if e.to_string().contains("size limit") {
+                // Not a mistake in the regex: its repetitions and classes make it too large.
+                return Error::invalid_words(
+                    format!(
+                        "the pattern compiles to more than the {} MiB a search may use (its repetitions and classes multiply: `\\p{{L}}{{2000}}` is 2,000 copies of every letter of every script)",
+                        REGEX_SIZE >> 20
+                    )
+                    .into(),
+                    Words::text("use smaller counted repetitions (`{1,50}` rather than `{2000}`) or narrower classes, or search for the text as it is with ")
+                        .arg_value(ToolName::Search, "literal", true),
+                );
+            }
             Error::invalid_words(
                 format!("invalid pattern: {e}").into(),
                 Words::text("fix the regex, or search for the text as it is with ").arg_value(

@@ -7,6 +7,7 @@
 )]
 
 mod by_name;
+mod error_words;
 mod oracle;
 mod support;
 mod table;
