@@ -68,3 +68,42 @@ fn every_man_page_renders_without_a_warning() {
     let wrong = home.run(&["generate", "complete-bash", "--out", "x"]);
     assert_eq!(wrong.status.code(), Some(6));
 }
+
+/// Colour as people expect it of a command-line tool (issue 41): only on a terminal, never with
+/// `NO_COLOR`, never in an answer (a model reads escape codes as text). A terminal is made with
+/// util-linux's `script`.
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color() {
+    let spool = env!("CARGO_BIN_EXE_spool");
+    let on_a_terminal = |command: String, no_color: bool| -> String {
+        let mut script = Command::new("script");
+        script.args(["-qec", &command, "/dev/null"]);
+        if no_color {
+            script.env("NO_COLOR", "1");
+        } else {
+            script.env_remove("NO_COLOR");
+        }
+        let out = script
+            .output()
+            .expect("util-linux's script makes a terminal");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let help = on_a_terminal(format!("{spool} --help"), false);
+    assert!(
+        help.contains('\u{1b}'),
+        "clap colours help on a terminal: {help}"
+    );
+    assert!(!on_a_terminal(format!("{spool} --help"), true).contains('\u{1b}'));
+    let piped = Command::new(spool).arg("--help").output().unwrap();
+    assert!(!String::from_utf8_lossy(&piped.stdout).contains('\u{1b}'));
+    let home = Home::new();
+    let answer = on_a_terminal(
+        format!(
+            "SPOOL_HOME={} {spool} run -- seq 1 3",
+            home.path().display()
+        ),
+        false,
+    );
+    assert!(answer.contains("1\r\n2\r\n3"), "{answer}");
+    assert!(!answer.contains('\u{1b}'), "{answer}");
+}
