@@ -139,7 +139,7 @@ impl SpoolServer {
                 listed(
                     entry,
                     tools.description(entry),
-                    Arc::clone(input),
+                    with_cap(input, settings.max_tokens),
                     &settings,
                 )
             })
@@ -237,6 +237,24 @@ impl SpoolServer {
             }
         }
     }
+}
+
+/// `input` with the server's own cap where the arguments' words give the default's: a server
+/// started with `--max-tokens 2000` told the model "(default: the server's cap, 8000)".
+fn with_cap(input: &Arc<spool_toolset::JsonObject>, cap: u64) -> Arc<spool_toolset::JsonObject> {
+    let default = spool_core::DEFAULT_MAX_TOKENS;
+    if cap == default {
+        return Arc::clone(input);
+    }
+    let said = format!("the server's cap, {default})");
+    let Ok(text) = serde_json::to_string(input.as_ref()) else {
+        return Arc::clone(input);
+    };
+    if !text.contains(&said) {
+        return Arc::clone(input);
+    }
+    let text = text.replace(&said, &format!("the server's cap, {cap})"));
+    serde_json::from_str(&text).map_or_else(|_| Arc::clone(input), Arc::new)
 }
 
 /// A tool of the table as `tools/list` shows it: its words and hints, its input schema, its

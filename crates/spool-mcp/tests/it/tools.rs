@@ -632,3 +632,22 @@ async fn the_lifetime_the_model_is_told_is_the_stores() {
     let instructions = info.instructions.as_deref().unwrap_or_default();
     assert!(instructions.contains("for 1 hour:"), "{instructions}");
 }
+
+/// Regression (issue 41): each tool's `max_tokens` said "(default: the server's cap, 8000)"
+/// whatever `--max-tokens` the server was started with.
+#[tokio::test]
+async fn the_cap_the_model_is_told_is_the_servers() {
+    let h = crate::support::start(Settings {
+        max_tokens: 2000,
+        ..Settings::default()
+    })
+    .await;
+    let tools = h.client.list_tools(None).await.unwrap().tools;
+    let mut told = 0;
+    for tool in &tools {
+        let schema = serde_json::to_string(tool.input_schema.as_ref()).unwrap();
+        assert!(!schema.contains("the server's cap, 8000"), "{}", tool.name);
+        told += usize::from(schema.contains("(default: the server's cap, 2000)"));
+    }
+    assert!(told >= 7, "{told} tools say the cap");
+}
