@@ -370,14 +370,18 @@ impl rmcp::ClientHandler for ProgressCounter {
     }
 }
 
-#[tokio::test]
-async fn run_reports_progress_while_the_command_runs() {
+/// A server over a store of `config`, running; the client's end of its pipe, and the store's
+/// and the root's directories (kept while the test runs).
+fn served(
+    config: spool_core::StoreConfig,
+) -> (
+    tokio::io::DuplexStream,
+    (tempfile::TempDir, tempfile::TempDir),
+) {
     use rmcp::ServiceExt;
     let home = tempfile::tempdir().unwrap();
     let root = tempfile::tempdir().unwrap();
-    let store = std::sync::Arc::new(
-        spool_core::Store::open(home.path(), spool_core::StoreConfig::default()).unwrap(),
-    );
+    let store = std::sync::Arc::new(spool_core::Store::open(home.path(), config).unwrap());
     let roots = spool_walk::roots::Roots::new(&[root.path().to_owned()]).unwrap();
     let server = spool_mcp::SpoolServer::new(store, roots, Settings::default());
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
@@ -386,6 +390,13 @@ async fn run_reports_progress_while_the_command_runs() {
             let _ = running.waiting().await;
         }
     });
+    (client_io, (home, root))
+}
+
+#[tokio::test]
+async fn run_reports_progress_while_the_command_runs() {
+    use rmcp::ServiceExt;
+    let (client_io, _dirs) = served(spool_core::StoreConfig::default());
     let counter = ProgressCounter::default();
     let client = counter.clone().serve(client_io).await.unwrap();
     let params = CallToolRequestParams::new("run").with_arguments(
@@ -603,20 +614,9 @@ async fn a_larger_cap_never_shows_less() {
 #[tokio::test]
 async fn the_lifetime_the_model_is_told_is_the_stores() {
     use rmcp::ServiceExt;
-    let home = tempfile::tempdir().unwrap();
-    let root = tempfile::tempdir().unwrap();
-    let config = spool_core::StoreConfig {
+    let (client_io, _dirs) = served(spool_core::StoreConfig {
         ttl: std::time::Duration::from_hours(1),
         ..spool_core::StoreConfig::default()
-    };
-    let store = std::sync::Arc::new(spool_core::Store::open(home.path(), config).unwrap());
-    let roots = spool_walk::roots::Roots::new(&[root.path().to_owned()]).unwrap();
-    let server = spool_mcp::SpoolServer::new(store, roots, Settings::default());
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
     });
     let client = ().serve(client_io).await.unwrap();
     let tools = client.list_tools(None).await.unwrap().tools;

@@ -29,6 +29,18 @@ fn post(addr: SocketAddr) -> Result<u16, String> {
         .ok_or_else(|| format!("{head:?}"))
 }
 
+/// The address a starting server says it serves at, read from its stderr.
+fn serving_address(stderr: &mut impl BufRead) -> SocketAddr {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "no address said");
+        if let Some(rest) = line.trim().strip_prefix("spool: serving MCP at http://") {
+            return rest.trim_end_matches("/mcp").parse().unwrap();
+        }
+    }
+}
+
 #[test]
 fn a_server_whose_stderr_is_not_read_keeps_answering() {
     let home = Home::new();
@@ -41,14 +53,7 @@ fn a_server_whose_stderr_is_not_read_keeps_answering() {
         .spawn()
         .unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    let addr: SocketAddr = loop {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "no address said");
-        if let Some(rest) = line.trim().strip_prefix("spool: serving MCP at http://") {
-            break rest.trim_end_matches("/mcp").parse().unwrap();
-        }
-    };
+    let addr = serving_address(&mut stderr);
     // From here stderr is held open and never read: its pipe fills within a few requests.
     let answered: Vec<Result<u16, String>> = (0..100).map(|_| post(addr)).collect();
     let _ = child.kill();
@@ -79,14 +84,7 @@ fn serve_limited(home: &Home, nofile: u32) -> (std::process::Child, SocketAddr) 
         .spawn()
         .unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    let addr = loop {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "no address said");
-        if let Some(rest) = line.trim().strip_prefix("spool: serving MCP at http://") {
-            break rest.trim_end_matches("/mcp").parse().unwrap();
-        }
-    };
+    let addr = serving_address(&mut stderr);
     // Drained, so the server's log never blocks.
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     (child, addr)
